@@ -1,0 +1,122 @@
+# apenet-diag: plain Makefile.
+#   make             build every program into build/bin/
+#   make test        build with ASan+UBSan into build/asan/ and run every test
+#   make demo        bring up an emulated 4x4x1 QUonG torus and show it
+#   make bench       run the benchmarks under bench/
+#   make install     PREFIX=/usr/local DESTDIR=
+#   make V=1         show the commands
+.DEFAULT_GOAL := all
+PREFIX ?= /usr/local
+DESTDIR ?=
+B ?= build
+SAN ?= 0
+
+Q := $(if $(filter 1,$(V)),,@)
+CC ?= cc
+
+-include build/config.mk
+build/config.mk: mk/deps.sh
+	$(Q)mkdir -p build
+	$(Q)sh mk/deps.sh $@
+
+WARN := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
+CFLAGS ?= -O2 -g
+ifeq ($(SAN),1)
+CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+else
+CPPFLAGS += -D_FORTIFY_SOURCE=2
+endif
+CPPFLAGS += -std=c11 -D_GNU_SOURCE -Iinclude $(LIBPCI_CFLAGS) $(YAML_CFLAGS) -MMD -MP
+ALL_CFLAGS = $(CPPFLAGS) $(WARN) $(CFLAGS)
+
+# Libraries inside the project.
+LIB_SRCS := $(wildcard common/*.c collectors/*.c)
+SIM_SRCS := $(filter-out sim/sim_main.c,$(wildcard sim/*.c))
+CLI_SRCS := $(wildcard cli/*.c)
+LIB_A := $(B)/libapenet.a
+SIM_A := $(B)/libapenetsim.a
+LIBS := $(LIBPCI_LIBS) $(YAML_LIBS) -lm
+
+PROGS := $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-regmap-doc
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
+E2E_SRCS := $(wildcard tests/e2e/test_*.c)
+E2E_BINS := $(patsubst tests/e2e/%.c,$(B)/tests/%,$(E2E_SRCS))
+BENCH_SRCS := $(wildcard bench/bench_*.c)
+BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+
+.PHONY: all test unit e2e check-docs demo bench install clean distclean
+all: $(PROGS)
+
+$(B)/obj/%.o: %.c build/config.mk
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB_A): $(call obj,$(LIB_SRCS))
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(SIM_A): $(call obj,$(SIM_SRCS))
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/bin/apenet: $(call obj,$(CLI_SRCS)) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+$(B)/bin/apenet-sim: $(call obj,sim/sim_main.c) $(SIM_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+$(B)/bin/apenet-regmap-doc: $(call obj,tools/regmap_doc.c) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+
+# Every test links the project libraries, the emulator's (its state machines
+# are unit-tested too) and cmocka.
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(SIM_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(CMOCKA_LIBS) -o $@
+$(B)/tests/%: $(B)/obj/tests/e2e/%.o $(B)/obj/tests/e2e/e2e_util.o $(SIM_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(CMOCKA_LIBS) -o $@
+$(B)/bench/%: $(B)/obj/bench/%.o $(SIM_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+
+tests-build: $(PROGS) $(UNIT_BINS) $(E2E_BINS)
+
+# The test target: the sanitizer build in build/asan, then every test.
+test:
+	$(Q)sh mk/deps.sh build/config.mk test
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory B=build/asan SAN=1 tests-build
+	$(Q)sh tests/run.sh build/asan
+
+bench:
+	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
+	$(Q)sh bench/run.sh $(B)
+
+demo: all
+	$(Q)sh tools/demo.sh $(B)/bin
+
+docs/regmap.md: $(B)/bin/apenet-regmap-doc
+	$(Q)$< > $@
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/apenet \
+		$(DESTDIR)$(PREFIX)/share/doc/apenet-diag $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(B)/bin/apenet $(B)/bin/apenet-sim $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 include/apenet/*.h $(DESTDIR)$(PREFIX)/include/apenet/
+	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/
+	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf build/obj build/bin build/tests build/bench build/asan build/*.a
+distclean:
+	rm -rf build
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

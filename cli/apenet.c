@@ -1,0 +1,142 @@
+/* apenet: the command-line entry point.  Common options may stand before or
+ * after the command; everything else goes to the command. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct cli_cmd cmds[] = {
+	{ "list", "apenet list [--json|--csv]",
+	  "every APEnet card: BDF, variant, firmware, node, PCIe trained vs capable", 0, cmd_list },
+	{ "regs", "apenet regs [--json|--csv] [--dev BDF]",
+	  "a named dump of every register of a card", 0, cmd_regs },
+};
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+static void usage(FILE *f)
+{
+	fputs("usage: apenet [--sim DIR] [--dev BDF] [--json|--csv] COMMAND [ARGS]\n\n"
+	      "Diagnostics for APEnet+ family cards (APEnet+, APEnet v5, NaNet).\n\ncommands:\n", f);
+	for (unsigned i = 0; i < NCMDS; i++)
+		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+	fputs("\noptions:\n"
+	      "  --sim DIR   use the emulated board in node directory DIR (also $APENET_SIM_DIR)\n"
+	      "  --dev BDF   the card to use when there are several (e.g. 0000:03:00.0)\n"
+	      "  --json      JSON output (schema " APENET_JSON_SCHEMA ", docs/json.md)\n"
+	      "  --csv       CSV output of the tables\n"
+	      "\nexit status: 0 healthy, 1 a fault or threshold was found, 2 the command could not run\n",
+	      f);
+}
+
+int cli_fail(const struct apenet_err *e)
+{
+	fprintf(stderr, "apenet: %s\n", e->msg);
+	return CLI_EXIT_ERROR;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "apenet %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see apenet --help)\n", stderr);
+	return CLI_EXIT_ERROR;
+}
+
+int cli_open(struct cli *c, struct apenet_dev *d, struct apenet_site *site)
+{
+	struct apenet_err e = { 0 };
+	if (apenet_site_init(site, c->sim, &e) || apenet_dev_open(d, site, c->bdf, &e))
+		return cli_fail(&e);
+	return 0;
+}
+
+void cli_out_coord(struct out *o, const char *key, uint32_t coord)
+{
+	char t[32];
+	unsigned x = APENET_GET(NODE_COORD, X, coord), y = APENET_GET(NODE_COORD, Y, coord),
+		 z = APENET_GET(NODE_COORD, Z, coord);
+	snprintf(t, sizeof(t), "%u,%u,%u", x, y, z);
+	out_obj_begin_text(o, key, t);
+	out_uint(o, "x", x);
+	out_uint(o, "y", y);
+	out_uint(o, "z", z);
+	out_obj_end(o);
+}
+
+static int take_value(int argc, char **argv, int *i, const char **val)
+{
+	const char *a = argv[*i];
+	const char *eq = strchr(a, '=');
+	if (eq) {
+		*val = eq + 1;
+		return 0;
+	}
+	if (*i + 1 >= argc)
+		return -1;
+	*val = argv[++*i];
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = { .fmt = OUT_TEXT };
+	char **rest = calloc((size_t)argc + 1, sizeof(char *));
+	int nrest = 0;
+	const char *cmdname = NULL;
+	if (!rest)
+		return CLI_EXIT_ERROR;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			free(rest);
+			return 0;
+		} else if (!strcmp(a, "--json")) {
+			c.fmt = OUT_JSON;
+		} else if (!strcmp(a, "--csv")) {
+			c.fmt = OUT_CSV;
+		} else if (!strncmp(a, "--sim", 5) && (a[5] == 0 || a[5] == '=')) {
+			if (take_value(argc, argv, &i, &c.sim)) {
+				free(rest);
+				return cli_usage_error(cmdname ? cmdname : "", "--sim needs a node directory");
+			}
+		} else if (!strncmp(a, "--dev", 5) && (a[5] == 0 || a[5] == '=')) {
+			if (take_value(argc, argv, &i, &c.bdf)) {
+				free(rest);
+				return cli_usage_error(cmdname ? cmdname : "", "--dev needs a BDF");
+			}
+		} else if (!cmdname && a[0] != '-') {
+			cmdname = a;
+		} else {
+			rest[nrest++] = argv[i];
+		}
+	}
+	if (!cmdname) {
+		usage(stderr);
+		free(rest);
+		return CLI_EXIT_ERROR;
+	}
+	for (unsigned i = 0; i < NCMDS; i++) {
+		if (strcmp(cmds[i].name, cmdname))
+			continue;
+		c.argc = nrest;
+		c.argv = rest;
+		if (nrest > cmds[i].max_args) {
+			int r = cli_usage_error(cmdname, "unexpected argument '%s'; usage: %s", rest[0], cmds[i].usage);
+			free(rest);
+			return r;
+		}
+		int r = cmds[i].run(&c);
+		free(rest);
+		return r;
+	}
+	fprintf(stderr, "apenet: unknown command '%s' (see apenet --help)\n", cmdname);
+	free(rest);
+	return CLI_EXIT_ERROR;
+}

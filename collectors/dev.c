@@ -1,0 +1,147 @@
+/* Open a card's BAR0 and talk to it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apenet/dev.h"
+
+static int pick_card(const struct apenet_site *s, const char *bdf, struct apenet_card *out,
+		     struct apenet_err *e)
+{
+	struct apenet_card cards[APENET_MAX_CARDS];
+	int n = 0;
+	if (apenet_pci_scan(s, cards, APENET_MAX_CARDS, &n, e))
+		return -1;
+	const char *where = s->dump[0] ? s->dump : "this machine's PCI bus";
+	if (n == 0)
+		return apenet_err_set(e, APENET_ENODEV, "no APEnet card found on %s", where);
+	for (int i = 0; i < n; i++) {
+		/* accept "03:00.0" for "0000:03:00.0", as lspci -s does */
+		if (bdf && strcmp(cards[i].bdf, bdf) && strcmp(cards[i].bdf + 5, bdf))
+			continue;
+		if (!bdf && n > 1)
+			return apenet_err_set(e, APENET_EINVAL,
+					      "%d APEnet cards found; choose one with --dev BDF (see apenet list)", n);
+		*out = cards[i];
+		if (out->gone)
+			return apenet_err_set(e, APENET_EGONE,
+					      "card not responding at %s: config space reads all ones", out->bdf);
+		return 0;
+	}
+	return apenet_err_set(e, APENET_ENODEV, "no APEnet card at %s on %s", bdf, where);
+}
+
+int apenet_dev_open(struct apenet_dev *d, const struct apenet_site *s, const char *bdf,
+		    struct apenet_err *e)
+{
+	struct apenet_card c;
+	memset(d, 0, sizeof(*d));
+	if (pick_card(s, bdf, &c, e))
+		return -1;
+	return apenet_dev_open_card(d, s, &c, e);
+}
+
+int apenet_dev_open_card(struct apenet_dev *d, const struct apenet_site *s, const struct apenet_card *cp,
+			 struct apenet_err *e)
+{
+	struct apenet_card c = *cp;
+	memset(d, 0, sizeof(*d));
+	if (c.gone)
+		return apenet_err_set(e, APENET_EGONE, "card not responding at %s: config space reads all ones",
+				      c.bdf);
+	snprintf(d->bdf, sizeof(d->bdf), "%s", c.bdf);
+	d->prof = c.prof;
+
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/%s/resource0", s->devroot, c.bdf);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return apenet_err_set(e, APENET_EIO, "%s: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size < APENET_BAR_SIZE) {
+		close(fd);
+		return apenet_err_set(e, APENET_EIO, "%s: BAR0 is smaller than the %u bytes of the register map",
+				      path, APENET_BAR_SIZE);
+	}
+	void *p = mmap(NULL, APENET_BAR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return apenet_err_set(e, APENET_EIO, "%s: mmap: %s", path, strerror(errno));
+	d->bar = p;
+	d->bar_len = APENET_BAR_SIZE;
+	if (apenet_dev_check(d, e)) {
+		apenet_dev_close(d);
+		return -1;
+	}
+	uint32_t variant = apenet_rd32(d, APENET_REG_ID_VARIANT);
+	if (!d->prof || d->prof->id != variant) {
+		const struct apenet_profile *p2 = apenet_profile(variant);
+		if (!p2) {
+			apenet_dev_close(d);
+			return apenet_err_set(e, APENET_EINVAL, "%s: register ID_VARIANT holds %u, not a known variant",
+					      c.bdf, variant);
+		}
+		d->prof = p2; /* the firmware knows better than the PCI device id */
+	}
+	d->ts_hz = apenet_rd32(d, APENET_REG_TS_FREQ_HZ);
+	if (d->ts_hz == 0) {
+		apenet_dev_close(d);
+		return apenet_err_set(e, APENET_EINVAL, "%s: register TS_FREQ_HZ reads 0", c.bdf);
+	}
+	return 0;
+}
+
+void apenet_dev_close(struct apenet_dev *d)
+{
+	if (d->bar)
+		munmap((void *)d->bar, d->bar_len);
+	d->bar = NULL;
+}
+
+int apenet_dev_check(struct apenet_dev *d, struct apenet_err *e)
+{
+	uint32_t magic = apenet_rd32(d, APENET_REG_ID_MAGIC);
+	if (magic == APENET_ALL_ONES)
+		return apenet_err_set(e, APENET_EGONE, "card not responding at %s: BAR0 reads all ones", d->bdf);
+	if (magic != APENET_MAGIC)
+		return apenet_err_set(e, APENET_EINVAL,
+				      "%s: register ID_MAGIC reads 0x%08x, expected 0x%08x: not an APEnet register file",
+				      d->bdf, magic, APENET_MAGIC);
+	return 0;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+int apenet_dev_command(struct apenet_dev *d, uint32_t code, uint32_t arg, int timeout_ms,
+		       struct apenet_err *e)
+{
+	uint32_t seq = apenet_rd32(d, APENET_REG_CMD_DONE_SEQ) + 1;
+	apenet_wr32(d, APENET_REG_CMD_CODE, code);
+	apenet_wr32(d, APENET_REG_CMD_ARG, arg);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* CODE and ARG land before the doorbell */
+	apenet_wr32(d, APENET_REG_CMD_SEQ, seq);
+	for (int waited = 0; waited <= timeout_ms; waited += 2) {
+		uint32_t done = apenet_rd32(d, APENET_REG_CMD_DONE_SEQ);
+		if (done == APENET_ALL_ONES && apenet_dev_check(d, e))
+			return -1;
+		if (done == seq) {
+			uint32_t r = apenet_rd32(d, APENET_REG_CMD_RESULT);
+			if (r != APENET_CMDERR_OK)
+				return apenet_err_set(e, APENET_EINVAL, "%s: command %u (arg %u) failed: CMD_RESULT %u",
+						      d->bdf, code, arg, r);
+			return 0;
+		}
+		sleep_ms(2);
+	}
+	return apenet_err_set(e, APENET_EBUSY, "%s: command %u not acknowledged within %d ms (firmware hung?)",
+			      d->bdf, code, timeout_ms);
+}

@@ -1,0 +1,17 @@
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "apenet/err.h"
+
+/* Returns -1 so callers can write: return apenet_err_set(e, ...); */
+int apenet_err_set(struct apenet_err *e, int code, const char *fmt, ...)
+{
+	if (!e)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	e->code = code;
+	return -1;
+}

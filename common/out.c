@@ -1,0 +1,511 @@
+/* The output writer: builds a tree, renders it as text, JSON or CSV. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apenet/out.h"
+
+enum node_kind { N_OBJ, N_ARR, N_STR, N_NUM, N_BOOL, N_NULL };
+
+struct node {
+	enum node_kind kind;
+	char *key;
+	char *text;  /* scalar as shown in text/CSV */
+	char *json;  /* scalar as written in JSON */
+	struct node *child, *last, *next, *parent;
+};
+
+struct out {
+	enum out_fmt fmt;
+	FILE *f;
+	struct node *root, *cur;
+	int oom;
+};
+
+static char *dupstr(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void out_die_oom(void)
+{
+	fputs("apenet: out of memory\n", stderr);
+	exit(2);
+}
+
+static struct node *node_add(struct out *o, enum node_kind k, const char *key)
+{
+	struct node *n = calloc(1, sizeof(*n));
+	if (!n)
+		out_die_oom();
+	n->kind = k;
+	n->key = dupstr(key);
+	n->parent = o->cur;
+	if (o->cur->last)
+		o->cur->last->next = n;
+	else
+		o->cur->child = n;
+	o->cur->last = n;
+	return n;
+}
+
+struct out *out_new(enum out_fmt fmt, FILE *f, const char *command)
+{
+	struct out *o = calloc(1, sizeof(*o));
+	if (!o)
+		out_die_oom();
+	o->fmt = fmt;
+	o->f = f;
+	o->root = calloc(1, sizeof(*o->root));
+	if (!o->root)
+		out_die_oom();
+	o->root->kind = N_OBJ;
+	o->cur = o->root;
+	if (fmt == OUT_JSON) {
+		out_str(o, "schema", APENET_JSON_SCHEMA);
+		out_str(o, "command", command);
+	}
+	return o;
+}
+
+void out_obj_begin(struct out *o, const char *key)
+{
+	o->cur = node_add(o, N_OBJ, key);
+}
+
+void out_obj_begin_text(struct out *o, const char *key, const char *text)
+{
+	out_obj_begin(o, key);
+	o->cur->text = dupstr(text);
+	if (text && !o->cur->text)
+		out_die_oom();
+}
+
+void out_arr_begin(struct out *o, const char *key)
+{
+	o->cur = node_add(o, N_ARR, key);
+}
+
+void out_obj_end(struct out *o)
+{
+	if (o->cur->parent)
+		o->cur = o->cur->parent;
+}
+
+void out_arr_end(struct out *o)
+{
+	out_obj_end(o);
+}
+
+static void scalar(struct out *o, enum node_kind k, const char *key, const char *text, const char *json)
+{
+	struct node *n = node_add(o, k, key);
+	n->text = dupstr(text);
+	n->json = dupstr(json);
+	if ((text && !n->text) || (json && !n->json))
+		out_die_oom();
+}
+
+static char *json_escape(const char *s)
+{
+	size_t len = strlen(s), cap = len * 6 + 3, j = 0;
+	char *r = malloc(cap);
+	if (!r)
+		out_die_oom();
+	r[j++] = '"';
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': r[j++] = '\\'; r[j++] = '"'; break;
+		case '\\': r[j++] = '\\'; r[j++] = '\\'; break;
+		case '\n': r[j++] = '\\'; r[j++] = 'n'; break;
+		case '\t': r[j++] = '\\'; r[j++] = 't'; break;
+		case '\r': r[j++] = '\\'; r[j++] = 'r'; break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				j += (size_t)sprintf(r + j, "\\u%04x", *p);
+			else
+				r[j++] = (char)*p;
+		}
+	}
+	r[j++] = '"';
+	r[j] = 0;
+	return r;
+}
+
+void out_str(struct out *o, const char *key, const char *v)
+{
+	if (!v) {
+		out_null(o, key);
+		return;
+	}
+	char *j = json_escape(v);
+	scalar(o, N_STR, key, v, j);
+	free(j);
+}
+
+void out_strf(struct out *o, const char *key, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		out_die_oom();
+	out_str(o, key, s);
+	free(s);
+}
+
+void out_int(struct out *o, const char *key, int64_t v)
+{
+	char b[32];
+	snprintf(b, sizeof(b), "%lld", (long long)v);
+	scalar(o, N_NUM, key, b, b);
+}
+
+void out_uint(struct out *o, const char *key, uint64_t v)
+{
+	char b[32];
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+	scalar(o, N_NUM, key, b, b);
+}
+
+void out_hex(struct out *o, const char *key, uint64_t v, int digits)
+{
+	char t[32], j[32];
+	snprintf(t, sizeof(t), "0x%0*llx", digits, (unsigned long long)v);
+	snprintf(j, sizeof(j), "%llu", (unsigned long long)v);
+	scalar(o, N_NUM, key, t, j);
+}
+
+void out_dbl(struct out *o, const char *key, double v, int prec)
+{
+	char b[64];
+	if (!isfinite(v)) {
+		out_null(o, key);
+		return;
+	}
+	if (v != 0 && (fabs(v) < 1e-4 || fabs(v) >= 1e15))
+		snprintf(b, sizeof(b), "%.*e", prec, v);
+	else
+		snprintf(b, sizeof(b), "%.*f", prec, v);
+	scalar(o, N_NUM, key, b, b);
+}
+
+void out_bool(struct out *o, const char *key, int v)
+{
+	scalar(o, N_BOOL, key, v ? "yes" : "no", v ? "true" : "false");
+}
+
+void out_null(struct out *o, const char *key)
+{
+	scalar(o, N_NULL, key, "-", "null");
+}
+
+int out_fmt_parse(const char *name)
+{
+	if (!strcmp(name, "text"))
+		return OUT_TEXT;
+	if (!strcmp(name, "json"))
+		return OUT_JSON;
+	if (!strcmp(name, "csv"))
+		return OUT_CSV;
+	return -1;
+}
+
+/* ---- JSON ---- */
+static void json_write(FILE *f, const struct node *n, int depth)
+{
+	if (n->kind != N_OBJ && n->kind != N_ARR) {
+		fputs(n->json, f);
+		return;
+	}
+	int obj = n->kind == N_OBJ;
+	fputc(obj ? '{' : '[', f);
+	for (const struct node *c = n->child; c; c = c->next) {
+		fprintf(f, "\n%*s", (depth + 1) * 2, "");
+		if (obj) {
+			char *k = json_escape(c->key ? c->key : "");
+			fprintf(f, "%s: ", k);
+			free(k);
+		}
+		json_write(f, c, depth + 1);
+		if (c->next)
+			fputc(',', f);
+	}
+	if (n->child)
+		fprintf(f, "\n%*s", depth * 2, "");
+	fputc(obj ? '}' : ']', f);
+}
+
+/* ---- tables (text and CSV) ---- */
+#define MAXCOLS 128
+
+struct table {
+	int ncols;
+	char *cols[MAXCOLS];
+};
+
+/* Scalars, and objects that carry their own one-cell text. */
+static int is_scalar(const struct node *n)
+{
+	return (n->kind != N_OBJ && n->kind != N_ARR) || (n->kind == N_OBJ && n->text);
+}
+
+/* A row is flat when it holds only scalars and objects of scalars. */
+static int row_flat(const struct node *row)
+{
+	if (row->kind != N_OBJ)
+		return 0;
+	for (const struct node *c = row->child; c; c = c->next) {
+		if (c->kind == N_ARR)
+			return 0;
+		if (c->kind == N_OBJ && !c->text && !row_flat(c))
+			return 0;
+	}
+	return 1;
+}
+
+/* Only an array of scalars can print as one "key: a, b, c" line: checking
+ * the first element alone printed NULL text for a mixed array. */
+static int arr_scalars(const struct node *arr)
+{
+	for (const struct node *c = arr->child; c; c = c->next)
+		if (!is_scalar(c))
+			return 0;
+	return 1;
+}
+
+static int arr_tabular(const struct node *arr)
+{
+	if (!arr->child)
+		return 0;
+	for (const struct node *r = arr->child; r; r = r->next)
+		if (!row_flat(r))
+			return 0;
+	return 1;
+}
+
+static void table_addcol(struct table *t, const char *name)
+{
+	for (int i = 0; i < t->ncols; i++)
+		if (!strcmp(t->cols[i], name))
+			return;
+	if (t->ncols < MAXCOLS) {
+		t->cols[t->ncols] = strdup(name);
+		if (!t->cols[t->ncols])
+			out_die_oom();
+		t->ncols++;
+	}
+}
+
+static void table_cols(struct table *t, const struct node *obj, const char *prefix)
+{
+	for (const struct node *c = obj->child; c; c = c->next) {
+		char name[256];
+		snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", c->key ? c->key : "");
+		if (c->kind == N_OBJ && !c->text)
+			table_cols(t, c, name);
+		else
+			table_addcol(t, name);
+	}
+}
+
+static const struct node *lookup(const struct node *obj, const char *path)
+{
+	const char *dot = strchr(path, '.');
+	size_t len = dot ? (size_t)(dot - path) : strlen(path);
+	for (const struct node *c = obj->child; c; c = c->next) {
+		if (c->key && strlen(c->key) == len && !strncmp(c->key, path, len)) {
+			if (!dot)
+				return c;
+			if (c->kind == N_OBJ && !c->text)
+				return lookup(c, dot + 1);
+		}
+	}
+	return NULL;
+}
+
+static void table_free(struct table *t)
+{
+	for (int i = 0; i < t->ncols; i++)
+		free(t->cols[i]);
+}
+
+static const char *cell(const struct node *row, const char *col)
+{
+	const struct node *n = lookup(row, col);
+	return n && n->text ? n->text : "";
+}
+
+/* One table line.  Padding stops at the last non-empty cell, so no line
+ * ends in blanks when trailing columns are empty for that row. */
+static void table_line(FILE *f, int indent, int ncols, const size_t *w, const char *const *cells)
+{
+	int last = ncols - 1;
+	while (last > 0 && !*cells[last])
+		last--;
+	fprintf(f, "%*s", indent, "");
+	for (int i = 0; i <= last; i++)
+		fprintf(f, "%-*s%s", i < last ? (int)w[i] : 0, cells[i], i < last ? "  " : "");
+	fputc('\n', f);
+}
+
+static void text_table(FILE *f, const struct node *arr, int indent)
+{
+	struct table t = { 0 };
+	size_t w[MAXCOLS];
+	const char *cells[MAXCOLS];
+	for (const struct node *r = arr->child; r; r = r->next)
+		table_cols(&t, r, "");
+	for (int i = 0; i < t.ncols; i++) {
+		w[i] = strlen(t.cols[i]);
+		for (const struct node *r = arr->child; r; r = r->next) {
+			size_t l = strlen(cell(r, t.cols[i]));
+			if (l > w[i])
+				w[i] = l;
+		}
+		cells[i] = t.cols[i];
+	}
+	table_line(f, indent, t.ncols, w, cells);
+	for (const struct node *r = arr->child; r; r = r->next) {
+		for (int i = 0; i < t.ncols; i++)
+			cells[i] = cell(r, t.cols[i]);
+		table_line(f, indent, t.ncols, w, cells);
+	}
+	table_free(&t);
+}
+
+static void text_write(FILE *f, const struct node *obj, int indent);
+
+static void text_array(FILE *f, const struct node *arr, int indent)
+{
+	if (!arr->child) {
+		fprintf(f, "%*s%s: (none)\n", indent, "", arr->key ? arr->key : "");
+		return;
+	}
+	if (arr_scalars(arr)) {
+		fprintf(f, "%*s%s: ", indent, "", arr->key ? arr->key : "");
+		for (const struct node *c = arr->child; c; c = c->next)
+			fprintf(f, "%s%s", c->text, c->next ? ", " : "\n");
+		return;
+	}
+	if (arr_tabular(arr)) {
+		if (arr->key)
+			fprintf(f, "%*s%s:\n", indent, "", arr->key);
+		text_table(f, arr, indent + 2);
+		return;
+	}
+	int i = 0;
+	for (const struct node *c = arr->child; c; c = c->next, i++) {
+		fprintf(f, "%*s%s[%d]:\n", indent, "", arr->key ? arr->key : "", i);
+		if (is_scalar(c))
+			fprintf(f, "%*s%s\n", indent + 2, "", c->text);
+		else if (c->kind == N_OBJ)
+			text_write(f, c, indent + 2);
+		else
+			text_array(f, c, indent + 2);
+	}
+}
+
+static void text_write(FILE *f, const struct node *obj, int indent)
+{
+	size_t kw = 0;
+	for (const struct node *c = obj->child; c; c = c->next)
+		if (is_scalar(c) && c->key && strlen(c->key) > kw)
+			kw = strlen(c->key);
+	for (const struct node *c = obj->child; c; c = c->next) {
+		if (is_scalar(c)) {
+			fprintf(f, "%*s%s:%*s %s\n", indent, "", c->key ? c->key : "",
+				(int)(kw - (c->key ? strlen(c->key) : 0)), "", c->text);
+		} else if (c->kind == N_OBJ) {
+			fprintf(f, "%*s%s:\n", indent, "", c->key ? c->key : "");
+			text_write(f, c, indent + 2);
+		} else {
+			text_array(f, c, indent);
+		}
+	}
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (strpbrk(s, ",\"\n\r")) {
+		fputc('"', f);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', f);
+			fputc(*s, f);
+		}
+		fputc('"', f);
+	} else {
+		fputs(s, f);
+	}
+}
+
+static void csv_walk(FILE *f, const struct node *n, const char *path, int *blocks)
+{
+	for (const struct node *c = n->child; c; c = c->next) {
+		char p[256];
+		snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", c->key ? c->key : "");
+		if (c->kind == N_ARR && arr_tabular(c)) {
+			struct table t = { 0 };
+			for (const struct node *r = c->child; r; r = r->next)
+				table_cols(&t, r, "");
+			if ((*blocks)++)
+				fputc('\n', f);
+			fprintf(f, "# %s\n", p);
+			for (int i = 0; i < t.ncols; i++) {
+				csv_field(f, t.cols[i]);
+				fputc(i + 1 < t.ncols ? ',' : '\n', f);
+			}
+			for (const struct node *r = c->child; r; r = r->next)
+				for (int i = 0; i < t.ncols; i++) {
+					csv_field(f, cell(r, t.cols[i]));
+					fputc(i + 1 < t.ncols ? ',' : '\n', f);
+				}
+			table_free(&t);
+		} else if (c->kind == N_OBJ || c->kind == N_ARR) {
+			csv_walk(f, c, p, blocks);
+		}
+	}
+}
+
+static void node_free(struct node *n)
+{
+	while (n) {
+		struct node *next = n->next;
+		node_free(n->child);
+		free(n->key);
+		free(n->text);
+		free(n->json);
+		free(n);
+		n = next;
+	}
+}
+
+int out_finish(struct out *o)
+{
+	int blocks = 0;
+	switch (o->fmt) {
+	case OUT_JSON:
+		json_write(o->f, o->root, 0);
+		fputc('\n', o->f);
+		break;
+	case OUT_CSV:
+		csv_walk(o->f, o->root, "", &blocks);
+		break;
+	default:
+		text_write(o->f, o->root, 0);
+	}
+	int rc = fflush(o->f) == 0 && !ferror(o->f) ? 0 : -1;
+	node_free(o->root);
+	free(o);
+	return rc;
+}
+
+void out_discard(struct out *o)
+{
+	node_free(o->root);
+	free(o);
+}

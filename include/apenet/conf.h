@@ -1,0 +1,51 @@
+/*
+ * The one YAML config loader.  It reads a file into a tree of maps,
+ * sequences and scalars that remember their line and column, so that every
+ * error says file:line:column and what was expected.  Cluster layouts,
+ * thresholds and emulator configs are all read through it.
+ */
+#ifndef APENET_CONF_H
+#define APENET_CONF_H
+
+#include "apenet/err.h"
+
+enum conf_kind { CONF_SCALAR, CONF_MAP, CONF_SEQ };
+
+struct conf_node {
+	enum conf_kind kind;
+	char *key;   /* for an entry of a map */
+	char *value; /* for a scalar */
+	int line, col;
+	struct conf_node *child, *next;
+};
+
+struct conf {
+	char *file;
+	struct conf_node *root;
+};
+
+int conf_load(const char *path, struct conf **out, struct apenet_err *e);
+/* The same from memory; name is used in messages. */
+int conf_load_string(const char *name, const char *text, struct conf **out, struct apenet_err *e);
+void conf_free(struct conf *c);
+
+const struct conf_node *conf_get(const struct conf_node *map, const char *key);
+/* "file:line:col: <message>", code APENET_EINVAL; returns -1. */
+int conf_error(const struct conf *c, const struct conf_node *n, struct apenet_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Rejects keys not in allowed[] (NULL-terminated), naming the ones that are. */
+int conf_check_keys(const struct conf *c, const struct conf_node *map, const char *const *allowed,
+		    struct apenet_err *e);
+int conf_expect(const struct conf *c, const struct conf_node *n, enum conf_kind k, const char *what,
+		struct apenet_err *e);
+int conf_uint(const struct conf *c, const struct conf_node *n, unsigned long min, unsigned long max,
+	      unsigned long *out, struct apenet_err *e);
+int conf_double(const struct conf *c, const struct conf_node *n, double min, double max, double *out,
+		struct apenet_err *e);
+/* "X,Y,Z" or "XxYxZ" triples; sep is ',' or 'x'. */
+int conf_triple(const struct conf *c, const struct conf_node *n, char sep, unsigned v[3],
+		struct apenet_err *e);
+/* The same parsers on plain strings (command-line arguments). */
+int apenet_parse_triple(const char *s, char sep, unsigned v[3]);
+
+#endif

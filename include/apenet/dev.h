@@ -1,0 +1,92 @@
+/*
+ * The device layer: find APEnet cards through libpci, open one by BDF, read
+ * and write its BAR0 registers.  A real card and an emulated one differ only
+ * in two roots: where libpci reads config space (sysfs, or a dump file in the
+ * emulator's node directory) and where the BAR lives (<root>/<BDF>/resource0
+ * with root /sys/bus/pci/devices, or <node dir>/devices).
+ */
+#ifndef APENET_DEV_H
+#define APENET_DEV_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apenet/err.h"
+#include "apenet/pcie.h"
+#include "apenet/regs.h"
+
+#define APENET_SYSFS_DEVICES "/sys/bus/pci/devices"
+#define APENET_SIM_DUMP "pci.lspci"   /* config-space dump in a node directory */
+#define APENET_SIM_DEVROOT "devices"  /* <node dir>/devices/<BDF>/resource0 */
+#define APENET_MAX_CARDS 16
+
+/* Where boards are looked for. */
+struct apenet_site {
+	char dump[PATH_MAX];    /* libpci dump file; empty: the real bus (sysfs) */
+	char devroot[PATH_MAX]; /* directory holding <BDF>/resource0 */
+};
+
+/* simdir NULL: $APENET_SIM_DIR if set, else the real machine. */
+int apenet_site_init(struct apenet_site *s, const char *simdir, struct apenet_err *e);
+
+/* One PCI function the scan found. */
+struct apenet_card {
+	char bdf[16];
+	uint16_t vendor, device;
+	const struct apenet_profile *prof; /* NULL when the device id is unknown */
+	int gone;                          /* config space reads all ones */
+	int pcie_ok;                       /* pcie holds a parsed capability */
+	struct apenet_pcie_info pcie;
+	char pcie_err[160];
+};
+
+/* Fills cards[] with every APEnet function (and every function reading all
+ * ones, which may be a card that fell off the bus). */
+int apenet_pci_scan(const struct apenet_site *s, struct apenet_card *cards, int max, int *n,
+		    struct apenet_err *e);
+
+struct apenet_dev {
+	char bdf[16];
+	const struct apenet_profile *prof;
+	volatile uint32_t *bar;
+	size_t bar_len;
+	uint64_t nreads, nwrites; /* register accesses, each ~1 us on a real bus */
+	uint32_t ts_hz;           /* TIMESTAMP frequency, read at open */
+};
+
+/* Opens the card at bdf (NULL: the only card there is). */
+int apenet_dev_open(struct apenet_dev *d, const struct apenet_site *s, const char *bdf,
+		    struct apenet_err *e);
+/* Opens a card a scan found. */
+int apenet_dev_open_card(struct apenet_dev *d, const struct apenet_site *s, const struct apenet_card *c,
+			 struct apenet_err *e);
+void apenet_dev_close(struct apenet_dev *d);
+/* ID_MAGIC check: -1 with APENET_EGONE "card not responding" when it reads all ones. */
+int apenet_dev_check(struct apenet_dev *d, struct apenet_err *e);
+
+static inline uint32_t apenet_rd32(struct apenet_dev *d, uint32_t off)
+{
+	d->nreads++;
+	return d->bar[off / 4];
+}
+
+/* One 64-bit access (a single read TLP, as readq()). */
+static inline uint64_t apenet_rd64(struct apenet_dev *d, uint32_t off)
+{
+	d->nreads++;
+	return *(volatile uint64_t *)(volatile void *)(d->bar + off / 4);
+}
+
+static inline void apenet_wr32(struct apenet_dev *d, uint32_t off, uint32_t v)
+{
+	d->nwrites++;
+	d->bar[off / 4] = v;
+}
+
+/* Runs a command through the command region and waits (up to timeout_ms)
+ * for the firmware to acknowledge it. */
+int apenet_dev_command(struct apenet_dev *d, uint32_t code, uint32_t arg, int timeout_ms,
+		       struct apenet_err *e);
+
+#endif

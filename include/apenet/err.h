@@ -1,0 +1,23 @@
+/* Errors carried out of the libraries: a code for the exit status and a
+ * message that names the problem (file, register, BDF). */
+#ifndef APENET_ERR_H
+#define APENET_ERR_H
+
+enum apenet_errcode {
+	APENET_OK = 0,
+	APENET_ENODEV,  /* no APEnet card found */
+	APENET_EGONE,   /* the card reads all ones: it left the bus */
+	APENET_EIO,     /* a file or mapping failed */
+	APENET_EINVAL,  /* bad input: argument, file content, register value */
+	APENET_EBUSY,   /* could not get a consistent snapshot */
+};
+
+struct apenet_err {
+	int code;
+	char msg[512];
+};
+
+int apenet_err_set(struct apenet_err *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

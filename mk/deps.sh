@@ -1,0 +1,60 @@
+#!/bin/sh
+# Dependency step run by make: checks every library with pkg-config (and, for
+# the tests, the tools they run).  Missing ones are installed with apt-get
+# when we are root on a Debian machine; otherwise the one apt-get line to run
+# is printed and the build stops.  On success writes the flags to $1.
+#   usage: mk/deps.sh OUT.mk [test]
+set -u
+out=$1
+want_test=${2:-}
+
+# pkg-config module : Debian package
+libs="libpci:libpci-dev netsnmp:libsnmp-dev sqlite3:libsqlite3-dev yaml-0.1:libyaml-dev cmocka:libcmocka-dev ncursesw:libncurses-dev"
+# command : Debian package (needed by the tests only)
+tools="lspci:pciutils jq:jq tmux:tmux valgrind:valgrind"
+
+missing=""
+command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
+for pair in $libs; do
+	mod=${pair%%:*}; pkg=${pair#*:}
+	if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$mod"; then
+		missing="$missing $pkg"
+	fi
+done
+if [ "$want_test" = test ]; then
+	for pair in $tools; do
+		cmd=${pair%%:*}; pkg=${pair#*:}
+		command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
+	done
+fi
+missing=$(echo $missing)
+
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "deps: installing $missing"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -q >/dev/null || { echo "deps: apt-get update failed" >&2; exit 1; }
+		# shellcheck disable=SC2086
+		apt-get install -y -q --no-install-recommends $missing >/dev/null ||
+			{ echo "deps: apt-get install $missing failed" >&2; exit 1; }
+	else
+		echo "deps: missing packages. Run:" >&2
+		echo "  sudo apt-get install $missing" >&2
+		exit 1
+	fi
+fi
+
+if [ "$want_test" = test ]; then
+	exit 0
+fi
+
+mods=""
+for pair in $libs; do mods="$mods ${pair%%:*}"; done
+{
+	echo "# written by mk/deps.sh; delete to re-probe"
+	for m in $mods; do
+		v=$(echo "$m" | tr 'a-z.-' 'A-Z__' | sed 's/_0_1$//')
+		echo "${v}_CFLAGS := $(pkg-config --cflags "$m")"
+		echo "${v}_LIBS := $(pkg-config --libs "$m")"
+	done
+} >"$out.tmp" && mv "$out.tmp" "$out"

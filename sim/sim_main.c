@@ -1,0 +1,276 @@
+/* apenet-sim: run an emulated torus of APEnet boards; inject faults into it. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apenet/conf.h"
+#include "sim.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage:\n"
+	      "  apenet-sim run --dims XxYxZ --dir DIR [--variant NAME] [--seed S] [--ber-accel K]\n"
+	      "                 [--tick-ms N] [--config FILE.yaml]\n"
+	      "  apenet-sim inject --dir DIR --node X,Y,Z FAULT [--option VALUE ...]\n"
+	      "  apenet-sim variants\n\n"
+	      "faults: cable-unplug --link L | cable-ber --link L --ber B | lane-dead --link L --lane N |\n"
+	      "        cable-swap --link L --with X,Y,Z:L2 | dnp-hang | overheat --celsius C |\n"
+	      "        voltage-droop --percent P | pcie-degrade --width W --gen G | card-gone | clear\n\n"
+	      "run writes DIR/node-X-Y-Z/ per board (point APENET_SIM_DIR or apenet --sim there) and\n"
+	      "DIR/ready once every board is up; it runs until SIGTERM or SIGINT.\n",
+	      f);
+}
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("apenet-sim: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static int parse_u(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (!*s || *end || errno || s[0] == '-' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int write_file(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX + 64], tmp[PATH_MAX + 80];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	if (fclose(f) || rename(tmp, path))
+		return -1;
+	return 0;
+}
+
+static void remove_file(const char *dir, const char *name)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+}
+
+static int other_instance(const char *dir)
+{
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/sim.pid", dir);
+	FILE *f = fopen(path, "r");
+	long pid = 0;
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	return pid > 0 && pid != getpid() && kill((pid_t)pid, 0) == 0 ? (int)pid : 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct sim_conf c = { .dims = { 4, 4, 1 }, .prof = apenet_profile(APENET_V_APENETP), .seed = 1,
+			      .ber_accel = 1, .cable_kind = -1 };
+	const char *dir = NULL, *config = NULL, *dims = NULL, *variant = NULL;
+	const char *seed = NULL, *accel = NULL, *tick = NULL;
+	for (int i = 0; i < argc; i++) {
+		const char **slot = !strcmp(argv[i], "--dir")       ? &dir
+				    : !strcmp(argv[i], "--config")    ? &config
+				    : !strcmp(argv[i], "--dims")      ? &dims
+				    : !strcmp(argv[i], "--variant")   ? &variant
+				    : !strcmp(argv[i], "--seed")      ? &seed
+				    : !strcmp(argv[i], "--ber-accel") ? &accel
+				    : !strcmp(argv[i], "--tick-ms")   ? &tick
+								      : NULL;
+		if (!slot)
+			return fail("run: unknown argument '%s' (see apenet-sim --help)", argv[i]);
+		if (i + 1 >= argc)
+			return fail("run: %s needs a value", argv[i]);
+		*slot = argv[++i];
+	}
+	if (!dir)
+		return fail("run: --dir DIR is required%s", "");
+	struct apenet_err e = { 0 };
+	if (config && sim_conf_load(config, &c, &e))
+		return fail("%s", e.msg);
+	unsigned long u;
+	if (dims && (apenet_parse_triple(dims, 'x', c.dims) || !c.dims[0] || !c.dims[1] || !c.dims[2]))
+		return fail("run: --dims '%s' is not XxYxZ with sizes 1..255", dims);
+	if (c.dims[0] * c.dims[1] * c.dims[2] > 32768)
+		return fail("run: at most 32768 boards (32x32x32)%s", "");
+	if (variant && !(c.prof = apenet_profile_by_name(variant)))
+		return fail("run: unknown --variant '%s' (see apenet-sim variants)", variant);
+	if (seed) {
+		if (parse_u(seed, 0, 0xffffffffu, &u))
+			return fail("run: --seed '%s' is not a whole number", seed);
+		c.seed = u;
+	}
+	if (accel) {
+		if (parse_u(accel, 1, 1000000000u, &u))
+			return fail("run: --ber-accel '%s' is not a whole number 1..1e9", accel);
+		c.ber_accel = (uint32_t)u;
+	}
+	if (tick) {
+		if (parse_u(tick, 1, 10000, &u))
+			return fail("run: --tick-ms '%s' is not 1..10000", tick);
+		c.tick_ms = (unsigned)u;
+	}
+	int other = other_instance(dir);
+	if (other) {
+		sim_conf_free(&c);
+		return fail("run: another apenet-sim (pid %d) runs in %s", other, dir);
+	}
+
+	static struct sim_torus t;
+	if (sim_torus_create(&t, &c, dir, &e)) {
+		sim_conf_free(&c);
+		sim_torus_destroy(&t);
+		return fail("%s", e.msg);
+	}
+	sim_conf_free(&c);
+	remove_file(t.dir, "ready");
+	int lfd = sim_ctl_listen(t.dir, &e);
+	if (lfd < 0) {
+		sim_torus_destroy(&t);
+		return fail("%s", e.msg);
+	}
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	write_file(t.dir, "sim.pid", pid);
+
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	fprintf(stderr, "apenet-sim: %u boards (%ux%ux%u) in %s, tick %u ms, ber-accel %u\n", t.nboards, t.dims[0],
+		t.dims[1], t.dims[2], t.dir, t.tick_ms, t.ber_accel);
+	t.t0 = mono();
+	double last = t.t0;
+	int ready = 0;
+	while (!stop) {
+		double now = mono();
+		double dt = now - last;
+		double cap = 5.0 * t.tick_ms / 1000.0;
+		last = now;
+		t.now_ts = (uint64_t)((now - t.t0) * SIM_TS_HZ);
+		sim_torus_tick(&t, dt > cap ? cap : dt);
+		if (!ready) {
+			char info[128];
+			snprintf(info, sizeof(info), "boards %u\ndims %ux%ux%u\npid %ld\n", t.nboards, t.dims[0],
+				 t.dims[1], t.dims[2], (long)getpid());
+			if (write_file(t.dir, "ready", info)) {
+				fprintf(stderr, "apenet-sim: %s/ready: %s\n", t.dir, strerror(errno));
+				break;
+			}
+			ready = 1;
+		}
+		double cost = mono() - now;
+		/* a torus too big for the tick gets a coarser one, on one core */
+		if (cost > 0.5 * t.tick_ms / 1000.0 && t.tick_ms < 2000) {
+			t.tick_ms = t.tick_ms * 2 > 2000 ? 2000 : t.tick_ms * 2;
+			fprintf(stderr, "apenet-sim: a tick takes %.0f ms; tick now %u ms\n", cost * 1000, t.tick_ms);
+		}
+		sim_ctl_serve(&t, lfd);
+		double next = now + t.tick_ms / 1000.0;
+		for (double wait = next - mono(); wait > 0 && !stop; wait = next - mono()) {
+			struct pollfd p = { .fd = lfd, .events = POLLIN };
+			if (poll(&p, 1, (int)(wait * 1000) + 1) > 0)
+				sim_ctl_serve(&t, lfd);
+		}
+	}
+	close(lfd);
+	remove_file(t.dir, "ready");
+	remove_file(t.dir, "control.sock");
+	remove_file(t.dir, "sim.pid");
+	sim_torus_destroy(&t);
+	fprintf(stderr, "apenet-sim: stopped\n");
+	return 0;
+}
+
+static int cmd_inject(int argc, char **argv)
+{
+	const char *dir = NULL, *node = NULL;
+	char *req[24];
+	int n = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--dir") || !strcmp(argv[i], "--node")) {
+			if (i + 1 >= argc)
+				return fail("inject: %s needs a value", argv[i]);
+			const char **slot = !strcmp(argv[i], "--dir") ? &dir : &node;
+			*slot = argv[i + 1];
+			i++;
+		} else if (n < 22) {
+			req[1 + n++] = argv[i];
+		} else {
+			return fail("inject: too many arguments%s", "");
+		}
+	}
+	if (!dir || !node || n == 0)
+		return fail("inject: usage: apenet-sim inject --dir DIR --node X,Y,Z FAULT [options]%s", "");
+	req[0] = (char *)node;
+	char reply[512];
+	struct apenet_err e = { 0 };
+	if (sim_ctl_request(dir, req, n + 1, reply, sizeof(reply), &e))
+		return fail("%s", e.msg);
+	int bad = strncmp(reply, "ok", 2) != 0;
+	fprintf(bad ? stderr : stdout, "%s%s\n", bad ? "apenet-sim: " : "", reply);
+	return bad ? 2 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "inject"))
+		return cmd_inject(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "variants")) {
+		for (int v = 1; v < APENET_V_COUNT; v++) {
+			const struct apenet_profile *p = apenet_profile((enum apenet_variant)v);
+			printf("%-10s %-18s PCIe gen%u x%u, %u links:", p->name, p->title, p->pcie_gen, p->pcie_width,
+			       p->nlinks);
+			for (unsigned l = 0; l < p->nlinks; l++)
+				printf(" %s", p->links[l].name);
+			putchar('\n');
+		}
+		return 0;
+	}
+	return fail("unknown command '%s' (see apenet-sim --help)", argv[1]);
+}

@@ -1,0 +1,525 @@
+/*
+ * End to end: the real apenet-sim (a 4x4x1 QUonG torus), boards opened
+ * through the device layer, every fault injected with the real
+ * `apenet-sim inject` and its effect checked at register level.  Every wait
+ * polls with a deadline.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "apenet/snapshot.h"
+#include "e2e.h"
+
+#define DX 4
+#define DY 4
+#define DEADLINE 60.0
+
+static struct e2e_sim sim;
+static struct apenet_dev dev[DX][DY];
+
+static unsigned link_idx(const struct apenet_dev *d, const char *name)
+{
+	for (unsigned l = 0; l < d->prof->nlinks; l++)
+		if (!strcmp(d->prof->links[l].name, name))
+			return l;
+	fail_msg("no link %s", name);
+	return 0;
+}
+
+static uint32_t lreg(struct apenet_dev *d, const char *link, unsigned reg)
+{
+	return apenet_rd32(d, apenet_link_off(link_idx(d, link), reg));
+}
+
+static uint64_t lreg64(struct apenet_dev *d, const char *link, unsigned reg)
+{
+	return apenet_rd64(d, apenet_link_off(link_idx(d, link), reg));
+}
+
+static unsigned lstate(struct apenet_dev *d, const char *link)
+{
+	return APENET_GET(LINK_STATE, STATE, lreg(d, link, APENET_LINK_STATE));
+}
+
+static int all_up(void *ctx)
+{
+	(void)ctx;
+	for (int x = 0; x < DX; x++)
+		for (int y = 0; y < DY; y++)
+			for (unsigned l = 0; l < dev[x][y].prof->nlinks; l++)
+				if (APENET_GET(LINK_STATE, STATE,
+					       apenet_rd32(&dev[x][y], apenet_link_off(l, APENET_LINK_STATE))) !=
+				    APENET_LINK_UP)
+					return 0;
+	return 1;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if (e2e_sim_start(&sim, "--dims", "4x4x1", "--seed", "7", NULL))
+		return -1;
+	for (unsigned x = 0; x < DX; x++)
+		for (unsigned y = 0; y < DY; y++)
+			if (e2e_open(&sim, x, y, 0, &dev[x][y]))
+				return -1;
+	return e2e_wait(all_up, NULL, DEADLINE) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	for (unsigned x = 0; x < DX; x++)
+		for (unsigned y = 0; y < DY; y++)
+			apenet_dev_close(&dev[x][y]);
+	return e2e_sim_stop(&sim) == 0 ? 0 : -1;
+}
+
+/* Back to a healthy torus after a fault test. */
+static void clear_and_wait(const char *node)
+{
+	assert_int_equal(e2e_inject(&sim, node, "clear", NULL), 0);
+	assert_true(e2e_wait(all_up, NULL, DEADLINE));
+}
+
+/* ---- a healthy torus ---- */
+
+static void test_all_96_link_ends_up_with_right_partners(void **state)
+{
+	(void)state;
+	static const char *names[] = { "X+", "X-", "Y+", "Y-", "Z+", "Z-" };
+	static const int step[6][3] = { { 1, 0, 0 }, { -1, 0, 0 }, { 0, 1, 0 }, { 0, -1, 0 }, { 0, 0, 1 }, { 0, 0, -1 } };
+	unsigned ends = 0;
+	for (int x = 0; x < DX; x++)
+		for (int y = 0; y < DY; y++) {
+			struct apenet_dev *d = &dev[x][y];
+			assert_int_equal(d->prof->id, APENET_V_APENETP);
+			uint32_t coord = apenet_rd32(d, APENET_REG_NODE_COORD);
+			assert_int_equal(APENET_GET(NODE_COORD, X, coord), x);
+			assert_int_equal(APENET_GET(NODE_COORD, Y, coord), y);
+			for (unsigned l = 0; l < 6; l++) {
+				uint32_t st = lreg(d, names[l], APENET_LINK_STATE);
+				assert_int_equal(APENET_GET(LINK_STATE, STATE, st), APENET_LINK_UP);
+				assert_int_equal(APENET_GET(LINK_STATE, PHASE, st), APENET_PHASE_UP);
+				assert_int_equal(APENET_GET(LINK_STATE, LANES_UP, st), 0xf);
+				uint32_t p = lreg(d, names[l], APENET_LINK_PARTNER);
+				assert_true(APENET_GET(LINK_PARTNER, VALID, p));
+				assert_int_equal(APENET_GET(LINK_PARTNER, X, p), (unsigned)((x + step[l][0] + DX) % DX));
+				assert_int_equal(APENET_GET(LINK_PARTNER, Y, p), (unsigned)((y + step[l][1] + DY) % DY));
+				assert_int_equal(APENET_GET(LINK_PARTNER, Z, p), 0);
+				assert_int_equal(APENET_GET(LINK_PARTNER, PORT, p), l ^ 1); /* X+ faces X- */
+				for (unsigned k = 0; k < 4; k++)
+					assert_int_equal(APENET_GET(LANE_STATE, PHASE,
+								    apenet_rd32(d, apenet_lane_off(l, k, APENET_LANE_STATE))),
+							 APENET_PHASE_UP);
+				ends++;
+			}
+		}
+	assert_int_equal(ends, 96);
+}
+
+/* The LDM is composed every tick from the state of the last one: wait for it. */
+static int ldm_arrived(void *ctx)
+{
+	struct apenet_dev *d = ctx;
+	if ((apenet_rd32(d, APENET_REG_LDM_OWN) & 0x03ffc000u) != 0)
+		return 0;
+	for (unsigned l = 0; l < d->prof->nlinks; l++)
+		if (!APENET_GET(LDM, VALID, apenet_rd32(d, apenet_link_off(l, APENET_LINK_LDM_RX))))
+			return 0;
+	return 1;
+}
+
+static void test_ldm_words_reach_every_neighbour(void **state)
+{
+	(void)state;
+	struct apenet_dev *d = &dev[1][2];
+	assert_true(e2e_wait(ldm_arrived, d, DEADLINE));
+	uint32_t own = apenet_rd32(d, APENET_REG_LDM_OWN);
+	assert_true(APENET_GET(LDM, VALID, own));
+	assert_int_equal(own & 0x03ffc000u, 0); /* every link normal */
+	/* what 1,2,0 sends is what 2,2,0 received on X- */
+	uint32_t rx = lreg(&dev[2][2], "X-", APENET_LINK_LDM_RX);
+	assert_int_equal(rx & ~0x3f00u, own & ~0x3f00u); /* sensors may move between reads */
+	assert_true(lreg(&dev[2][2], "X-", APENET_LINK_LDM_RX_COUNT) > 0);
+}
+
+static void test_snapshot_is_consistent_and_counters_move(void **state)
+{
+	(void)state;
+	static struct apenet_snapshot a, b;
+	struct apenet_err e = { 0 };
+	struct apenet_dev *d = &dev[0][0];
+	assert_int_equal(apenet_snapshot_read(d, &a, &e), 0);
+	/* GEN twice, the global block, 6 links of link registers and 4 lanes each */
+	assert_int_equal(a.reads - 2 * a.retries * 0, a.reads);
+	assert_true(a.reads >= 2 + APENET_NGLOBAL + 6 * (APENET_NLINKREG + 4 * APENET_NLANEREG));
+	assert_int_equal(a.g.ID_MAGIC, APENET_MAGIC);
+	double t0 = e2e_now();
+	while (e2e_now() - t0 < DEADLINE) {
+		assert_int_equal(apenet_snapshot_read(d, &b, &e), 0);
+		if (b.g.TIMESTAMP > a.g.TIMESTAMP + 25000000ull && b.link[0].LINK_TX_PKTS > a.link[0].LINK_TX_PKTS)
+			break;
+	}
+	assert_true(b.g.TIMESTAMP > a.g.TIMESTAMP);
+	assert_true(b.link[0].LINK_TX_PKTS > a.link[0].LINK_TX_PKTS);
+	assert_true(b.link[0].LINK_CREDITS_TX > a.link[0].LINK_CREDITS_TX);
+	/* the partner (1,0,0 X-) received what 0,0,0 X+ sent, to within a tick or two */
+	uint64_t rx = lreg64(&dev[1][0], "X-", APENET_LINK_RX_PKTS);
+	assert_true(rx > 0);
+	double dts = apenet_ticks_to_s(&b, b.g.TIMESTAMP - a.g.TIMESTAMP);
+	assert_true(dts > 0.05);
+	/* the load never exceeds the efficiency model's bandwidth */
+	double Bps = (double)(b.link[0].LINK_TX_BYTES - a.link[0].LINK_TX_BYTES) / dts;
+	assert_true(Bps < 2.25e9);
+	assert_true(Bps > 1e7);
+}
+
+/* ---- faults ---- */
+
+struct want {
+	struct apenet_dev *d;
+	const char *link;
+	unsigned state;
+};
+
+static int link_in_state(void *ctx)
+{
+	struct want *w = ctx;
+	return lstate(w->d, w->link) == w->state;
+}
+
+static void wait_state(struct apenet_dev *d, const char *link, unsigned st)
+{
+	struct want w = { d, link, st };
+	if (!e2e_wait(link_in_state, &w, DEADLINE))
+		fail_msg("%s link %s: state %u, waited for %u", d->bdf, link, lstate(d, link), st);
+}
+
+static void test_cable_unplug(void **state)
+{
+	(void)state;
+	uint64_t downs = lreg64(&dev[1][0], "X+", APENET_LINK_DOWN_EVENTS);
+	assert_int_equal(e2e_inject(&sim, "1,0,0", "cable-unplug", "--link", "X+", NULL), 0);
+	wait_state(&dev[1][0], "X+", APENET_LINK_DOWN);
+	wait_state(&dev[2][0], "X-", APENET_LINK_DOWN);
+	assert_false(APENET_GET(LINK_PARTNER, VALID, lreg(&dev[1][0], "X+", APENET_LINK_PARTNER)));
+	assert_true(lreg64(&dev[1][0], "X+", APENET_LINK_DOWN_EVENTS) > downs);
+	assert_int_equal(APENET_GET(LANE_STATE, PHASE, apenet_rd32(&dev[1][0], apenet_lane_off(0, 0, APENET_LANE_STATE))),
+			 APENET_PHASE_RESET);
+	/* the DNP reports its X+ link broken in its LDM */
+	struct want w = { &dev[1][0], "X+", APENET_LINK_DOWN };
+	(void)w;
+	double end = e2e_now() + DEADLINE;
+	while (APENET_GET(LDM, XPLUS, apenet_rd32(&dev[1][0], APENET_REG_LDM_OWN)) != APENET_LDM_BROKEN)
+		assert_true(e2e_now() < end);
+	/* the other links stay up */
+	assert_int_equal(lstate(&dev[1][0], "X-"), APENET_LINK_UP);
+	clear_and_wait("1,0,0");
+}
+
+static int crc_errors_seen(void *ctx)
+{
+	(void)ctx;
+	return lreg64(&dev[0][2], "Y-", APENET_LINK_HDR_CRC_ERR) + lreg64(&dev[0][2], "Y-", APENET_LINK_FTR_CRC_ERR) > 0 &&
+	       lreg64(&dev[0][1], "Y+", APENET_LINK_RETRANS) > 0 &&
+	       apenet_rd64(&dev[0][2], apenet_lane_off(3, 1, APENET_LANE_CODE_VIOL)) > 0;
+}
+
+static void test_cable_ber(void **state)
+{
+	(void)state;
+	assert_int_equal(e2e_inject(&sim, "0,1,0", "cable-ber", "--link", "Y+", "--ber", "1e-7", NULL), 0);
+	assert_true(e2e_wait(crc_errors_seen, NULL, DEADLINE));
+	double end = e2e_now() + DEADLINE;
+	while (APENET_GET(LDM, YPLUS, apenet_rd32(&dev[0][1], APENET_REG_LDM_OWN)) != APENET_LDM_SICK)
+		assert_true(e2e_now() < end);
+	clear_and_wait("0,1,0");
+}
+
+static void test_lane_dead_degrades_width(void **state)
+{
+	(void)state;
+	struct apenet_err e = { 0 };
+	assert_int_equal(e2e_inject(&sim, "2,0,0", "lane-dead", "--link", "Y+", "--lane", "2", NULL), 0);
+	wait_state(&dev[2][0], "Y+", APENET_LINK_DEGRADED);
+	wait_state(&dev[2][1], "Y-", APENET_LINK_DEGRADED);
+	uint32_t st = lreg(&dev[2][0], "Y+", APENET_LINK_STATE);
+	assert_int_equal(APENET_GET(LINK_STATE, LANES_UP, st), 0xb);
+	assert_int_equal(APENET_GET(LINK_STATE, LANES_USED, st), 0xf);
+	double end = e2e_now() + DEADLINE;
+	while (APENET_GET(LDM, YPLUS, apenet_rd32(&dev[2][0], APENET_REG_LDM_OWN)) != APENET_LDM_SICK)
+		assert_true(e2e_now() < end);
+	/* after the repair, a realign command brings all four lanes back */
+	assert_int_equal(e2e_inject(&sim, "2,0,0", "clear", NULL), 0);
+	uint64_t downs = lreg64(&dev[2][0], "Y+", APENET_LINK_DOWN_EVENTS);
+	assert_int_equal(apenet_dev_command(&dev[2][0], APENET_CMD_REALIGN, link_idx(&dev[2][0], "Y+"), 5000, &e), 0);
+	assert_true(lreg64(&dev[2][0], "Y+", APENET_LINK_DOWN_EVENTS) > downs);
+	assert_true(e2e_wait(all_up, NULL, DEADLINE));
+}
+
+static int partner_is(struct apenet_dev *d, const char *link, unsigned x, unsigned y, unsigned port)
+{
+	uint32_t p = lreg(d, link, APENET_LINK_PARTNER);
+	return APENET_GET(LINK_PARTNER, VALID, p) && APENET_GET(LINK_PARTNER, X, p) == x &&
+	       APENET_GET(LINK_PARTNER, Y, p) == y && APENET_GET(LINK_PARTNER, PORT, p) == port;
+}
+
+static int swapped(void *ctx)
+{
+	(void)ctx;
+	return partner_is(&dev[0][0], "X+", 3, 0, 0) && partner_is(&dev[0][0], "X-", 1, 0, 1) &&
+	       partner_is(&dev[3][0], "X+", 0, 0, 0) && partner_is(&dev[1][0], "X-", 0, 0, 1);
+}
+
+static int unswapped(void *ctx)
+{
+	(void)ctx;
+	return partner_is(&dev[0][0], "X+", 1, 0, 1) && partner_is(&dev[0][0], "X-", 3, 0, 0);
+}
+
+static void test_cable_swap(void **state)
+{
+	(void)state;
+	assert_int_equal(e2e_inject(&sim, "0,0,0", "cable-swap", "--link", "X+", "--with", "0,0,0:X-", NULL), 0);
+	assert_true(e2e_wait(swapped, NULL, DEADLINE));
+	assert_true(e2e_wait(all_up, NULL, DEADLINE)); /* swapped links still train */
+	assert_int_equal(e2e_inject(&sim, "0,0,0", "cable-swap", "--link", "X+", "--with", "0,0,0:X-", NULL), 0);
+	assert_true(e2e_wait(unswapped, NULL, DEADLINE));
+	assert_true(e2e_wait(all_up, NULL, DEADLINE));
+}
+
+static void test_dnp_hang(void **state)
+{
+	(void)state;
+	struct apenet_dev *d = &dev[3][3], *nb = &dev[0][3]; /* 0,3,0 X- faces 3,3,0 X+ */
+	struct apenet_err e = { 0 };
+	assert_int_equal(e2e_inject(&sim, "3,3,0", "dnp-hang", NULL), 0);
+	/* the beat stops: it no longer moves over 300 ms of card time */
+	double end = e2e_now() + DEADLINE;
+	for (;;) {
+		uint32_t hb = apenet_rd32(d, APENET_REG_WD_DNP_HB);
+		uint64_t ts = apenet_rd64(d, APENET_REG_TIMESTAMP), rxts = lreg64(nb, "X-", APENET_LINK_LDM_RX_TS);
+		while (apenet_rd64(d, APENET_REG_TIMESTAMP) - ts < 75000000ull) /* 0.3 s */
+			assert_true(e2e_now() < end);
+		if (apenet_rd32(d, APENET_REG_WD_DNP_HB) == hb && lreg64(nb, "X-", APENET_LINK_LDM_RX_TS) == rxts)
+			break; /* frozen, and the neighbour hears no LDM */
+		assert_true(e2e_now() < end);
+	}
+	/* commands are not acknowledged */
+	assert_int_equal(apenet_dev_command(d, APENET_CMD_NOP, 0, 200, &e), -1);
+	assert_int_equal(e.code, APENET_EBUSY);
+	assert_int_equal(e2e_inject(&sim, "3,3,0", "clear", NULL), 0);
+	assert_int_equal(apenet_dev_command(d, APENET_CMD_NOP, 0, 5000, &e), 0);
+}
+
+static void test_overheat_and_voltage_droop(void **state)
+{
+	(void)state;
+	struct apenet_dev *d = &dev[1][1];
+	assert_int_equal(e2e_inject(&sim, "1,1,0", "overheat", "--celsius", "95", NULL), 0);
+	assert_int_equal(e2e_inject(&sim, "1,1,0", "voltage-droop", "--percent", "10", NULL), 0);
+	double end = e2e_now() + DEADLINE;
+	for (;;) {
+		int32_t t = (int32_t)apenet_rd32(d, APENET_REG_SENS_FPGA_TEMP);
+		uint32_t v = apenet_rd32(d, APENET_REG_SENS_VCORE), nom = apenet_rd32(d, APENET_REG_SENS_VCORE_NOM);
+		uint32_t ldm = apenet_rd32(d, APENET_REG_LDM_OWN);
+		if (t > 90000 && v < nom * 0.92 && APENET_GET(LDM, TEMPERATURE, ldm) == APENET_LDM_SICK &&
+		    APENET_GET(LDM, VOLTAGE, ldm) == APENET_LDM_BROKEN)
+			break;
+		assert_true(e2e_now() < end);
+	}
+	assert_int_equal(e2e_inject(&sim, "1,1,0", "clear", NULL), 0);
+	end = e2e_now() + DEADLINE;
+	while (APENET_GET(LDM, VOLTAGE, apenet_rd32(d, APENET_REG_LDM_OWN)) != APENET_LDM_NORMAL ||
+	       (int32_t)apenet_rd32(d, APENET_REG_SENS_FPGA_TEMP) > 85000)
+		assert_true(e2e_now() < end);
+}
+
+static void test_pcie_degrade(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX];
+	struct apenet_site site;
+	struct apenet_card cards[4];
+	struct apenet_err e = { 0 };
+	int n = 0;
+	assert_int_equal(e2e_inject(&sim, "2,2,0", "pcie-degrade", "--width", "4", "--gen", "1", NULL), 0);
+	e2e_node_dir(&sim, 2, 2, 0, dir, sizeof(dir));
+	assert_int_equal(apenet_site_init(&site, dir, &e), 0);
+	assert_int_equal(apenet_pci_scan(&site, cards, 4, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_true(cards[0].pcie_ok);
+	assert_int_equal(cards[0].pcie.cap_gen, 2);
+	assert_int_equal(cards[0].pcie.cap_width, 8);
+	assert_int_equal(cards[0].pcie.sta_gen, 1);
+	assert_int_equal(cards[0].pcie.sta_width, 4);
+	assert_true(cards[0].pcie.degraded);
+	/* apenet list flags it and exits 1 */
+	static char out[65536];
+	assert_int_equal(e2e_run(out, sizeof(out), NULL, 0, "apenet", "list", "--json", "--sim", dir, NULL), 1);
+	assert_non_null(strstr(out, "\"degraded\": true"));
+	assert_int_equal(e2e_inject(&sim, "2,2,0", "clear", NULL), 0);
+	assert_int_equal(apenet_pci_scan(&site, cards, 4, &n, &e), 0);
+	assert_false(cards[0].pcie.degraded);
+	assert_int_equal(e2e_run(out, sizeof(out), NULL, 0, "apenet", "list", "--json", "--sim", dir, NULL), 0);
+}
+
+static void test_card_gone(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX];
+	static struct apenet_snapshot s;
+	static char out[65536], err[4096];
+	struct apenet_err e = { 0 };
+	e2e_node_dir(&sim, 3, 0, 0, dir, sizeof(dir));
+	assert_int_equal(e2e_inject(&sim, "3,0,0", "card-gone", NULL), 0);
+	assert_int_equal(apenet_dev_check(&dev[3][0], &e), -1);
+	assert_int_equal(e.code, APENET_EGONE);
+	assert_int_equal(apenet_snapshot_read(&dev[3][0], &s, &e), -1);
+	assert_int_equal(e.code, APENET_EGONE);
+	/* the tools: a clear error naming the BDF, exit 2, no garbage */
+	assert_int_equal(e2e_run(out, sizeof(out), err, sizeof(err), "apenet", "regs", "--sim", dir, NULL), 2);
+	assert_non_null(strstr(err, "card not responding"));
+	assert_non_null(strstr(err, "0000:03:00.0"));
+	assert_string_equal(out, "");
+	assert_int_equal(e2e_run(out, sizeof(out), err, sizeof(err), "apenet", "list", "--sim", dir, NULL), 2);
+	assert_non_null(strstr(err, "card not responding"));
+	/* its neighbours lose the links to it */
+	wait_state(&dev[2][0], "X+", APENET_LINK_DOWN);
+	wait_state(&dev[0][0], "X-", APENET_LINK_DOWN);
+	clear_and_wait("3,0,0");
+	assert_int_equal(apenet_dev_check(&dev[3][0], &e), 0);
+}
+
+static int host_expired(void *ctx)
+{
+	struct apenet_dev *d = ctx;
+	return APENET_GET(WD_STATUS, HOST_EXPIRED, apenet_rd32(d, APENET_REG_WD_STATUS)) &&
+	       APENET_GET(LDM, HOST_EXPIRED, apenet_rd32(d, APENET_REG_LDM_OWN)) &&
+	       APENET_GET(LDM, HOST_EXPIRED, lreg(&dev[1][2], "X-", APENET_LINK_LDM_RX));
+}
+
+static void test_watchdog_host_expires_and_recovers(void **state)
+{
+	(void)state;
+	struct apenet_dev *d = &dev[0][2];
+	apenet_wr32(d, APENET_REG_WD_PERIOD_US, 20000);
+	apenet_wr32(d, APENET_REG_WD_TIMEOUT_BEATS, 3);
+	apenet_wr32(d, APENET_REG_WD_CTRL, APENET_SET(WD_CTRL, ENABLE, 1));
+	/* the host does not beat: expired after 3 missed beats, and the neighbours hear it */
+	assert_true(e2e_wait(host_expired, d, DEADLINE));
+	assert_true(apenet_rd32(d, APENET_REG_WD_EXPIRE_COUNT) >= 1);
+	/* the host beats again: the DNP clears it */
+	double end = e2e_now() + DEADLINE;
+	uint32_t hb = apenet_rd32(d, APENET_REG_WD_HOST_HB);
+	while (APENET_GET(WD_STATUS, HOST_EXPIRED, apenet_rd32(d, APENET_REG_WD_STATUS)) ||
+	       APENET_GET(LDM, HOST_EXPIRED, apenet_rd32(d, APENET_REG_LDM_OWN))) {
+		apenet_wr32(d, APENET_REG_WD_HOST_HB, ++hb);
+		assert_true(e2e_now() < end);
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+	}
+	apenet_wr32(d, APENET_REG_WD_CTRL, 0);
+}
+
+struct prbs_ctx {
+	struct apenet_dev *a, *b;
+	unsigned la, lb;
+	uint64_t min_bits;
+};
+
+static int prbs_locked(void *ctx)
+{
+	struct prbs_ctx *p = ctx;
+	uint32_t sa = apenet_rd32(p->a, apenet_lane_off(p->la, 0, APENET_LANE_PRBS_STATUS));
+	uint32_t sb = apenet_rd32(p->b, apenet_lane_off(p->lb, 0, APENET_LANE_PRBS_STATUS));
+	return APENET_GET(LANE_PRBS_STATUS, LOCKED, sa) && APENET_GET(LANE_PRBS_STATUS, LOCKED, sb) &&
+	       apenet_rd64(p->a, apenet_lane_off(p->la, 0, APENET_LANE_PRBS_BITS)) >= p->min_bits;
+}
+
+static void test_prbs_both_ends(void **state)
+{
+	(void)state;
+	struct prbs_ctx p = { &dev[1][2], &dev[1][3], link_idx(&dev[1][2], "Y+"), link_idx(&dev[1][3], "Y-"), 1u << 22 };
+	uint32_t ctrl = APENET_SET(LANE_PRBS_CTRL, PATTERN, APENET_PRBS31) | APENET_SET(LANE_PRBS_CTRL, ENABLE, 1);
+	apenet_wr32(p.a, apenet_lane_off(p.la, 0, APENET_LANE_PRBS_CTRL), ctrl);
+	apenet_wr32(p.b, apenet_lane_off(p.lb, 0, APENET_LANE_PRBS_CTRL), ctrl);
+	assert_true(e2e_wait(prbs_locked, &p, DEADLINE));
+	wait_state(p.a, "Y+", APENET_LINK_PRBS);
+	assert_int_equal(apenet_rd32(p.a, APENET_REG_BER_ACCEL), 1);
+	/* a healthy 2 m cable: no errors in the bits checked so far */
+	assert_int_equal(apenet_rd64(p.a, apenet_lane_off(p.la, 0, APENET_LANE_PRBS_ERRS)), 0);
+	assert_int_equal(apenet_rd32(p.a, apenet_lane_off(p.la, 0, APENET_LANE_PRBS_ERRWORD)), 0);
+	/* a bad cable: the checker counts errors near the injected BER */
+	assert_int_equal(e2e_inject(&sim, "1,2,0", "cable-ber", "--link", "Y+", "--ber", "1e-4", NULL), 0);
+	apenet_wr32(p.a, apenet_lane_off(p.la, 0, APENET_LANE_PRBS_CTRL), ctrl | APENET_SET(LANE_PRBS_CTRL, CLEAR, 1));
+	p.min_bits = 1ull << 30;
+	assert_true(e2e_wait(prbs_locked, &p, DEADLINE));
+	double bits = (double)apenet_rd64(p.a, apenet_lane_off(p.la, 0, APENET_LANE_PRBS_BITS));
+	double errs = (double)apenet_rd64(p.a, apenet_lane_off(p.la, 0, APENET_LANE_PRBS_ERRS));
+	assert_true(errs / bits > 0.5e-4);
+	assert_true(errs / bits < 2e-4);
+	apenet_wr32(p.a, apenet_lane_off(p.la, 0, APENET_LANE_PRBS_CTRL), 0);
+	apenet_wr32(p.b, apenet_lane_off(p.lb, 0, APENET_LANE_PRBS_CTRL), 0);
+	clear_and_wait("1,2,0");
+}
+
+static void test_clear_counters_command(void **state)
+{
+	(void)state;
+	struct apenet_dev *d = &dev[2][3];
+	struct apenet_err e = { 0 };
+	uint64_t before = lreg64(d, "Z+", APENET_LINK_TX_PKTS);
+	uint64_t ts0 = apenet_rd64(d, APENET_REG_CNT_CLEAR_TS);
+	assert_true(before > 0);
+	assert_int_equal(apenet_dev_command(d, APENET_CMD_CLEAR_COUNTERS, APENET_ALL_ONES, 5000, &e), 0);
+	assert_true(lreg64(d, "Z+", APENET_LINK_TX_PKTS) < before);
+	assert_true(apenet_rd64(d, APENET_REG_CNT_CLEAR_TS) > ts0);
+	assert_int_equal(apenet_dev_command(d, 99, 0, 5000, &e), -1); /* unknown code */
+	assert_non_null(strstr(e.msg, "CMD_RESULT"));
+	assert_int_equal(apenet_dev_command(d, APENET_CMD_REALIGN, 17, 5000, &e), -1);
+}
+
+static void test_inject_rejects_bad_requests(void **state)
+{
+	(void)state;
+	assert_int_equal(e2e_inject(&sim, "9,0,0", "dnp-hang", NULL), 2);
+	assert_int_equal(e2e_inject(&sim, "0,0,0", "melt", NULL), 2);
+	assert_int_equal(e2e_inject(&sim, "0,0,0", "cable-unplug", "--link", "W+", NULL), 2);
+	assert_int_equal(e2e_inject(&sim, "0,0,0", "cable-ber", "--link", "X+", "--ber", "2", NULL), 2);
+	assert_int_equal(e2e_inject(&sim, "0,0,0", "overheat", "--celsius", "90", "--link", "X+", NULL), 2);
+	/* nothing was applied by the refused requests */
+	assert_true(all_up(NULL));
+	assert_true((int32_t)apenet_rd32(&dev[0][0], APENET_REG_SENS_FPGA_TEMP) < 85000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_96_link_ends_up_with_right_partners),
+		cmocka_unit_test(test_ldm_words_reach_every_neighbour),
+		cmocka_unit_test(test_snapshot_is_consistent_and_counters_move),
+		cmocka_unit_test(test_cable_unplug),
+		cmocka_unit_test(test_cable_ber),
+		cmocka_unit_test(test_lane_dead_degrades_width),
+		cmocka_unit_test(test_cable_swap),
+		cmocka_unit_test(test_dnp_hang),
+		cmocka_unit_test(test_overheat_and_voltage_droop),
+		cmocka_unit_test(test_pcie_degrade),
+		cmocka_unit_test(test_card_gone),
+		cmocka_unit_test(test_watchdog_host_expires_and_recovers),
+		cmocka_unit_test(test_prbs_both_ends),
+		cmocka_unit_test(test_clear_counters_command),
+		cmocka_unit_test(test_inject_rejects_bad_requests),
+	};
+	return cmocka_run_group_tests_name("e2e_sim", tests, setup, teardown);
+}

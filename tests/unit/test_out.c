@@ -1,0 +1,760 @@
+/*
+ * Tests of the output writer (common/out.c).
+ *
+ * Every test renders into a memory stream and looks at the text produced.
+ * JSON documents are also run through a small recursive-descent validator
+ * written here from the JSON grammar (RFC 8259), so a malformed document
+ * fails even where no exact string is asserted; the validator is itself
+ * tested on broken input so that it cannot silently accept everything.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apenet/out.h"
+
+/* ---- rendering helpers ---- */
+
+typedef void (*build_fn)(struct out *o);
+
+/* Renders what fn describes in format fmt and returns the text (malloc'd). */
+static char *render(enum out_fmt fmt, const char *command, build_fn fn)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	struct out *o = out_new(fmt, f, command);
+	assert_non_null(o);
+	fn(o);
+	assert_int_equal(out_finish(o), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(buf);
+	assert_int_equal(strlen(buf), len);
+	return buf;
+}
+
+/* The n-th line (0-based) of text, without its newline, into dst. */
+static int nth_line(const char *text, int n, char *dst, size_t cap)
+{
+	const char *p = text;
+
+	for (int i = 0; i < n; i++) {
+		p = strchr(p, '\n');
+		if (!p)
+			return -1;
+		p++;
+	}
+	if (!*p)
+		return -1;
+	const char *e = strchr(p, '\n');
+	size_t l = e ? (size_t)(e - p) : strlen(p);
+	if (l >= cap)
+		return -1;
+	memcpy(dst, p, l);
+	dst[l] = 0;
+	return 0;
+}
+
+static int count_lines(const char *text)
+{
+	int n = 0;
+
+	for (const char *p = text; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/* ---- a JSON validator (RFC 8259 grammar) ---- */
+
+struct jv {
+	const char *p;
+	int depth;
+};
+
+static int jv_value(struct jv *v);
+
+static void jv_ws(struct jv *v)
+{
+	while (*v->p == ' ' || *v->p == '\t' || *v->p == '\n' || *v->p == '\r')
+		v->p++;
+}
+
+static int jv_isdigit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int jv_ishex(char c)
+{
+	return jv_isdigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static int jv_string(struct jv *v)
+{
+	if (*v->p != '"')
+		return 0;
+	v->p++;
+	while (*v->p != '"') {
+		unsigned char c = (unsigned char)*v->p;
+
+		if (c == 0 || c < 0x20) /* unterminated, or a raw control character */
+			return 0;
+		if (c != '\\') {
+			v->p++;
+			continue;
+		}
+		v->p++;
+		switch (*v->p) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+			v->p++;
+			break;
+		case 'u':
+			v->p++;
+			for (int i = 0; i < 4; i++, v->p++)
+				if (!jv_ishex(*v->p))
+					return 0;
+			break;
+		default:
+			return 0;
+		}
+	}
+	v->p++;
+	return 1;
+}
+
+static int jv_number(struct jv *v)
+{
+	if (*v->p == '-')
+		v->p++;
+	if (*v->p == '0') {
+		v->p++;
+	} else if (jv_isdigit(*v->p)) {
+		while (jv_isdigit(*v->p))
+			v->p++;
+	} else {
+		return 0;
+	}
+	if (*v->p == '.') {
+		v->p++;
+		if (!jv_isdigit(*v->p))
+			return 0;
+		while (jv_isdigit(*v->p))
+			v->p++;
+	}
+	if (*v->p == 'e' || *v->p == 'E') {
+		v->p++;
+		if (*v->p == '+' || *v->p == '-')
+			v->p++;
+		if (!jv_isdigit(*v->p))
+			return 0;
+		while (jv_isdigit(*v->p))
+			v->p++;
+	}
+	return 1;
+}
+
+static int jv_lit(struct jv *v, const char *lit)
+{
+	size_t l = strlen(lit);
+
+	if (strncmp(v->p, lit, l))
+		return 0;
+	v->p += l;
+	return 1;
+}
+
+/* '[' or '{' already seen: elements separated by ',' up to close. */
+static int jv_container(struct jv *v, int obj)
+{
+	char close = obj ? '}' : ']';
+
+	if (++v->depth > 64)
+		return 0;
+	v->p++;
+	jv_ws(v);
+	if (*v->p == close) {
+		v->p++;
+		v->depth--;
+		return 1;
+	}
+	for (;;) {
+		if (obj) {
+			if (!jv_string(v))
+				return 0;
+			jv_ws(v);
+			if (*v->p != ':')
+				return 0;
+			v->p++;
+			jv_ws(v);
+		}
+		if (!jv_value(v))
+			return 0;
+		jv_ws(v);
+		if (*v->p == close) {
+			v->p++;
+			v->depth--;
+			return 1;
+		}
+		if (*v->p != ',')
+			return 0;
+		v->p++;
+		jv_ws(v);
+	}
+}
+
+static int jv_value(struct jv *v)
+{
+	switch (*v->p) {
+	case '{': return jv_container(v, 1);
+	case '[': return jv_container(v, 0);
+	case '"': return jv_string(v);
+	case 't': return jv_lit(v, "true");
+	case 'f': return jv_lit(v, "false");
+	case 'n': return jv_lit(v, "null");
+	default: return jv_number(v);
+	}
+}
+
+/* 1 when s is exactly one JSON value, surrounded by whitespace at most. */
+static int json_valid(const char *s)
+{
+	struct jv v = { s, 0 };
+
+	jv_ws(&v);
+	if (!jv_value(&v))
+		return 0;
+	jv_ws(&v);
+	return *v.p == 0;
+}
+
+static void test_validator(void **state)
+{
+	(void)state;
+	static const char *good[] = {
+		"{}", "[]", " {\"a\": [1, -2.5e3, 0, 0.25, 1E+2, true, false, null, \"x\\u00e9\\n\"]} ",
+		"{\"a\": {\"b\": {}}, \"c\": []}", "\"\"", "-0",
+	};
+	static const char *bad[] = {
+		"{\"a\": 1,}",       /* trailing comma */
+		"{\"a\" 1}",         /* missing colon */
+		"[\"x\\q\"]",        /* bad escape */
+		"[01]",              /* leading zero */
+		"{\"a\": tru}",      /* truncated literal */
+		"\"abc",             /* unterminated string */
+		"[\"a\tb\"]",        /* raw control character in a string */
+		"{\"a\": 1} x",      /* trailing garbage */
+		"{a: 1}",            /* unquoted key */
+		"[1.]",              /* no digits after the point */
+		"[\"\\u12g4\"]",     /* bad \u escape */
+		"",                  /* nothing */
+		"[1, 2",             /* unterminated array */
+	};
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (!json_valid(good[i]))
+			fail_msg("validator rejected valid JSON: %s", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (json_valid(bad[i]))
+			fail_msg("validator accepted malformed JSON: %s", bad[i]);
+}
+
+/* ---- JSON ---- */
+
+static void build_json_doc(struct out *o)
+{
+	out_str(o, "s", "q\"b\\n\nt\tc\x01" "d\x7f");
+	out_int(o, "neg", -42);
+	out_uint(o, "big", UINT64_MAX);
+	out_hex(o, "h", 0xdead, 8);
+	out_dbl(o, "pi", 3.14159, 2);
+	out_dbl(o, "tiny", 1.5e-6, 2);
+	out_dbl(o, "nan", NAN, 3);
+	out_dbl(o, "inf", INFINITY, 3);
+	out_dbl(o, "minf", -INFINITY, 3);
+	out_bool(o, "yes", 1);
+	out_bool(o, "no", 0);
+	out_null(o, "nothing");
+	out_str(o, "nullstr", NULL);
+	out_strf(o, "fmt", "%s-%03d", "lane", 7);
+	out_obj_begin(o, "nested");
+	out_obj_begin(o, "deeper");
+	out_int(o, "x", 1);
+	out_obj_end(o);
+	out_arr_begin(o, "list");
+	out_int(o, NULL, 1);
+	out_str(o, NULL, "two");
+	out_obj_begin(o, NULL);
+	out_bool(o, "in", 1);
+	out_obj_end(o);
+	out_arr_end(o);
+	out_obj_end(o);
+	out_arr_begin(o, "empty");
+	out_arr_end(o);
+	out_obj_begin(o, "eobj");
+	out_obj_end(o);
+	out_obj_begin_text(o, "node", "1,0,0");
+	out_int(o, "x", 1);
+	out_int(o, "y", 0);
+	out_obj_end(o);
+	out_str(o, "k\"ey", "v");
+}
+
+static void test_json_document(void **state)
+{
+	(void)state;
+	char *s = render(OUT_JSON, "test \"cmd\"", build_json_doc);
+
+	if (!json_valid(s))
+		fail_msg("writer produced malformed JSON:\n%s", s);
+	/* The schema and the command come first. */
+	const char *head = "{\n  \"schema\": \"" APENET_JSON_SCHEMA "\",\n  \"command\": \"test \\\"cmd\\\"\",\n";
+	if (strncmp(s, head, strlen(head)))
+		fail_msg("JSON does not start with schema and command:\n%s", s);
+	assert_string_equal(APENET_JSON_SCHEMA, "apenet-diag/1");
+	/* Escapes: quote, backslash, newline, tab, control 0x01, DEL. */
+	assert_non_null(strstr(s, "\"s\": \"q\\\"b\\\\n\\nt\\tc\\u0001d\\u007f\""));
+	assert_non_null(strstr(s, "\"neg\": -42,"));
+	assert_non_null(strstr(s, "\"big\": 18446744073709551615,"));
+	/* A hex value is a plain decimal number in JSON. */
+	assert_non_null(strstr(s, "\"h\": 57005,"));
+	assert_null(strstr(s, "0x"));
+	assert_non_null(strstr(s, "\"pi\": 3.14,"));
+	assert_non_null(strstr(s, "\"tiny\": 1.50e-06,"));
+	assert_non_null(strstr(s, "\"nan\": null,"));
+	assert_non_null(strstr(s, "\"inf\": null,"));
+	assert_non_null(strstr(s, "\"minf\": null,"));
+	assert_non_null(strstr(s, "\"yes\": true,"));
+	assert_non_null(strstr(s, "\"no\": false,"));
+	assert_non_null(strstr(s, "\"nothing\": null,"));
+	assert_non_null(strstr(s, "\"nullstr\": null,"));
+	assert_non_null(strstr(s, "\"fmt\": \"lane-007\","));
+	/* Nesting is indented two spaces a level. */
+	assert_non_null(strstr(s, "\n  \"nested\": {\n    \"deeper\": {\n      \"x\": 1\n    },\n"
+				  "    \"list\": [\n      1,\n      \"two\",\n      {\n        \"in\": true\n"
+				  "      }\n    ]\n  },\n"));
+	assert_non_null(strstr(s, "\"empty\": [],"));
+	assert_non_null(strstr(s, "\"eobj\": {},"));
+	/* A one-cell object is still a full object in JSON. */
+	assert_non_null(strstr(s, "\"node\": {\n    \"x\": 1,\n    \"y\": 0\n  },"));
+	assert_null(strstr(s, "1,0,0"));
+	/* Keys are escaped too, and the document ends with "}\n". */
+	assert_non_null(strstr(s, "\"k\\\"ey\": \"v\"\n}\n"));
+	assert_int_equal(s[strlen(s) - 1], '\n');
+	free(s);
+}
+
+static void build_empty(struct out *o)
+{
+	(void)o;
+}
+
+static void test_json_minimal(void **state)
+{
+	(void)state;
+	char *s = render(OUT_JSON, "list", build_empty);
+
+	assert_string_equal(s, "{\n  \"schema\": \"apenet-diag/1\",\n  \"command\": \"list\"\n}\n");
+	assert_true(json_valid(s));
+	free(s);
+	s = render(OUT_JSON, NULL, build_empty);
+	assert_string_equal(s, "{\n  \"schema\": \"apenet-diag/1\",\n  \"command\": null\n}\n");
+	assert_true(json_valid(s));
+	free(s);
+}
+
+/* Every control character and a few UTF-8 bytes survive a round of the
+ * validator, and each control byte shows as \u00XX or its short escape. */
+static void build_controls(struct out *o)
+{
+	char str[64];
+	int j = 0;
+
+	for (int c = 1; c < 0x20; c++)
+		str[j++] = (char)c;
+	str[j++] = (char)0xc3; /* é in UTF-8 passes through untouched */
+	str[j++] = (char)0xa9;
+	str[j] = 0;
+	out_str(o, "ctl", str);
+}
+
+static void test_json_controls(void **state)
+{
+	(void)state;
+	char *s = render(OUT_JSON, "c", build_controls);
+
+	if (!json_valid(s))
+		fail_msg("malformed JSON:\n%s", s);
+	for (int c = 1; c < 0x20; c++) {
+		char want[8];
+
+		if (c == '\n' || c == '\t' || c == '\r')
+			snprintf(want, sizeof(want), "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+		else
+			snprintf(want, sizeof(want), "\\u%04x", c);
+		if (!strstr(s, want))
+			fail_msg("control 0x%02x not escaped as %s:\n%s", c, want, s);
+	}
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 && *p != '\n')
+			fail_msg("raw control byte 0x%02x in JSON output", (unsigned char)*p);
+	assert_non_null(strstr(s, "\xc3\xa9\""));
+	free(s);
+}
+
+/* ---- text ---- */
+
+static void build_scalars(struct out *o)
+{
+	out_str(o, "a", "1");
+	out_str(o, "long_key", "x");
+	out_int(o, "mid", -3);
+	out_bool(o, "flag", 0);
+	out_null(o, "gone");
+	out_hex(o, "reg", 0xbeef, 8);
+	out_dbl(o, "nan", NAN, 1);
+	out_obj_begin_text(o, "node", "1,0,0");
+	out_int(o, "x", 1);
+	out_obj_end(o);
+}
+
+static void test_text_scalars(void **state)
+{
+	(void)state;
+	char *s = render(OUT_TEXT, "t", build_scalars);
+	static const char *key[] = { "a", "long_key", "mid", "flag", "gone", "reg", "nan", "node" };
+	static const char *val[] = { "1", "x", "-3", "no", "-", "0x0000beef", "-", "1,0,0" };
+	size_t n = sizeof(key) / sizeof(key[0]), kw = 0;
+
+	/* The command name is not part of the text rendering. */
+	assert_null(strstr(s, "schema"));
+	assert_int_equal(count_lines(s), (int)n);
+	for (size_t i = 0; i < n; i++)
+		if (strlen(key[i]) > kw)
+			kw = strlen(key[i]);
+	for (size_t i = 0; i < n; i++) {
+		char line[256], want[256];
+
+		assert_int_equal(nth_line(s, (int)i, line, sizeof(line)), 0);
+		/* "key:" then spaces so that every value starts in column kw + 2. */
+		snprintf(want, sizeof(want), "%s:", key[i]);
+		for (size_t k = strlen(key[i]) + 1; k < kw + 2; k++)
+			strcat(want, " ");
+		strcat(want, val[i]);
+		assert_string_equal(line, want);
+		assert_int_equal(strstr(line, val[i]) - line, (long)(kw + 2));
+	}
+	free(s);
+}
+
+/* A table of three rows; name widths differ so the padding is visible. */
+static const char *tbl_name[] = { "X+", "Yminus", "Z" };
+static const char *tbl_speed[] = { "7000", "10", "123456" };
+static const char *tbl_node[] = { "1,0,0", "0,10,0", "0,0,1" };
+static const int tbl_vod[] = { 4, 40, 7 };
+
+static void build_table(struct out *o)
+{
+	out_str(o, "title", "links");
+	out_arr_begin(o, "rows");
+	for (int i = 0; i < 3; i++) {
+		out_obj_begin(o, NULL);
+		out_str(o, "name", tbl_name[i]);
+		out_str(o, "speed", tbl_speed[i]);
+		out_obj_begin_text(o, "node", tbl_node[i]);
+		out_int(o, "x", i);
+		out_obj_end(o);
+		out_obj_begin(o, "pma");
+		out_int(o, "vod", tbl_vod[i]);
+		out_bool(o, "adapt", i == 1);
+		out_obj_end(o);
+		if (i == 2)
+			out_str(o, "extra", "late");
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+}
+
+static void test_text_table(void **state)
+{
+	(void)state;
+	char *s = render(OUT_TEXT, "t", build_table);
+	const char *cols[] = { "name", "speed", "node", "pma.vod", "pma.adapt", "extra" };
+	enum { NC = 6 };
+	char cells[3][NC][32];
+	size_t w[NC], start[NC];
+	char line[256];
+
+	for (int r = 0; r < 3; r++) {
+		snprintf(cells[r][0], 32, "%s", tbl_name[r]);
+		snprintf(cells[r][1], 32, "%s", tbl_speed[r]);
+		snprintf(cells[r][2], 32, "%s", tbl_node[r]);
+		snprintf(cells[r][3], 32, "%d", tbl_vod[r]);
+		snprintf(cells[r][4], 32, "%s", r == 1 ? "yes" : "no");
+		snprintf(cells[r][5], 32, "%s", r == 2 ? "late" : "");
+	}
+	/* Each column is as wide as its widest cell (header included), two
+	 * spaces between columns, the table indented by two. */
+	for (int c = 0; c < NC; c++) {
+		w[c] = strlen(cols[c]);
+		for (int r = 0; r < 3; r++)
+			if (strlen(cells[r][c]) > w[c])
+				w[c] = strlen(cells[r][c]);
+		start[c] = c ? start[c - 1] + w[c - 1] + 2 : 2;
+	}
+	assert_int_equal(nth_line(s, 0, line, sizeof(line)), 0);
+	assert_string_equal(line, "title: links");
+	assert_int_equal(nth_line(s, 1, line, sizeof(line)), 0);
+	assert_string_equal(line, "rows:");
+	assert_int_equal(count_lines(s), 2 + 1 + 3);
+	for (int r = -1; r < 3; r++) {
+		assert_int_equal(nth_line(s, r + 3, line, sizeof(line)), 0);
+		size_t len = strlen(line);
+		/* No trailing blanks, also on rows whose last cells are empty. */
+		if (len == 0 || line[len - 1] == ' ')
+			fail_msg("table line ends in a blank: '%s'", line);
+		for (int c = 0; c < NC; c++) {
+			const char *want = r < 0 ? cols[c] : cells[r][c];
+			size_t wl = strlen(want);
+
+			if (!wl) {
+				/* An empty cell is blanks (or the end of the line). */
+				for (size_t k = start[c]; k < start[c] + w[c] && k < len; k++)
+					assert_int_equal(line[k], ' ');
+				continue;
+			}
+			assert_true(start[c] + wl <= len);
+			if (strncmp(line + start[c], want, wl))
+				fail_msg("row %d column %s: expected '%s' at offset %zu in '%s'", r, cols[c],
+					 want, start[c], line);
+			/* Nothing but blanks between this cell and the next column. */
+			size_t end = c + 1 < NC ? start[c + 1] : len;
+			for (size_t k = start[c] + wl; k < end && k < len; k++)
+				assert_int_equal(line[k], ' ');
+			for (size_t k = 0; k < start[0]; k++)
+				assert_int_equal(line[k], ' ');
+		}
+	}
+	/* The one-cell object does not explode into node.x. */
+	assert_null(strstr(s, "node.x"));
+	free(s);
+}
+
+/* Rows that hold arrays cannot be a table: "key[i]:" sections instead. */
+static void build_nontabular(struct out *o)
+{
+	out_arr_begin(o, "links");
+	for (int i = 0; i < 2; i++) {
+		out_obj_begin(o, NULL);
+		out_str(o, "name", i ? "X-" : "X+");
+		out_arr_begin(o, "lanes");
+		for (int l = 0; l < 2; l++) {
+			out_obj_begin(o, NULL);
+			out_int(o, "lane", l);
+			out_str(o, "phase", l ? "deskew" : "up");
+			out_obj_end(o);
+		}
+		out_arr_end(o);
+		out_obj_end(o);
+	}
+	out_arr_end(o);
+	out_arr_begin(o, "ids");
+	out_int(o, NULL, 1);
+	out_int(o, NULL, 2);
+	out_int(o, NULL, 3);
+	out_arr_end(o);
+	out_arr_begin(o, "none");
+	out_arr_end(o);
+	out_obj_begin(o, "sub");
+	out_int(o, "k", 5);
+	out_obj_end(o);
+}
+
+static void test_text_nontabular(void **state)
+{
+	(void)state;
+	char *s = render(OUT_TEXT, "t", build_nontabular);
+	const char *want =
+		"links[0]:\n"
+		"  name: X+\n"
+		"  lanes:\n"
+		"    lane  phase\n"
+		"    0     up\n"
+		"    1     deskew\n"
+		"links[1]:\n"
+		"  name: X-\n"
+		"  lanes:\n"
+		"    lane  phase\n"
+		"    0     up\n"
+		"    1     deskew\n"
+		"ids: 1, 2, 3\n"
+		"none: (none)\n"
+		"sub:\n"
+		"  k: 5\n";
+
+	assert_string_equal(s, want);
+	free(s);
+}
+
+/* An array whose first element is a scalar but later ones are not: each
+ * element gets its own section (the text of a scalar, never a NULL). */
+static void build_mixed(struct out *o)
+{
+	out_arr_begin(o, "mix");
+	out_int(o, NULL, 1);
+	out_obj_begin(o, NULL);
+	out_int(o, "a", 2);
+	out_obj_end(o);
+	out_obj_begin_text(o, NULL, "0,1,0");
+	out_int(o, "y", 1);
+	out_obj_end(o);
+	out_arr_end(o);
+}
+
+static void test_text_mixed_array(void **state)
+{
+	(void)state;
+	char *s = render(OUT_TEXT, "t", build_mixed);
+
+	assert_null(strstr(s, "(null)"));
+	assert_string_equal(s, "mix[0]:\n  1\nmix[1]:\n  a: 2\nmix[2]:\n  0,1,0\n");
+	free(s);
+}
+
+/* ---- CSV ---- */
+
+static void build_csv(struct out *o)
+{
+	out_str(o, "ignored", "scalar"); /* top-level scalars are not CSV */
+	out_arr_begin(o, "t1");
+	out_obj_begin(o, NULL);
+	out_str(o, "name", "a,b");
+	out_str(o, "note", "say \"hi\"");
+	out_str(o, "multi", "l1\nl2");
+	out_str(o, "plain", "p");
+	out_obj_end(o);
+	out_obj_begin(o, NULL);
+	out_str(o, "name", "c");
+	out_str(o, "note", "");
+	out_str(o, "multi", "cr\r");
+	out_hex(o, "plain", 0x1f, 2);
+	out_obj_end(o);
+	out_arr_end(o);
+	out_obj_begin(o, "grp");
+	out_arr_begin(o, "t2");
+	out_obj_begin(o, NULL);
+	out_obj_begin_text(o, "node", "1,2,3");
+	out_int(o, "x", 1);
+	out_obj_end(o);
+	out_obj_begin(o, "pma");
+	out_int(o, "vod", 4);
+	out_obj_end(o);
+	out_bool(o, "ok", 1);
+	out_obj_end(o);
+	out_arr_end(o);
+	out_obj_end(o);
+}
+
+static void test_csv(void **state)
+{
+	(void)state;
+	char *s = render(OUT_CSV, "c", build_csv);
+	const char *want =
+		"# t1\n"
+		"name,note,multi,plain\n"
+		"\"a,b\",\"say \"\"hi\"\"\",\"l1\nl2\",p\n"
+		"c,,\"cr\r\",0x1f\n"
+		"\n"
+		"# grp.t2\n"
+		"node,pma.vod,ok\n"
+		"\"1,2,3\",4,yes\n";
+
+	assert_string_equal(s, want);
+	free(s);
+}
+
+static void test_csv_nothing(void **state)
+{
+	(void)state;
+	char *s = render(OUT_CSV, "c", build_scalars);
+
+	assert_string_equal(s, "");
+	free(s);
+}
+
+/* ---- the rest ---- */
+
+static void test_discard(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	for (int fmt = OUT_TEXT; fmt <= OUT_CSV; fmt++) {
+		struct out *o = out_new((enum out_fmt)fmt, f, "d");
+		build_table(o);
+		out_discard(o);
+	}
+	assert_int_equal(fflush(f), 0);
+	assert_int_equal(len, 0);
+	fclose(f);
+	free(buf);
+}
+
+static void test_fmt_parse(void **state)
+{
+	(void)state;
+	assert_int_equal(out_fmt_parse("json"), OUT_JSON);
+	assert_int_equal(out_fmt_parse("csv"), OUT_CSV);
+	assert_int_equal(out_fmt_parse("text"), OUT_TEXT);
+	assert_int_equal(out_fmt_parse("xml"), -1);
+	assert_int_equal(out_fmt_parse(""), -1);
+	assert_int_equal(out_fmt_parse("jsonx"), -1);
+}
+
+/* A full device: out_finish reports the failed write, in every format. */
+static void test_finish_error(void **state)
+{
+	(void)state;
+	for (int fmt = OUT_TEXT; fmt <= OUT_CSV; fmt++) {
+		FILE *f = fopen("/dev/full", "w");
+
+		if (!f)
+			skip();
+		struct out *o = out_new((enum out_fmt)fmt, f, "full");
+		build_table(o);
+		assert_int_equal(out_finish(o), -1);
+		fclose(f);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_validator),
+		cmocka_unit_test(test_json_document),
+		cmocka_unit_test(test_json_minimal),
+		cmocka_unit_test(test_json_controls),
+		cmocka_unit_test(test_text_scalars),
+		cmocka_unit_test(test_text_table),
+		cmocka_unit_test(test_text_nontabular),
+		cmocka_unit_test(test_text_mixed_array),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_csv_nothing),
+		cmocka_unit_test(test_discard),
+		cmocka_unit_test(test_fmt_parse),
+		cmocka_unit_test(test_finish_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,82 @@
+/* Prints docs/regmap.md from the register map header: the doc is generated,
+ * and tests/unit/test_regmap.c fails when the committed copy drifts. */
+#include <stdio.h>
+#include <string.h>
+
+#include "apenet/regs.h"
+
+static void block(const char *title, enum apenet_block b, const char *base)
+{
+	unsigned n, nf;
+	const struct apenet_regdesc *r = apenet_regdescs(b, &n);
+	const struct apenet_fielddesc *f = apenet_fielddescs(&nf);
+	printf("## %s\n\n%s\n\n| offset | register | bits | access | unit | description |\n"
+	       "|---|---|---|---|---|---|\n", title, base);
+	for (unsigned i = 0; i < n; i++) {
+		printf("| 0x%03x | %s | %u | %s | %s | %s |\n", r[i].off, r[i].name, r[i].bits,
+		       apenet_access_name(r[i].access), r[i].unit, r[i].desc);
+	}
+	int any = 0;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = 0; j < nf; j++) {
+			if (strcmp(f[j].reg, r[i].name))
+				continue;
+			if (!any++)
+				printf("\nFields:\n\n| register | field | bits | description |\n|---|---|---|---|\n");
+			if (f[j].width == 1)
+				printf("| %s | %s | %u | %s |\n", f[j].reg, f[j].name, f[j].lsb, f[j].desc);
+			else
+				printf("| %s | %s | %u:%u | %s |\n", f[j].reg, f[j].name, f[j].lsb + f[j].width - 1,
+				       f[j].lsb, f[j].desc);
+		}
+	putchar('\n');
+}
+
+int main(void)
+{
+	unsigned nf;
+	const struct apenet_fielddesc *f = apenet_fielddescs(&nf);
+	printf("# APEnet BAR0 register map\n\n"
+	       "Generated from include/apenet/regs.h by `build/bin/apenet-regmap-doc`; do not edit.\n"
+	       "`make docs/regmap.md` rewrites it, and `make test` fails when it drifts from the header.\n\n"
+	       "BAR0 is 0x%x bytes of little-endian 32-bit registers; 64-bit registers are 8-byte aligned\n"
+	       "and read with one 64-bit access. The firmware publishes under GEN (a seqlock: odd while it\n"
+	       "writes). Access: RO firmware-owned, RW host-written settings, CMD a doorbell the firmware\n"
+	       "acts on at its next tick. Nothing is write-1-to-clear: clearing goes through the command\n"
+	       "region.\n\n", APENET_BAR_SIZE);
+	block("Global registers", APENET_BLK_GLOBAL, "Offsets from BAR0.");
+	char base[512];
+	snprintf(base, sizeof(base), "Per link L at 0x%x + L * 0x%x (up to %d links).", APENET_LINK_BASE,
+		 APENET_LINK_STRIDE, APENET_MAX_LINKS);
+	block("Link registers", APENET_BLK_LINK, base);
+	snprintf(base, sizeof(base), "Per lane N of link L at link block + 0x%x + N * 0x%x (up to %d lanes).",
+		 APENET_LANE_BASE, APENET_LANE_STRIDE, APENET_MAX_LANES);
+	block("Lane registers", APENET_BLK_LANE, base);
+	snprintf(base, sizeof(base),
+		 "Per module port P at 0x%x + P * 0x%x. Bytes 0x000-0x%03x of the window mirror the module's\n"
+		 "EEPROM as `ethtool -m DEV raw on` lays it out: lower page 00h, then upper pages 00h, 01h,\n"
+		 "02h, 03h (SFF-8636), little-endian within each 32-bit register.",
+		 APENET_EE_BASE, APENET_EE_STRIDE, APENET_EE_DATA_LEN - 1);
+	block("Module EEPROM window", APENET_BLK_EE, base);
+	printf("## LDM word (LDM_OWN, LDM_HOST, LINK_LDM_RX)\n\nEvery 2-bit field: 0 normal, 1 sick, 2 broken, 3 invalid.\n\n"
+	       "| field | bits | description |\n|---|---|---|\n");
+	for (unsigned j = 0; j < nf; j++)
+		if (!strcmp(f[j].reg, "LDM")) {
+			if (f[j].width == 1)
+				printf("| %s | %u | %s |\n", f[j].name, f[j].lsb, f[j].desc);
+			else
+				printf("| %s | %u:%u | %s |\n", f[j].name, f[j].lsb + f[j].width - 1, f[j].lsb, f[j].desc);
+		}
+	printf("\n## Variants\n\n| variant | PCI device | FPGA | PCIe | links (lanes x Mbps) | PMA maxima VOD/pre/post1/post2/EQ/DC |\n"
+	       "|---|---|---|---|---|---|\n");
+	for (int v = 1; v < APENET_V_COUNT; v++) {
+		const struct apenet_profile *p = apenet_profile((enum apenet_variant)v);
+		printf("| %s | %04x:%04x | %s | gen%u x%u | ", p->name, APENET_PCI_VENDOR, p->pci_device, p->fpga,
+		       p->pcie_gen, p->pcie_width);
+		for (unsigned l = 0; l < p->nlinks; l++)
+			printf("%s%s (%ux%u)", l ? ", " : "", p->links[l].name, p->links[l].lanes, p->links[l].lane_mbps);
+		printf(" | %u/%u/%u/%u/%u/%u |\n", p->pma.vod, p->pma.pre, p->pma.post1, p->pma.post2, p->pma.rxeq,
+		       p->pma.dcgain);
+	}
+	return 0;
+}
