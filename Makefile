@@ -48,6 +48,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
+.SECONDARY:
 .PHONY: all test unit e2e check-docs demo bench install clean distclean
 all: $(PROGS)
 

@@ -124,28 +124,30 @@ static int cmd_run(int argc, char **argv)
 	if (!dir)
 		return fail("run: --dir DIR is required%s", "");
 	struct apenet_err e = { 0 };
-	if (config && sim_conf_load(config, &c, &e))
+	if (config && sim_conf_load(config, &c, &e)) {
+		sim_conf_free(&c);
 		return fail("%s", e.msg);
+	}
 	unsigned long u;
 	if (dims && (apenet_parse_triple(dims, 'x', c.dims) || !c.dims[0] || !c.dims[1] || !c.dims[2]))
-		return fail("run: --dims '%s' is not XxYxZ with sizes 1..255", dims);
+		return sim_conf_free(&c), fail("run: --dims '%s' is not XxYxZ with sizes 1..255", dims);
 	if (c.dims[0] * c.dims[1] * c.dims[2] > 32768)
-		return fail("run: at most 32768 boards (32x32x32)%s", "");
+		return sim_conf_free(&c), fail("run: at most 32768 boards (32x32x32)%s", "");
 	if (variant && !(c.prof = apenet_profile_by_name(variant)))
-		return fail("run: unknown --variant '%s' (see apenet-sim variants)", variant);
+		return sim_conf_free(&c), fail("run: unknown --variant '%s' (see apenet-sim variants)", variant);
 	if (seed) {
 		if (parse_u(seed, 0, 0xffffffffu, &u))
-			return fail("run: --seed '%s' is not a whole number", seed);
+			return sim_conf_free(&c), fail("run: --seed '%s' is not a whole number", seed);
 		c.seed = u;
 	}
 	if (accel) {
 		if (parse_u(accel, 1, 1000000000u, &u))
-			return fail("run: --ber-accel '%s' is not a whole number 1..1e9", accel);
+			return sim_conf_free(&c), fail("run: --ber-accel '%s' is not a whole number 1..1e9", accel);
 		c.ber_accel = (uint32_t)u;
 	}
 	if (tick) {
 		if (parse_u(tick, 1, 10000, &u))
-			return fail("run: --tick-ms '%s' is not 1..10000", tick);
+			return sim_conf_free(&c), fail("run: --tick-ms '%s' is not 1..10000", tick);
 		c.tick_ms = (unsigned)u;
 	}
 	int other = other_instance(dir);

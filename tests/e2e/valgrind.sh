@@ -1,7 +1,7 @@
 #!/bin/sh
 # The daemon is valgrind-clean: the plain (non-sanitized) apenet-sim runs a
 # small torus under memcheck through every fault, and apenet reads it.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../e2e_lib.sh"
 PLAIN=${APENET_BIN_PLAIN:-build/bin}
 T=$(mktemp -d /tmp/apenet-vg-XXXXXX)
 trap 'kill -TERM $VGPID 2>/dev/null; rm -rf "$T"' EXIT
