@@ -56,6 +56,7 @@ static int parse(yaml_parser_t *p, struct conf *c, struct apenet_err *e)
 {
 	struct conf_node *stack[MAXDEPTH];
 	char *pending_key[MAXDEPTH];
+	yaml_mark_t key_mark[MAXDEPTH];
 	int depth = 0, done = 0, rc = -1;
 	memset(pending_key, 0, sizeof(pending_key));
 
@@ -83,6 +84,7 @@ static int parse(yaml_parser_t *p, struct conf *c, struct apenet_err *e)
 		case YAML_SCALAR_EVENT:
 			if (depth > 0 && stack[depth - 1]->kind == CONF_MAP && !pending_key[depth - 1]) {
 				pending_key[depth - 1] = strdup((const char *)ev.data.scalar.value);
+				key_mark[depth - 1] = ev.start_mark;
 				if (!pending_key[depth - 1])
 					goto oom;
 				break;
@@ -128,13 +130,16 @@ static int parse(yaml_parser_t *p, struct conf *c, struct apenet_err *e)
 				if (parent->kind == CONF_MAP) {
 					for (struct conf_node *s = parent->child; s; s = s->next)
 						if (!strcmp(s->key, pending_key[depth - 1])) {
-							apenet_err_set(e, APENET_EINVAL, "%s:%d:%d: key '%s' given twice (first at line %d)",
-								       c->file, n->line, n->col, s->key, s->line);
+							apenet_err_set(e, APENET_EINVAL, "%s:%zu:%zu: key '%s' given twice (first at line %d)",
+								       c->file, key_mark[depth - 1].line + 1,
+								       key_mark[depth - 1].column + 1, s->key, s->key_line);
 							node_free(n);
 							yaml_event_delete(&ev);
 							goto out;
 						}
 					n->key = pending_key[depth - 1];
+					n->key_line = (int)key_mark[depth - 1].line + 1;
+					n->key_col = (int)key_mark[depth - 1].column + 1;
 					pending_key[depth - 1] = NULL;
 				}
 				append(parent, n);
@@ -241,7 +246,8 @@ int conf_check_keys(const struct conf *c, const struct conf_node *map, const cha
 			size_t len = 0;
 			for (const char *const *a = allowed; *a && len < sizeof(list); a++)
 				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", *a);
-			return conf_error(c, n, e, "unknown key '%s' (expected one of: %s)", n->key, list);
+			return apenet_err_set(e, APENET_EINVAL, "%s:%d:%d: unknown key '%s' (expected one of: %s)", c->file,
+					      n->key_line, n->key_col, n->key, list);
 		}
 	}
 	return 0;
@@ -259,7 +265,8 @@ int conf_uint(const struct conf *c, const struct conf_node *n, unsigned long min
 		return -1;
 	char *end;
 	errno = 0;
-	unsigned long v = strtoul(n->value, &end, 0);
+	unsigned long v = strtoul(n->value, &end, /* 010 is ten in a config, not eight; 0x10 is hex */
+			  n->value[0] == '0' && (n->value[1] == 'x' || n->value[1] == 'X') ? 16 : 10);
 	/* strtoul skips blanks and takes a sign: a quoted " -1" would wrap to
 	 * ULONG_MAX.  A whole number starts with a digit. */
 	if (n->value[0] < '0' || n->value[0] > '9' || *end || errno)

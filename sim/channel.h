@@ -53,9 +53,10 @@ struct sim_channel {
 
 /*
  * BER of one lane of ch with the given settings, in [SIM_BER_MIN,
- * SIM_BER_MAX].  Settings above the range maxima are clamped to them (the
- * hardware ignores the extra bits of a field).  With ch->measured the
- * nearest measured point is used (sim_ber_table_lookup()), plus extra_ber.
+ * SIM_BER_MAX].  Settings above the range maxima count as the maxima; a
+ * NULL range means the Stratix IV ranges.  With ch->measured the
+ * exact or nearest measured point is used (sim_ber_table_lookup()), plus
+ * extra_ber.
  * Pure function of its arguments.
  */
 double sim_channel_ber(const struct sim_channel *ch, const struct sim_pma *pma);
@@ -69,7 +70,7 @@ struct sim_channel_terms {
 	double resid_db;                     /* residual loss: > 0 under-, < 0 over-equalized */
 	double isi_h1, isi_pre, isi_tail;    /* residual cursors / main cursor (rms-summed) */
 	double isi_sat, eye;                 /* eye lost to overdrive, eye left */
-	double s0_mv, signal_mv;             /* half-eye without and with ISI */
+	double s0_mv, signal_mv;             /* main cursor; after overdrive compression */
 	double n_thermal_mv, n_sampler_mv, n_xtalk_mv, n_jitter_mv, n_isi_mv; /* rms, RX input */
 	double q_el, q_opt, q;               /* electrical Q, optical floor (0: copper), total */
 };

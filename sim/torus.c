@@ -164,8 +164,15 @@ static int cable_setup(struct sim_torus *t, const struct sim_conf *c, struct sim
 				lk->ch.length_m = cc->length_m;
 			if (cc->csv[0]) {
 				char err[300];
-				if (sim_ber_table_load(cc->csv, (struct sim_ber_table **)&lk->ch.measured, err, sizeof(err)))
+				struct sim_ber_table *tab;
+				if (sim_ber_table_load(cc->csv, &tab, err, sizeof(err)))
 					return apenet_err_set(e, APENET_EINVAL, "%s", err);
+				/* points measured on another variant do not fit this one's PMA ranges */
+				if (sim_ber_table_check(tab, &b->prof->pma, err, sizeof(err))) {
+					sim_ber_table_free(tab);
+					return apenet_err_set(e, APENET_EINVAL, "%s", err);
+				}
+				lk->ch.measured = tab;
 			}
 		}
 	}

@@ -15,7 +15,8 @@ struct conf_node {
 	enum conf_kind kind;
 	char *key;   /* for an entry of a map */
 	char *value; /* for a scalar */
-	int line, col;
+	int line, col;         /* where the value starts */
+	int key_line, key_col; /* where its key starts, for an entry of a map */
 	struct conf_node *child, *next;
 };
 

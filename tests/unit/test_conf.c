@@ -175,14 +175,14 @@ static void test_check_keys(void **state)
 	assert_int_equal(conf_check_keys(c, c->root, abx, &e), 0);
 	assert_int_equal(conf_check_keys(c, c->root, ab, &e), -1);
 	assert_int_equal(e.code, APENET_EINVAL);
-	assert_string_equal(e.msg, "t.yaml:3:4: unknown key 'x' (expected one of: a, b)");
+	assert_string_equal(e.msg, "t.yaml:3:1: unknown key 'x' (expected one of: a, b)");
 	conf_free(c);
 
 	/* A nested map reports its own position. */
 	c = load_ok("top:\n  a: 1\n  zzz: [1]\n");
 	memset(&e, 0, sizeof(e));
 	assert_int_equal(conf_check_keys(c, conf_get(c->root, "top"), ab, &e), -1);
-	assert_string_equal(e.msg, "t.yaml:3:8: unknown key 'zzz' (expected one of: a, b)");
+	assert_string_equal(e.msg, "t.yaml:3:3: unknown key 'zzz' (expected one of: a, b)");
 	conf_free(c);
 }
 
@@ -420,8 +420,8 @@ static void test_syntax_errors(void **state)
 static void test_duplicate_key(void **state)
 {
 	(void)state;
-	load_fails("a: 1\nb: 2\na: 3\n", "t.yaml:3:4: key 'a' given twice (first at line 1)");
-	load_fails("top:\n  x: 1\n  y: 2\n  x: [3]\n", "t.yaml:4:6: key 'x' given twice (first at line 2)");
+	load_fails("a: 1\nb: 2\na: 3\n", "t.yaml:3:1: key 'a' given twice (first at line 1)");
+	load_fails("top:\n  x: 1\n  y: 2\n  x: [3]\n", "t.yaml:4:3: key 'x' given twice (first at line 2)");
 	/* The same key in different maps is fine. */
 	struct conf *c = load_ok("p: {x: 1}\nq: {x: 2}\n");
 	conf_free(c);
@@ -529,7 +529,7 @@ static void test_file(void **state)
 
 	path = write_tmp("x: 1\nx: 2\n");
 	assert_int_equal(conf_load(path, &c, &e), -1);
-	snprintf(want, sizeof(want), "%s:2:4: key 'x' given twice (first at line 1)", path);
+	snprintf(want, sizeof(want), "%s:2:1: key 'x' given twice (first at line 1)", path);
 	assert_string_equal(e.msg, want);
 	unlink(path);
 	free(path);
