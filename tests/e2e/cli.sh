@@ -92,7 +92,12 @@ cables:
     link: X+
     kind: optical
     length: 7
+  - node: 0,0,0
+    link: Y+
+    measured: measured.csv
 Y
+# measured points (PMA settings -> BER) replace the model on 0,0,0 Y+
+printf '# vod,pre,post1,post2,rxeq,dcgain,ber\nvod,pre,post1,post2,rxeq,dcgain,ber\n4,0,3,0,4,1,1e-7\n7,0,8,0,8,2,1e-15\n' >"$T/measured.csv"
 sim_start "$T/mixed" --config "$T/mixed.yaml"
 "$BIN/apenet" list --json --sim "$T/mixed/node-1-1-0" >"$T/m.json" || fail "mixed list"
 [ "$(jq -r '.cards[0].variant' "$T/m.json")" = "nanet-10" ] || fail "mixed variant"
@@ -100,7 +105,16 @@ ext_up() { "$BIN/apenet" regs --json --sim "$T/mixed/node-1-1-0" >"$T/m2.json" &
 	[ "$(jq -r '[.links[].registers[] | select(.name == "LINK_STATE") | .value % 8] | map(select(. == 2)) | length' "$T/m2.json")" = 4 ]; }
 wait_for 30 ext_up || fail "NaNet-10 external links up"
 jq -e '[.links[].registers[] | select(.name == "LINK_PARTNER") | .fields] | all(test("EXTERNAL=1"))' "$T/m2.json" >/dev/null || fail "external partners"
+# the replayed BER shows as 8b/10b errors on that link only
+viol() { "$BIN/apenet" regs --json --sim "$T/mixed/node-0-0-0" >"$T/m3.json" &&
+	jq -e '[.links[] | select(.name == "Y+") | .lanes[].registers[] | select(.name == "LANE_CODE_VIOL") | .value] | add > 0' "$T/m3.json" >/dev/null; }
+wait_for 30 viol || fail "measured BER not replayed"
+jq -e '[.links[] | select(.name == "Y-") | .lanes[].registers[] | select(.name == "LANE_CODE_VIOL") | .value] | add == 0' "$T/m3.json" >/dev/null || fail "errors on a model link"
 sim_stop
+printf 'vod,pre,post1,post2,rxeq,dcgain,ber\n4,0,3,0,19,1,1e-7\n' >"$T/m.csv"
+printf 'dims: 1x1x1\ncables:\n  - node: 0,0,0\n    link: X+\n    measured: m.csv\n' >"$T/m.yaml"
+"$BIN/apenet-sim" run --dir "$T/m" --config "$T/m.yaml" 2>"$T/err"; [ $? -eq 2 ] || fail "bad measured csv accepted"
+grep -q "m.csv:2" "$T/err" || fail "bad csv message: $(cat "$T/err")"
 printf 'dims: 2x2x1\nvariant: apenet+\nnodes:\n  - node: 1,1,0\n    variant: nanet-99\n' >"$T/bad.yaml"
 "$BIN/apenet-sim" run --dir "$T/bad" --config "$T/bad.yaml" 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] || fail "bad yaml exit $rc"
