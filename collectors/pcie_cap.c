@@ -11,6 +11,7 @@
 
 #include <pci/header.h>
 
+#include "apenet/err.h"
 #include "apenet/pcie.h"
 
 #define PCIE_STD_END 0x100u  /* end of the conventional 256-byte space */
@@ -30,19 +31,6 @@
 #define PCIE_CAP_V2_SIZE (PCI_EXP_SLTSTA2 + 2)
 /* AER of an endpoint ends with the 16-byte header log. */
 #define PCIE_AER_SIZE (PCI_ERR_HEADER_LOG + 16)
-
-__attribute__((format(printf, 3, 4)))
-static int pcie_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* Config space is little-endian whatever the host. */
 static uint16_t rd16(const uint8_t *p)
@@ -67,11 +55,11 @@ static int parse_exp(const uint8_t *cfg, size_t len, unsigned pos, struct apenet
 	ver = rd16(c + PCI_EXP_FLAGS) & PCI_EXP_FLAGS_VERS;
 	need = ver >= 2 ? PCIE_CAP_V2_SIZE : PCIE_CAP_V1_SIZE;
 	if (pos + need > PCIE_STD_END)
-		return pcie_fail(err, errlen,
+		return apenet_errbuf(err, errlen,
 				 "PCIe capability at 0x%02x (version %u, 0x%x bytes) runs past 0x%x",
 				 pos, ver, need, PCIE_STD_END);
 	if (pos + need > len)
-		return pcie_fail(err, errlen,
+		return apenet_errbuf(err, errlen,
 				 "config space truncated at 0x%zx: PCIe capability at 0x%02x needs 0x%x bytes",
 				 len, pos, need);
 
@@ -101,22 +89,22 @@ static int walk_std(const uint8_t *cfg, size_t len, struct apenet_pcie_info *out
 
 	htype = cfg[PCI_HEADER_TYPE] & 0x7f; /* bit 7: multi-function */
 	if (htype != PCI_HEADER_TYPE_NORMAL && htype != PCI_HEADER_TYPE_BRIDGE)
-		return pcie_fail(err, errlen, "unsupported header type 0x%02x at 0x%02x", htype,
+		return apenet_errbuf(err, errlen, "unsupported header type 0x%02x at 0x%02x", htype,
 				 PCI_HEADER_TYPE);
 
 	/* The two low bits of every pointer are reserved: mask, as the OS does. */
 	pos = cfg[PCI_CAPABILITY_LIST] & ~3u;
 	while (pos) {
 		if (pos < PCIE_HDR_END)
-			return pcie_fail(err, errlen,
+			return apenet_errbuf(err, errlen,
 					 "capability pointer 0x%02x at 0x%02x points into the header (below 0x%02x)",
 					 pos, prev, PCIE_HDR_END);
 		if (pos + PCI_CAP_SIZEOF > len)
-			return pcie_fail(err, errlen,
+			return apenet_errbuf(err, errlen,
 					 "config space truncated at 0x%zx: capability at 0x%02x needs 0x%x bytes",
 					 len, pos, PCI_CAP_SIZEOF);
 		if (seen[pos / 4])
-			return pcie_fail(err, errlen,
+			return apenet_errbuf(err, errlen,
 					 "capability list loops at 0x%02x: next pointer 0x%02x revisits an earlier entry",
 					 prev, pos);
 		seen[pos / 4] = 1;
@@ -136,10 +124,10 @@ static int parse_aer(const uint8_t *cfg, size_t len, unsigned pos, struct apenet
 	const uint8_t *c = cfg + pos;
 
 	if (pos + PCIE_AER_SIZE > PCIE_EXT_END)
-		return pcie_fail(err, errlen, "AER capability at 0x%03x (0x%x bytes) runs past 0x%x",
+		return apenet_errbuf(err, errlen, "AER capability at 0x%03x (0x%x bytes) runs past 0x%x",
 				 pos, (unsigned)PCIE_AER_SIZE, PCIE_EXT_END);
 	if (pos + PCIE_AER_SIZE > len)
-		return pcie_fail(err, errlen,
+		return apenet_errbuf(err, errlen,
 				 "config space truncated at 0x%zx: AER capability at 0x%03x needs 0x%x bytes",
 				 len, pos, (unsigned)PCIE_AER_SIZE);
 	out->has_aer = 1;
@@ -160,15 +148,15 @@ static int walk_ext(const uint8_t *cfg, size_t len, struct apenet_pcie_info *out
 
 	while (pos) {
 		if (pos < PCIE_STD_END)
-			return pcie_fail(err, errlen,
+			return apenet_errbuf(err, errlen,
 					 "extended capability pointer 0x%03x at 0x%03x is below 0x%x",
 					 pos, prev, PCIE_STD_END);
 		if (pos + 4 > len)
-			return pcie_fail(err, errlen,
+			return apenet_errbuf(err, errlen,
 					 "config space truncated at 0x%zx: extended capability at 0x%03x needs 4 bytes",
 					 len, pos);
 		if (seen[(pos - PCIE_STD_END) / 4])
-			return pcie_fail(err, errlen,
+			return apenet_errbuf(err, errlen,
 					 "extended capability list loops at 0x%03x: next pointer 0x%03x revisits an earlier entry",
 					 prev, pos);
 		seen[(pos - PCIE_STD_END) / 4] = 1;
@@ -195,14 +183,14 @@ int apenet_pcie_parse(const uint8_t *cfg, size_t len, struct apenet_pcie_info *o
 	if (err && errlen)
 		err[0] = '\0';
 	if (!out)
-		return pcie_fail(err, errlen, "no output structure");
+		return apenet_errbuf(err, errlen, "no output structure");
 	memset(out, 0, sizeof(*out));
 	if (!cfg)
-		return pcie_fail(err, errlen, "no config space");
+		return apenet_errbuf(err, errlen, "no config space");
 	if (len > PCIE_EXT_END)
 		len = PCIE_EXT_END;
 	if (len < PCIE_HDR_END)
-		return pcie_fail(err, errlen,
+		return apenet_errbuf(err, errlen,
 				 "config space truncated at 0x%zx: the header needs 0x%x bytes", len,
 				 PCIE_HDR_END);
 
@@ -212,8 +200,8 @@ int apenet_pcie_parse(const uint8_t *cfg, size_t len, struct apenet_pcie_info *o
 		for (i = 0; i < len && cfg[i] == 0xff; i++)
 			;
 		if (i == len)
-			return pcie_fail(err, errlen, "all ones: device not responding");
-		return pcie_fail(err, errlen,
+			return apenet_errbuf(err, errlen, "all ones: device not responding");
+		return apenet_errbuf(err, errlen,
 				 "vendor ID 0xffff at 0x%02x: device not responding (first byte not 0xff at 0x%zx)",
 				 PCI_VENDOR_ID, i);
 	}

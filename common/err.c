@@ -15,3 +15,14 @@ int apenet_err_set(struct apenet_err *e, int code, const char *fmt, ...)
 	e->code = code;
 	return -1;
 }
+
+int apenet_errbuf(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (!err || errlen == 0)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}

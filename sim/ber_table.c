@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "apenet/err.h"
 #include "channel.h"
 
 enum { COL_VOD, COL_PRE, COL_POST1, COL_POST2, COL_RXEQ, COL_DCGAIN, COL_BER, NCOLS };
@@ -37,20 +38,6 @@ struct sim_ber_table {
 	struct key_ent *keys;  /* sorted by settings, then file order: exact lookup */
 	unsigned colmax[NSET];
 };
-
-static void tbl_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void tbl_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static uint8_t pma_get(const struct sim_pma *p, unsigned c)
 {
@@ -160,7 +147,7 @@ static int index_points(struct sim_ber_table *t, char *err, size_t errlen)
 
 	t->keys = malloc(t->n * sizeof(*t->keys));
 	if (!t->keys) {
-		tbl_err(err, errlen, "%s: out of memory", t->path);
+		apenet_errbuf(err, errlen, "%s: out of memory", t->path);
 		return -1;
 	}
 	for (size_t i = 0; i < t->n; i++) {
@@ -183,7 +170,7 @@ static int index_points(struct sim_ber_table *t, char *err, size_t errlen)
 	if (have_dup) {
 		const struct ber_point *p = &t->pts[dup_b];
 
-		tbl_err(err, errlen,
+		apenet_errbuf(err, errlen,
 			"%s:%u: duplicate point vod=%u pre=%u post1=%u post2=%u rxeq=%u dcgain=%u "
 			"(first at line %u)",
 			t->path, p->line, p->set[0], p->set[1], p->set[2], p->set[3], p->set[4],
@@ -202,7 +189,7 @@ static int parse_row(struct sim_ber_table *t, char *line, unsigned lineno, const
 	unsigned n = split_fields(line, f, 64);
 
 	if (n != ncols) {
-		tbl_err(err, errlen, "%s:%u: expected %u fields as in the header, found %u", t->path,
+		apenet_errbuf(err, errlen, "%s:%u: expected %u fields as in the header, found %u", t->path,
 			lineno, ncols, n);
 		return -1;
 	}
@@ -218,19 +205,19 @@ static int parse_row(struct sim_ber_table *t, char *line, unsigned lineno, const
 			errno = 0;
 			v = strtod(f[i].s, &end);
 			if (!*f[i].s || *end || errno == ERANGE || !isfinite(v)) {
-				tbl_err(err, errlen, "%s:%u:%u: field 'ber': '%s' is not a number",
+				apenet_errbuf(err, errlen, "%s:%u:%u: field 'ber': '%s' is not a number",
 					t->path, lineno, f[i].col, f[i].s);
 				return -1;
 			}
 			if (!(v >= 0.0 && v <= 0.5)) {
-				tbl_err(err, errlen, "%s:%u:%u: field 'ber': %s is out of range 0..0.5",
+				apenet_errbuf(err, errlen, "%s:%u:%u: field 'ber': %s is out of range 0..0.5",
 					t->path, lineno, f[i].col, f[i].s);
 				return -1;
 			}
 			pt.ber = v;
 		} else {
 			if (parse_setting(f[i].s, &pt.set[c]) < 0) {
-				tbl_err(err, errlen,
+				apenet_errbuf(err, errlen,
 					"%s:%u:%u: field '%s': '%s' is not an integer in 0..255",
 					t->path, lineno, f[i].col, col_names[c], f[i].s);
 				return -1;
@@ -244,7 +231,7 @@ static int parse_row(struct sim_ber_table *t, char *line, unsigned lineno, const
 
 		np = realloc(t->pts, cap * sizeof(*np));
 		if (!np) {
-			tbl_err(err, errlen, "%s: out of memory", t->path);
+			apenet_errbuf(err, errlen, "%s: out of memory", t->path);
 			return -1;
 		}
 		t->pts = np;
@@ -265,7 +252,7 @@ static int parse_header(struct sim_ber_table *t, char *line, unsigned lineno, in
 	unsigned n = split_fields(line, f, 64), seen[NCOLS] = { 0 };
 
 	if (n > 64) {
-		tbl_err(err, errlen, "%s:%u: header has %u columns, at most 64", t->path, lineno, n);
+		apenet_errbuf(err, errlen, "%s:%u: header has %u columns, at most 64", t->path, lineno, n);
 		return -1;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -274,7 +261,7 @@ static int parse_header(struct sim_ber_table *t, char *line, unsigned lineno, in
 			if (strcasecmp(f[i].s, col_names[c]) != 0)
 				continue;
 			if (seen[c]) {
-				tbl_err(err, errlen, "%s:%u:%u: header: column '%s' appears twice",
+				apenet_errbuf(err, errlen, "%s:%u:%u: header: column '%s' appears twice",
 					t->path, lineno, f[i].col, col_names[c]);
 				return -1;
 			}
@@ -284,7 +271,7 @@ static int parse_header(struct sim_ber_table *t, char *line, unsigned lineno, in
 	}
 	for (unsigned c = 0; c < NCOLS; c++) {
 		if (!seen[c]) {
-			tbl_err(err, errlen,
+			apenet_errbuf(err, errlen,
 				"%s:%u: header: missing column '%s' (want vod,pre,post1,post2,rxeq,dcgain,ber)",
 				t->path, lineno, col_names[c]);
 			return -1;
@@ -307,12 +294,12 @@ int sim_ber_table_load(const char *path, struct sim_ber_table **out, char *err, 
 	*out = NULL;
 	fp = fopen(path, "r");
 	if (!fp) {
-		tbl_err(err, errlen, "%s: %s", path, strerror(errno));
+		apenet_errbuf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t || !(t->path = strdup(path))) {
-		tbl_err(err, errlen, "%s: out of memory", path);
+		apenet_errbuf(err, errlen, "%s: out of memory", path);
 		goto out;
 	}
 	while ((len = getline(&line, &cap, fp)) >= 0) {
@@ -320,7 +307,7 @@ int sim_ber_table_load(const char *path, struct sim_ber_table **out, char *err, 
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
 		if ((size_t)len != strlen(line)) {
-			tbl_err(err, errlen, "%s:%u: NUL byte in line", path, lineno);
+			apenet_errbuf(err, errlen, "%s:%u: NUL byte in line", path, lineno);
 			goto out;
 		}
 		if (is_blank_or_comment(line))
@@ -334,16 +321,16 @@ int sim_ber_table_load(const char *path, struct sim_ber_table **out, char *err, 
 		}
 	}
 	if (ferror(fp)) {
-		tbl_err(err, errlen, "%s: read error", path);
+		apenet_errbuf(err, errlen, "%s: read error", path);
 		goto out;
 	}
 	if (!have_header) {
-		tbl_err(err, errlen, "%s: no header line (want vod,pre,post1,post2,rxeq,dcgain,ber)",
+		apenet_errbuf(err, errlen, "%s: no header line (want vod,pre,post1,post2,rxeq,dcgain,ber)",
 			path);
 		goto out;
 	}
 	if (t->n == 0) {
-		tbl_err(err, errlen, "%s: no data points", path);
+		apenet_errbuf(err, errlen, "%s: no data points", path);
 		goto out;
 	}
 	if (index_points(t, err, errlen) < 0)
@@ -383,7 +370,7 @@ int sim_ber_table_check(const struct sim_ber_table *t, const struct apenet_pma_r
 			unsigned max = range_get(range, c);
 
 			if (p->set[c] > max) {
-				tbl_err(err, errlen, "%s:%u:%u: field '%s': %u is not an integer in 0..%u",
+				apenet_errbuf(err, errlen, "%s:%u:%u: field '%s': %u is not an integer in 0..%u",
 					t->path, p->line, p->col[c], col_names[c], p->set[c], max);
 				return -1;
 			}

@@ -14,6 +14,7 @@
 
 #include <pci/header.h>
 
+#include "apenet/err.h"
 #include "pcicfg.h"
 
 #define CAP_MSI 0x50
@@ -44,19 +45,6 @@
 /* Uncorrectable errors that are fatal by default (PCIe base spec, AER). */
 #define AER_SEV_DEFAULT (PCI_ERR_UNC_DLP | PCI_ERR_UNC_SDES | PCI_ERR_UNC_FCP | \
 			 PCI_ERR_UNC_RX_OVER | PCI_ERR_UNC_MALF_TLP)
-
-__attribute__((format(printf, 3, 4)))
-static int pcicfg_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 static void put8(uint8_t *cfg, unsigned off, uint8_t v)
 {
@@ -277,26 +265,26 @@ int sim_pcicfg_write_dump(const char *path, const char *bdf, const char *title,
 	int rc, saved;
 
 	if (!path || !*path || !bdf || !title || !cfg)
-		return pcicfg_fail(err, errlen, "write dump: missing path, BDF, title or data");
+		return apenet_errbuf(err, errlen, "write dump: missing path, BDF, title or data");
 	if (!bdf_ok(bdf))
-		return pcicfg_fail(err, errlen, "write dump %s: bad BDF \"%s\" (want bb:dd.f or dddd:bb:dd.f)",
+		return apenet_errbuf(err, errlen, "write dump %s: bad BDF \"%s\" (want bb:dd.f or dddd:bb:dd.f)",
 				   path, bdf);
 	if (strpbrk(title, "\r\n"))
-		return pcicfg_fail(err, errlen, "write dump %s: title has a line break", path);
+		return apenet_errbuf(err, errlen, "write dump %s: title has a line break", path);
 	if (strlen(bdf) + 1 + strlen(title) > DUMP_LINE_MAX)
-		return pcicfg_fail(err, errlen, "write dump %s: title longer than %d characters",
+		return apenet_errbuf(err, errlen, "write dump %s: title longer than %d characters",
 				   path, DUMP_LINE_MAX - (int)strlen(bdf) - 1);
 
 	tmp = malloc(strlen(path) + sizeof(".tmp"));
 	if (!tmp)
-		return pcicfg_fail(err, errlen, "write dump %s: out of memory", path);
+		return apenet_errbuf(err, errlen, "write dump %s: out of memory", path);
 	strcpy(tmp, path);
 	strcat(tmp, ".tmp");
 
 	f = fopen(tmp, "w");
 	if (!f) {
 		saved = errno;
-		pcicfg_fail(err, errlen, "write dump %s: %s", tmp, strerror(saved));
+		apenet_errbuf(err, errlen, "write dump %s: %s", tmp, strerror(saved));
 		free(tmp);
 		return -1;
 	}
@@ -307,14 +295,14 @@ int sim_pcicfg_write_dump(const char *path, const char *bdf, const char *title,
 		saved = errno;
 	}
 	if (rc < 0) {
-		pcicfg_fail(err, errlen, "write dump %s: %s", tmp, strerror(saved));
+		apenet_errbuf(err, errlen, "write dump %s: %s", tmp, strerror(saved));
 		unlink(tmp);
 		free(tmp);
 		return -1;
 	}
 	if (rename(tmp, path) != 0) {
 		saved = errno;
-		pcicfg_fail(err, errlen, "write dump: rename %s to %s: %s", tmp, path, strerror(saved));
+		apenet_errbuf(err, errlen, "write dump: rename %s to %s: %s", tmp, path, strerror(saved));
 		unlink(tmp);
 		free(tmp);
 		return -1;

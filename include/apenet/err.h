@@ -3,6 +3,8 @@
 #ifndef APENET_ERR_H
 #define APENET_ERR_H
 
+#include <stddef.h>
+
 enum apenet_errcode {
 	APENET_OK = 0,
 	APENET_ENODEV,  /* no APEnet card found */
@@ -19,5 +21,9 @@ struct apenet_err {
 
 int apenet_err_set(struct apenet_err *e, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The same into a caller's buffer (codecs that report through char *err);
+ * err may be NULL or errlen 0.  Returns -1. */
+int apenet_errbuf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif
