@@ -84,7 +84,8 @@ $(B)/tests/%: $(B)/obj/tests/e2e/%.o $(B)/obj/tests/e2e/e2e_util.o $(SIM_A) $(LI
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(CMOCKA_LIBS) -o $@
-$(B)/bench/%: $(B)/obj/bench/%.o $(SIM_A) $(LIB_A)
+# Benchmarks drive the real apenet-sim process, with the e2e helpers.
+$(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
 
@@ -99,7 +100,7 @@ test:
 
 bench:
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
-	$(Q)sh bench/run.sh $(B)
+	$(Q)APENET_BIN=$(CURDIR)/$(B)/bin sh bench/run.sh $(B)
 
 demo: all
 	$(Q)sh tools/demo.sh $(B)/bin

@@ -1,71 +1,96 @@
 /*
- * The emulator's cost: start-up and the CPU time of one firmware tick, per
- * torus size, on one core.  Baseline in the same run: the 4x4x1 QUonG
- * torus; the figure to compare is the per-board cost, and the share of one
- * core the emulator needs at the tick it picks (10 ms up to 256 boards, else
- * 100 ms, doubled while a tick takes more than half its period).
+ * The emulator's cost, measured on the real apenet-sim process: time until
+ * DIR/ready, then over a window its CPU share (utime+stime from /proc), the
+ * tick it settled on, the CPU per board per tick, and its peak memory.
+ * Baseline in the same run: the 4x4x1 QUonG torus; compare the per-board
+ * cost across sizes, and the share of one core.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "../sim/sim.h"
+#include "../tests/e2e/e2e.h"
 
-static double cpu(void)
+static double cpu_s(pid_t pid)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	unsigned long ut = 0, st = 0;
+	/* fields after the command: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static long status_kb(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	long v = -1;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			v = atol(line + strlen(key) + 1);
+	fclose(f);
+	return v;
+}
+
+/* The tick it settled on, from its log ("tick now N ms"), else the start value. */
+static unsigned tick_ms(const char *dir, unsigned boards)
+{
+	char path[4200], line[256];
+	unsigned t = boards <= 256 ? 10 : 100;
+	snprintf(path, sizeof(path), "%s/sim.log", dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return t;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "tick now ");
+		if (p)
+			t = (unsigned)atoi(p + 9);
+	}
+	fclose(f);
+	return t;
 }
 
 int main(int argc, char **argv)
 {
-	static const unsigned sizes[][3] = { { 4, 4, 1 }, { 8, 8, 4 }, { 16, 16, 16 } };
+	static const char *sizes[] = { "4x4x1", "8x8x4", "16x16x16" };
+	static const unsigned boards[] = { 16, 256, 4096 };
 	unsigned nsizes = argc > 1 && !strcmp(argv[1], "--quick") ? 2 : 3;
-	char tmpl[] = "/tmp/apenet-bench-XXXXXX";
-	if (!mkdtemp(tmpl))
-		return 2;
-	printf("# apenet-sim firmware model, one core\n");
-	printf("%-10s %7s %10s %10s %12s %8s %10s\n", "torus", "boards", "start s", "tick ms", "us/board", "tick",
-	       "core %");
+	const double window = 5.0;
+	printf("# apenet-sim, the real process, one core; CPU over a %.0f s window after ready\n", window);
+	printf("%-10s %7s %9s %8s %8s %12s %10s\n", "torus", "boards", "ready s", "tick", "core %", "us/board/tick",
+	       "peak MB");
 	for (unsigned i = 0; i < nsizes; i++) {
-		struct sim_conf c = { .dims = { sizes[i][0], sizes[i][1], sizes[i][2] },
-				      .prof = apenet_profile(APENET_V_APENETP), .seed = 1, .ber_accel = 1,
-				      .cable_kind = -1 };
-		static struct sim_torus t;
-		struct apenet_err e = { 0 };
-		char dir[PATH_MAX];
-		snprintf(dir, sizeof(dir), "%s/t%u", tmpl, i);
-		double c0 = cpu();
-		if (sim_torus_create(&t, &c, dir, &e)) {
-			fprintf(stderr, "bench: %s\n", e.msg);
+		struct e2e_sim sim;
+		double t0 = e2e_now();
+		if (e2e_sim_start(&sim, "--dims", sizes[i], NULL)) {
+			fprintf(stderr, "bench: apenet-sim %s did not start (APENET_BIN=%s)\n", sizes[i], e2e_bin());
 			return 2;
 		}
-		double c1 = cpu();
-		double dt = t.tick_ms / 1000.0;
-		int ticks = 0;
-		for (; ticks < 10; ticks++) { /* bring-up */
-			t.now_ts += (uint64_t)(dt * SIM_TS_HZ);
-			sim_torus_tick(&t, dt);
-		}
-		double c2 = cpu();
-		int n = t.nboards > 1000 ? 10 : 100;
-		for (int k = 0; k < n; k++) {
-			t.now_ts += (uint64_t)(dt * SIM_TS_HZ);
-			sim_torus_tick(&t, dt);
-		}
-		double per_tick = (cpu() - c2) / n;
-		unsigned tick = t.tick_ms;
-		while (per_tick > 0.5 * tick / 1000.0 && tick < 2000)
-			tick *= 2;
-		char name[32];
-		snprintf(name, sizeof(name), "%ux%ux%u", sizes[i][0], sizes[i][1], sizes[i][2]);
-		printf("%-10s %7u %10.2f %10.2f %12.2f %6u ms %9.1f%%\n", name, t.nboards, c1 - c0, per_tick * 1e3,
-		       per_tick / t.nboards * 1e6, tick, 100 * per_tick / (tick / 1000.0));
-		sim_torus_destroy(&t);
+		double ready = e2e_now() - t0;
+		double c0 = cpu_s(sim.pid), w0 = e2e_now();
+		while (e2e_now() - w0 < window)
+			usleep(100000);
+		double share = (cpu_s(sim.pid) - c0) / (e2e_now() - w0);
+		unsigned tick = tick_ms(sim.dir, boards[i]);
+		long hwm = status_kb(sim.pid, "VmHWM:");
+		printf("%-10s %7u %9.2f %5u ms %7.1f%% %12.2f %10.1f\n", sizes[i], boards[i], ready, tick, 100 * share,
+		       share * tick / 1000.0 / boards[i] * 1e6, hwm / 1024.0);
+		e2e_sim_stop(&sim);
 	}
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
-	return system(cmd) == 0 ? 0 : 1;
+	return 0;
 }

@@ -244,7 +244,7 @@ int e2e_inject(const struct e2e_sim *s, const char *node, ...)
 
 int e2e_open(const struct e2e_sim *s, unsigned x, unsigned y, unsigned z, struct apenet_dev *d)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX + 64];
 	struct apenet_site site;
 	struct apenet_err e = { 0 };
 	e2e_node_dir(s, x, y, z, dir, sizeof(dir));
