@@ -31,7 +31,7 @@ CPPFLAGS += -std=c11 -D_GNU_SOURCE -Iinclude $(LIBPCI_CFLAGS) $(YAML_CFLAGS) -MM
 ALL_CFLAGS = $(CPPFLAGS) $(WARN) $(CFLAGS)
 
 # Libraries inside the project.
-LIB_SRCS := $(wildcard common/*.c collectors/*.c)
+LIB_SRCS := $(wildcard common/*.c collectors/*.c lofamo/*.c)
 SIM_SRCS := $(filter-out sim/sim_main.c,$(wildcard sim/*.c))
 CLI_SRCS := $(wildcard cli/*.c)
 LIB_A := $(B)/libapenet.a

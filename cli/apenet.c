@@ -12,6 +12,16 @@ static const struct cli_cmd cmds[] = {
 	  "every APEnet card: BDF, variant, firmware, node, PCIe trained vs capable", 0, cmd_list },
 	{ "regs", "apenet regs [--json|--csv] [--dev BDF]",
 	  "a named dump of every register of a card", 0, cmd_regs },
+	{ "status", "apenet status [--interval S] [--from FILE] [--config FILE]",
+	  "identity, sensors, watchdog, LDMs sent and received, one verdict", 16, cmd_status },
+	{ "link", "apenet link [LINK] [--interval S] [--from FILE] [--config FILE]",
+	  "per link and lane: state, partner, rates, errors, FIFOs, bandwidth, verdict", 16, cmd_link },
+	{ "model", "apenet model --fifo-depth BYTES --link-gbps RATE [--lanes N] [--encoding E]",
+	  "the link efficiency model: E1, E2, E3, E_T, maximum payload bandwidth", 16, cmd_model },
+	{ "snapshot", "apenet snapshot [--interval S]",
+	  "everything the other commands read, as JSON (replay with --from FILE)", 16, cmd_snapshot },
+	{ "watch", "apenet watch [--interval S] [--count N]",
+	  "live rates per link every interval, until interrupted", 16, cmd_watch },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

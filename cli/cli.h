@@ -32,7 +32,41 @@ int cli_open(struct cli *c, struct apenet_dev *d, struct apenet_site *site);
 /* Adds "node" {x, y, z} shown as "x,y,z". */
 void cli_out_coord(struct out *o, const char *key, uint32_t coord);
 
+/* A command's own options: "--name" with a value (val) or a flag (flag). */
+struct cli_opt {
+	const char *name;
+	const char **val;
+	int *flag;
+};
+/* Parses c->argv; positional arguments go to pos[0..maxpos). -1 after printing a usage error. */
+int cli_parse(struct cli *c, const char *cmd, const struct cli_opt *opts, const char **pos, int maxpos, int *npos);
+/* A number option in [min, max]; -1 after printing the error. */
+int cli_number(const char *cmd, const char *opt, const char *s, double min, double max, double *out);
+
+struct apenet_view;
+struct apenet_config;
+/* The board view: from --from FILE, else live (two samples interval_s apart). Exit code on failure. */
+int cli_view(struct cli *c, const char *from, double interval_s, struct apenet_view *v);
+/* --config FILE, else $APENET_CONFIG, else defaults. Exit code on failure. */
+int cli_config(const char *cmd, const char *path, struct apenet_config *cfg);
+/* Adds {severity, code, recommendation} and the findings. */
+struct apenet_verdict;
+void cli_out_verdict(struct out *o, const struct apenet_verdict *v);
+
+/* An LDM word, decoded (one cell in text). */
+void cli_out_ldm(struct out *o, const char *key, uint32_t word);
+/* The exit code for a severity: 0 ok, 1 warn or fail. */
+int cli_exit_sev(int sev);
+
+/* Link by name (case-insensitive) or index; -1. */
+int cli_link_index(const struct apenet_profile *p, const char *name);
+
 int cmd_list(struct cli *c);
 int cmd_regs(struct cli *c);
+int cmd_snapshot(struct cli *c);
+int cmd_status(struct cli *c);
+int cmd_link(struct cli *c);
+int cmd_model(struct cli *c);
+int cmd_watch(struct cli *c);
 
 #endif

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "apenet/ldm.h"
 #include "sim.h"
 
 #define BAR32(b, off) ((b)->bar[(off) / 4])
@@ -290,18 +291,10 @@ static uint32_t compose_ldm(const struct sim_board *b)
 	for (unsigned l = 0; l < b->prof->nlinks; l++) {
 		const struct sim_link *lk = &b->link[l];
 		uint32_t h = link_health(lk);
-		switch (lk->lp->dir) {
-		case APENET_DIR_XP: w |= APENET_SET(LDM, XPLUS, h); break;
-		case APENET_DIR_XM: w |= APENET_SET(LDM, XMINUS, h); break;
-		case APENET_DIR_YP: w |= APENET_SET(LDM, YPLUS, h); break;
-		case APENET_DIR_YM: w |= APENET_SET(LDM, YMINUS, h); break;
-		case APENET_DIR_ZP: w |= APENET_SET(LDM, ZPLUS, h); break;
-		case APENET_DIR_ZM: w |= APENET_SET(LDM, ZMINUS, h); break;
-		/* one channel per dimension reports in both of its fields */
-		case APENET_DIR_X: w |= APENET_SET(LDM, XPLUS, h) | APENET_SET(LDM, XMINUS, h); break;
-		case APENET_DIR_Y: w |= APENET_SET(LDM, YPLUS, h) | APENET_SET(LDM, YMINUS, h); break;
-		case APENET_DIR_Z: w |= APENET_SET(LDM, ZPLUS, h) | APENET_SET(LDM, ZMINUS, h); break;
-		default: break;
+		for (int second = 0; second < 2; second++) {
+			int f = apenet_ldm_field_of_dir(lk->lp->dir, second);
+			if (f >= 0)
+				w |= h << apenet_ldm_field_lsb((unsigned)f);
 		}
 	}
 	if (b->wd_expired && APENET_GET(WD_CTRL, ENABLE, b->wd_ctrl))

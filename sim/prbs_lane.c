@@ -77,8 +77,7 @@ void sim_lane_prbs_tick(struct sim_torus *t, struct sim_board *b, struct sim_lin
 		ln->errword = 0;
 		return;
 	}
-	if (ln->err_skip == INFINITY && ln->ber > 0)
-		ln->err_skip = next_error(&b->rng, ln->ber);
+	ln->err_skip = next_error(&b->rng, ln->ber); /* memoryless gaps: redraw at this tick's BER */
 
 	double want = lk->lp->lane_mbps * 1e6 * dt * t->ber_accel + ln->prbs_bits_frac;
 	uint64_t bits = (uint64_t)want;

@@ -1,0 +1,102 @@
+/* apenet watch: live rates per link every interval, in the manner of
+ * ibswportwatch, until interrupted (or --count samples). */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "apenet/config.h"
+#include "apenet/verdict.h"
+#include "apenet/view.h"
+#include "cli.h"
+
+static volatile sig_atomic_t watch_stop;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	watch_stop = 1;
+}
+
+int cmd_watch(struct cli *c)
+{
+	const char *interval = NULL, *count = NULL, *config = NULL;
+	const struct cli_opt opts[] = { { "--interval", &interval, NULL }, { "--count", &count, NULL },
+					{ "--config", &config, NULL }, { NULL, NULL, NULL } };
+	const char *pos[1];
+	int npos;
+	double iv = 1.0, cnt = 0;
+	static struct apenet_view v;
+	struct apenet_config cfg;
+	if (cli_parse(c, "watch", opts, pos, 0, &npos) ||
+	    (interval && cli_number("watch", "--interval", interval, 0.01, 3600, &iv)) ||
+	    (count && cli_number("watch", "--count", count, 1, 1e9, &cnt)))
+		return CLI_EXIT_ERROR;
+	int rc = cli_config("watch", config, &cfg);
+	if (rc)
+		return rc;
+	struct apenet_site site;
+	struct apenet_dev d;
+	struct apenet_err e = { 0 };
+	if (cli_open(c, &d, &site)) {
+		apenet_config_free(&cfg);
+		return CLI_EXIT_ERROR;
+	}
+	struct sigaction sa = { .sa_handler = on_sigint };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	memset(&v, 0, sizeof(v));
+	v.prof = d.prof;
+	snprintf(v.bdf, sizeof(v.bdf), "%s", d.bdf);
+	rc = CLI_EXIT_OK;
+	if (apenet_snapshot_read(&d, &v.s1, &e)) {
+		rc = cli_fail(&e);
+		goto out;
+	}
+	for (unsigned long n = 0; !watch_stop && (cnt == 0 || n < (unsigned long)cnt); n++) {
+		struct timespec ts = { (time_t)iv, (long)((iv - (double)(time_t)iv) * 1e9) };
+		while (nanosleep(&ts, &ts) && !watch_stop)
+			;
+		if (watch_stop)
+			break;
+		v.s0 = v.s1;
+		if (apenet_snapshot_read(&d, &v.s1, &e)) {
+			rc = cli_fail(&e); /* card gone: say so, stop */
+			break;
+		}
+		struct out *o = out_new(c->fmt, stdout, "watch");
+		out_uint(o, "sample", n + 1);
+		out_dbl(o, "interval_s", apenet_view_dt(&v), 3);
+		out_arr_begin(o, "links");
+		for (unsigned l = 0; l < v.prof->nlinks; l++) {
+			struct apenet_link_stats st;
+			struct apenet_verdict vd;
+			apenet_link_stats(&v, l, &st);
+			apenet_rules_link(&v, l, &st, &cfg, &vd);
+			out_obj_begin(o, NULL);
+			out_str(o, "name", v.prof->links[l].name);
+			out_str(o, "state", apenet_link_state_name(st.state));
+			out_dbl(o, "tx_MBps", st.tx_Bps / 1e6, 1);
+			out_dbl(o, "rx_MBps", st.rx_Bps / 1e6, 1);
+			out_dbl(o, "tx_pps", st.tx_pps, 0);
+			out_dbl(o, "rx_pps", st.rx_pps, 0);
+			out_dbl(o, "util_pct", st.util * 100, 1);
+			out_dbl(o, "crc_per_min", st.crc_per_min, 1);
+			out_uint(o, "down", st.down_delta);
+			out_str(o, "verdict", vd.code);
+			out_obj_end(o);
+		}
+		out_arr_end(o);
+		if (out_finish(o)) {
+			rc = CLI_EXIT_ERROR;
+			break;
+		}
+		if (c->fmt == OUT_TEXT)
+			putchar('\n');
+		fflush(stdout);
+	}
+out:
+	apenet_dev_close(&d);
+	apenet_config_free(&cfg);
+	return rc;
+}

@@ -1,0 +1,127 @@
+/* Helpers every apenet command shares: options, the board view, config, verdicts. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apenet/config.h"
+#include "apenet/verdict.h"
+#include "apenet/view.h"
+#include "cli.h"
+
+int cli_parse(struct cli *c, const char *cmd, const struct cli_opt *opts, const char **pos, int maxpos, int *npos)
+{
+	*npos = 0;
+	for (int i = 0; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (a[0] == '-' && a[1] == '-') {
+			const struct cli_opt *o = NULL;
+			const char *eq = strchr(a, '=');
+			size_t len = eq ? (size_t)(eq - a) : strlen(a);
+			for (const struct cli_opt *p = opts; p && p->name; p++)
+				if (strlen(p->name) == len && !strncmp(p->name, a, len))
+					o = p;
+			if (!o)
+				return cli_usage_error(cmd, "unknown option '%s'", a), -1;
+			if (o->flag) {
+				if (eq)
+					return cli_usage_error(cmd, "%s takes no value", o->name), -1;
+				*o->flag = 1;
+			} else if (eq) {
+				*o->val = eq + 1;
+			} else if (i + 1 < c->argc) {
+				*o->val = c->argv[++i];
+			} else {
+				return cli_usage_error(cmd, "%s needs a value", o->name), -1;
+			}
+		} else if (*npos < maxpos) {
+			pos[(*npos)++] = a;
+		} else {
+			return cli_usage_error(cmd, "unexpected argument '%s'", a), -1;
+		}
+	}
+	return 0;
+}
+
+int cli_number(const char *cmd, const char *opt, const char *s, double min, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v < min || v > max)
+		return cli_usage_error(cmd, "%s '%s' is not a number in %g..%g", opt, s, min, max), -1;
+	*out = v;
+	return 0;
+}
+
+int cli_view(struct cli *c, const char *from, double interval_s, struct apenet_view *v)
+{
+	struct apenet_err e = { 0 };
+	if (from) {
+		if (apenet_view_load(from, v, &e))
+			return cli_fail(&e);
+		return 0;
+	}
+	struct apenet_site site;
+	struct apenet_card cards[APENET_MAX_CARDS];
+	int n = 0, pick = -1;
+	if (apenet_site_init(&site, c->sim, &e) || apenet_pci_scan(&site, cards, APENET_MAX_CARDS, &n, &e))
+		return cli_fail(&e);
+	for (int i = 0; i < n; i++)
+		if (!c->bdf || !strcmp(cards[i].bdf, c->bdf) || !strcmp(cards[i].bdf + 5, c->bdf))
+			pick = pick < 0 ? i : -2;
+	if (n == 0 || pick == -1) {
+		apenet_err_set(&e, APENET_ENODEV, "no APEnet card %s%s on %s", c->bdf ? "at " : "found",
+			       c->bdf ? c->bdf : "", site.dump[0] ? site.dump : "this machine's PCI bus");
+		return cli_fail(&e);
+	}
+	if (pick == -2) {
+		apenet_err_set(&e, APENET_EINVAL, "%d APEnet cards found; choose one with --dev BDF (see apenet list)", n);
+		return cli_fail(&e);
+	}
+	struct apenet_dev d;
+	if (apenet_dev_open_card(&d, &site, &cards[pick], &e))
+		return cli_fail(&e);
+	int rc = apenet_view_collect(&d, &cards[pick], interval_s, v, &e);
+	apenet_dev_close(&d);
+	return rc ? cli_fail(&e) : 0;
+}
+
+int cli_config(const char *cmd, const char *path, struct apenet_config *cfg)
+{
+	struct apenet_err e = { 0 };
+	(void)cmd;
+	if (!path)
+		path = getenv("APENET_CONFIG");
+	if (apenet_config_load(path && *path ? path : NULL, cfg, &e))
+		return cli_fail(&e);
+	return 0;
+}
+
+void cli_out_verdict(struct out *o, const struct apenet_verdict *v)
+{
+	char t[360];
+	snprintf(t, sizeof(t), "%s %s%s%s", apenet_sev_name(v->sev), v->code, v->rec[0] ? ": " : "", v->rec);
+	out_obj_begin_text(o, "verdict", t);
+	out_str(o, "severity", apenet_sev_name(v->sev));
+	out_str(o, "code", v->code);
+	out_str(o, "recommendation", v->rec[0] ? v->rec : "none");
+	out_obj_end(o);
+	if (v->n > 1) {
+		out_arr_begin(o, "findings");
+		for (unsigned i = 0; i < v->n; i++) {
+			out_obj_begin(o, NULL);
+			out_str(o, "severity", apenet_sev_name(v->f[i].sev));
+			out_str(o, "code", v->f[i].code);
+			out_str(o, "text", v->f[i].text);
+			out_obj_end(o);
+		}
+		out_arr_end(o);
+	}
+}
+
+int cli_exit_sev(int sev)
+{
+	return sev == APENET_SEV_OK ? CLI_EXIT_OK : CLI_EXIT_FAULT;
+}
