@@ -20,6 +20,8 @@ static const struct cli_cmd cmds[] = {
 	  "the link efficiency model: E1, E2, E3, E_T, maximum payload bandwidth", 16, cmd_model },
 	{ "snapshot", "apenet snapshot [--interval S]",
 	  "everything the other commands read, as JSON (replay with --from FILE)", 16, cmd_snapshot },
+	{ "cabling", "apenet cabling --config cluster.yaml (--sim-cluster DIR | SNAPSHOT.json...)",
+	  "observed cabling against the torus the config describes: a punch list", 32768, cmd_cabling },
 	{ "watch", "apenet watch [--interval S] [--count N]",
 	  "live rates per link every interval, until interrupted", 16, cmd_watch },
 };

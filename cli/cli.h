@@ -68,5 +68,6 @@ int cmd_status(struct cli *c);
 int cmd_link(struct cli *c);
 int cmd_model(struct cli *c);
 int cmd_watch(struct cli *c);
+int cmd_cabling(struct cli *c);
 
 #endif

@@ -686,8 +686,9 @@ static void test_seqlock_and_gone(void **state)
 		gen[0] = g;
 	}
 	/* its neighbour lost every cable to it */
-	for (const char *n = "X+"; n; n = strcmp(n, "X+") ? NULL : "X-") {
-		unsigned l = (unsigned)link_idx(b0, n);
+	static const char *const xlinks[] = { "X+", "X-" };
+	for (unsigned i = 0; i < 2; i++) {
+		unsigned l = (unsigned)link_idx(b0, xlinks[i]);
 		assert_int_equal(link_state(b0, l), APENET_LINK_DOWN);
 		assert_int_equal(link_reg(b0, l, APENET_LINK_PARTNER), 0);
 		assert_int_equal(link_reg64(b0, l, APENET_LINK_DOWN_EVENTS), 1);
@@ -1269,8 +1270,6 @@ static void test_cable_swap_modules(void **state)
 {
 	struct fx *f = *state;
 	struct sim_torus *t = torus(f, APENET_V_APENETP, 4, 1, 1, 1);
-	struct sim_board *b0 = board(t, 0, 0, 0);
-	unsigned xp = (unsigned)link_idx(b0, "X+"), xm = (unsigned)link_idx(b0, "X-");
 	char s_a[17], s_b[17];
 
 	bring_up(t, 1000, 100000);
@@ -1292,8 +1291,6 @@ static void test_cable_swap_modules(void **state)
 			}
 		inject_ok(t, 6, "0,0,0", "cable-swap", "--link", "X+", "--with", "0,0,0:X-");
 		bring_up(t, 1000, 100000);
-		(void)xp;
-		(void)xm;
 	}
 	sim_torus_destroy(t);
 }
