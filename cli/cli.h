@@ -69,5 +69,6 @@ int cmd_link(struct cli *c);
 int cmd_model(struct cli *c);
 int cmd_watch(struct cli *c);
 int cmd_cabling(struct cli *c);
+int cmd_module(struct cli *c);
 
 #endif

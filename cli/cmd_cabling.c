@@ -226,7 +226,7 @@ static int gather_sim(struct cab *cb, const char *root, struct unreach **bad, un
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	for (struct dirent *de; (de = readdir(dp));) {
-		if (strncmp(de->d_name, "node-", 5))
+		if (strncmp(de->d_name, "node-", 5) || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 256;

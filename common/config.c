@@ -50,6 +50,24 @@ static const struct {
 };
 #define NTHR (sizeof(thr_keys) / sizeof(thr_keys[0]))
 
+/* Warn and fail limits of one measure (both "at or above" limits). */
+static const struct {
+	const char *warn, *fail;
+} thr_pairs[] = {
+	{ "fpga_temp_warn_c", "fpga_temp_fail_c" }, { "board_temp_warn_c", "board_temp_fail_c" },
+	{ "vdroop_warn_pct", "vdroop_fail_pct" },   { "v12_tol_warn_pct", "v12_tol_fail_pct" },
+	{ "crc_warn_per_min", "crc_fail_per_min" }, { "ldm_age_warn_ms", "ldm_age_fail_ms" },
+};
+#define NPAIRS (sizeof(thr_pairs) / sizeof(thr_pairs[0]))
+
+static double thr_value(const struct apenet_thresholds *t, const char *key)
+{
+	for (unsigned i = 0; i < NTHR; i++)
+		if (!strcmp(thr_keys[i].key, key))
+			return *(const double *)((const char *)t + thr_keys[i].off);
+	return 0;
+}
+
 static int load_thresholds(const struct conf *c, const struct conf_node *m, struct apenet_thresholds *t,
 			   struct apenet_err *e)
 {
@@ -64,12 +82,17 @@ static int load_thresholds(const struct conf *c, const struct conf_node *m, stru
 		if (n && conf_double(c, n, thr_keys[i].min, thr_keys[i].max, (double *)((char *)t + thr_keys[i].off), e))
 			return -1;
 	}
-	if (t->fpga_temp_warn_c > t->fpga_temp_fail_c)
-		return conf_error(c, m, e, "fpga_temp_warn_c (%g) is above fpga_temp_fail_c (%g)", t->fpga_temp_warn_c,
-				  t->fpga_temp_fail_c);
-	if (t->crc_warn_per_min > t->crc_fail_per_min)
-		return conf_error(c, m, e, "crc_warn_per_min (%g) is above crc_fail_per_min (%g)", t->crc_warn_per_min,
-				  t->crc_fail_per_min);
+	/* A warn above its fail could never show.  The error points at the
+	 * value the file gave (the warn one when it gave both), not at the
+	 * start of the map, which may be an unrelated key. */
+	for (unsigned i = 0; i < NPAIRS; i++) {
+		double w = thr_value(t, thr_pairs[i].warn), f = thr_value(t, thr_pairs[i].fail);
+		if (w <= f)
+			continue;
+		const struct conf_node *nw = conf_get(m, thr_pairs[i].warn), *nf = conf_get(m, thr_pairs[i].fail);
+		return conf_error(c, nw ? nw : nf ? nf : m, e, "%s (%g%s) is above %s (%g%s)", thr_pairs[i].warn, w,
+				  nw ? "" : ", the default", thr_pairs[i].fail, f, nf ? "" : ", the default");
+	}
 	return 0;
 }
 

@@ -14,6 +14,7 @@ struct node {
 	char *text;  /* scalar as shown in text/CSV */
 	char *json;  /* scalar as written in JSON */
 	struct node *child, *last, *next, *parent;
+	int vertical; /* text: blocks, never a table */
 };
 
 struct out {
@@ -91,6 +92,12 @@ void out_obj_end(struct out *o)
 {
 	if (o->cur->parent)
 		o->cur = o->cur->parent;
+}
+
+void out_arr_begin_vertical(struct out *o, const char *key)
+{
+	out_arr_begin(o, key);
+	o->cur->vertical = 1;
 }
 
 void out_arr_end(struct out *o)
@@ -391,7 +398,7 @@ static void text_array(FILE *f, const struct node *arr, int indent)
 			fprintf(f, "%s%s", c->text, c->next ? ", " : "\n");
 		return;
 	}
-	if (arr_tabular(arr)) {
+	if (!arr->vertical && arr_tabular(arr)) {
 		if (arr->key)
 			fprintf(f, "%*s%s:\n", indent, "", arr->key);
 		text_table(f, arr, indent + 2);

@@ -280,7 +280,7 @@ static uint32_t compose_ldm(const struct sim_board *b)
 {
 	uint32_t w = b->ldm_host & ~APENET_SET(LDM, HOST_EXPIRED, 1);
 	double droop = (b->vcore_nom - b->vcore) / b->vcore_nom * 1000; /* 0.1 % */
-	int32_t mc = (int32_t)(b->t_fpga * 1000);
+	int32_t mc = (int32_t)lround(b->t_fpga * 1000); /* as SENS_FPGA_TEMP shows it */
 	w |= APENET_SET(LDM, TEMPERATURE, mc > (int32_t)b->thr_temp_broken ? APENET_LDM_BROKEN
 					  : mc > (int32_t)b->thr_temp_sick   ? APENET_LDM_SICK
 									     : APENET_LDM_NORMAL);

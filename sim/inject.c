@@ -90,6 +90,17 @@ static void swap_plugs(struct sim_torus *t, struct sim_board *ba, unsigned la, s
 	a->cable_id = idb;
 	b->ch = cha;
 	b->cable_id = ida;
+	/* a copper assembly's EEPROM is in its plugs: it moves too; an optical
+	 * transceiver stays in its cage when only the fibre moves */
+	if (a->module.kind == SIM_MOD_COPPER && b->module.kind == SIM_MOD_COPPER) {
+		struct sim_module m = a->module;
+		uint8_t ee[APENET_EE_DATA_LEN];
+		memcpy(ee, a->ee, sizeof(ee));
+		a->module = b->module;
+		memcpy(a->ee, b->ee, sizeof(ee));
+		b->module = m;
+		memcpy(b->ee, ee, sizeof(ee));
+	}
 	sim_link_force_down(a);
 	sim_link_force_down(b);
 	if (pa)

@@ -191,7 +191,8 @@ static void credits(struct sim_torus *t, struct sim_board *b, struct sim_link *l
 	unsigned up = 0;
 	for (unsigned k = 0; k < lk->lp->lanes; k++)
 		up += lk->lane[k].phase == APENET_PHASE_UP;
-	double words_per_s = up * lk->lp->lane_mbps * 1e6 * 0.8 / 128;
+	double code = lk->lp->enc == APENET_ENC_64B66B ? 64.0 / 66 : 0.8;
+	double words_per_s = up * lk->lp->lane_mbps * 1e6 * code / 128;
 	double n = words_per_s * dt / lk->credit_period + lk->credit_frac;
 	uint64_t cr = (uint64_t)n;
 	lk->credit_frac = n - (double)cr;

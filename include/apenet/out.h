@@ -29,6 +29,9 @@ void out_obj_begin_text(struct out *o, const char *key, const char *text);
 void out_obj_end(struct out *o);
 void out_arr_begin(struct out *o, const char *key);
 void out_arr_end(struct out *o);
+/* An array whose elements text shows one below the other as "key[i]:"
+ * blocks, not as a table (records with many fields: modules). */
+void out_arr_begin_vertical(struct out *o, const char *key);
 /* Scalars. */
 void out_str(struct out *o, const char *key, const char *v); /* NULL: null */
 void out_strf(struct out *o, const char *key, const char *fmt, ...)

@@ -123,7 +123,10 @@ struct apenet_sff8636 {
 	double tx_power_mw[APENET_SFF8636_LANES]; /* 0.1 uW */
 	double tx_power_dbm[APENET_SFF8636_LANES];
 
-	/* Thresholds (upper page 03h): only when len is 640 and memory is paged. */
+	/*
+	 * Thresholds (upper page 03h): only when len is 640, memory is paged and
+	 * bytes 128-199 of page 03h are neither all zero nor all 0xff (not read).
+	 */
 	int thresh_present;
 	struct apenet_sff8636_thresh th_temp;      /* C */
 	struct apenet_sff8636_thresh th_vcc;       /* V */

@@ -322,6 +322,23 @@ static void test_alarm_sources(void **state)
 	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 1);
 	assert_string_equal(sum, "temperature high warning (71.0 C > 70.0 C)");
 
+	/* At a threshold is not over it (the spec flags values beyond it). */
+	sm.temp_c = 70.0;
+	sim_eeprom_update_dom(&sm, img);
+	decode_ok(img, IMG, &m);
+	assert_true(m.temp_c == m.th_temp.high_warn);
+	assert_int_equal(m.temp_flags, 0);
+	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 0);
+
+	sm.temp_c = 35.0;
+	sm.vcc_v = 3.135;
+	sim_eeprom_update_dom(&sm, img);
+	decode_ok(img, IMG, &m);
+	assert_true(m.vcc_v == m.th_vcc.low_warn);
+	assert_int_equal(m.vcc_flags, 0);
+	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 0);
+	sm.vcc_v = 3.3;
+
 	/* No page 03h (256 bytes): the flag alone speaks. */
 	sm.temp_c = 80.0;
 	sim_eeprom_update_dom(&sm, img);
@@ -541,6 +558,25 @@ static void test_real_sr4_variants(void **state)
 		assert_string_equal(m.date_code, dates[i].code);
 		assert_string_equal(m.date, dates[i].date);
 		assert_string_equal(m.lot, dates[i].lot);
+	}
+
+	/* Every lane status flag of bytes 3-5, in its place. */
+	real_sr4(p);
+	p[3] |= 0x10;           /* Tx LOS lane 1 */
+	p[4] = 0x02;            /* Tx fault lane 2 */
+	p[5] = 0x18;            /* Tx CDR LOL lane 1, Rx CDR LOL lane 4 */
+	decode_ok(p, sizeof(p), &m);
+	assert_int_equal(m.tx_los, 0x01);
+	assert_int_equal(m.rx_los, 0x04);
+	assert_int_equal(m.tx_fault, 0x02);
+	assert_int_equal(m.tx_lol, 0x01);
+	assert_int_equal(m.rx_lol, 0x08);
+	{
+		char sum[256];
+
+		assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 5);
+		assert_string_equal(sum, "lane 3 RX LOS; lane 1 TX LOS; lane 2 TX fault; "
+					 "lane 4 RX CDR loss of lock; lane 1 TX CDR loss of lock");
 	}
 
 	/* Byte 192 counts only when byte 131 points at it. */
@@ -815,7 +851,7 @@ static void rm_file(const char *dir, const char *name)
 static int teardown_dir(void **state)
 {
 	struct tmpdir *d = *state;
-	static const char *const names[] = { "empty", "short", "long", "ok256", "ok640", "text" };
+	static const char *const names[] = { "nothing", "short", "long", "ok256", "ok640", "text" };
 	char p[128];
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -867,8 +903,8 @@ static void test_load_file(void **state)
 	snprintf(path, sizeof(path), "%s/missing", d->path);
 	load_fails(path, sizeof(buf), "No such file");
 
-	write_file(path, sizeof(path), d->path, "empty", img, 0);
-	load_fails(path, sizeof(buf), "empty");
+	write_file(path, sizeof(path), d->path, "nothing", img, 0);
+	load_fails(path, sizeof(buf), "empty file");
 
 	write_file(path, sizeof(path), d->path, "short", img, 300);
 	load_fails(path, sizeof(buf), "300 bytes: expected 256");

@@ -1,0 +1,118 @@
+#!/bin/sh
+# Every fault the emulator can inject gets its verdict on the right link, and
+# a clean link stays ok: apenet status / link / cabling on a 4x4x1 torus,
+# JSON parsed with jq, every wait a poll with a deadline.
+. "$(dirname "$0")/../e2e_lib.sh"
+T=$(mktemp -d /tmp/apenet-verdicts-XXXXXX)
+trap 'sim_stop; rm -rf "$T"' EXIT
+unset APENET_SIM_DIR APENET_CONFIG
+sim_start "$T/sim" --dims 4x4x1 --seed 3
+A="$BIN/apenet"
+inject() { "$BIN/apenet-sim" inject --dir "$T/sim" "$@" >/dev/null || fail "inject $*"; }
+node() { echo "$T/sim/node-$(echo "$1" | tr , -)"; }
+# thresholds that make stale LDMs visible in a test's time
+cat >"$T/fast.yaml" <<'Y'
+thresholds:
+  ldm_age_warn_ms: 100
+  ldm_age_fail_ms: 300
+Y
+# link_code NODE LINK -> the verdict code of that link
+link_code() { "$A" link --json --interval 0.3 --config "$T/fast.yaml" --sim "$(node "$1")" "$2" >"$T/l.json"; \
+	jq -r '.links[0].verdict.code' "$T/l.json"; }
+has_finding() { jq -e --arg c "$1" '[.links[0].verdict.code] + [(.links[0].findings // [])[].code] | index($c) != null' "$T/l.json" >/dev/null; }
+link_is() { [ "$(link_code "$1" "$2")" = "$3" ]; }
+all_ok() { "$A" link --json --interval 0.3 --config "$T/fast.yaml" --sim "$(node "$1")" >"$T/all.json" &&
+	jq -e '[.links[].verdict.code] | all(. == "OK")' "$T/all.json" >/dev/null; }
+status_has() { "$A" status --json --interval 0.4 --config "$T/fast.yaml" --sim "$(node "$1")" >"$T/s.json";
+	jq -e --arg c "$2" '[.verdict.code] + [(.findings // [])[].code] | index($c) != null' "$T/s.json" >/dev/null; }
+
+# A clean torus: every link of a node ok, exit 0, the link objects as documented.
+wait_for 30 all_ok 1,0,0 || { cat "$T/all.json"; fail "clean node not ok"; }
+"$A" link --json --sim "$(node 1,0,0)" >"$T/l.json"; [ $? -eq 0 ] || fail "clean link exit"
+jq -e '.links | length == 6' "$T/l.json" >/dev/null || fail "6 links"
+jq -e '.links[0] | has("name") and has("state") and (.partner | has("node") and has("link")) and
+	(.verdict | has("severity") and has("code") and has("recommendation")) and (.lanes | length == 4)' "$T/l.json" >/dev/null ||
+	fail "link object shape"
+jq -e '.links[0].partner.node == {"x":2,"y":0,"z":0} and .links[0].partner.link == "X-"' "$T/l.json" >/dev/null || fail "partner"
+jq -e '.links[0].rates.tx_MBps > 0 and .links[0].rates.model_max_MBps > 2100 and .links[0].rates.tx_MBps < .links[0].rates.model_max_MBps' \
+	"$T/l.json" >/dev/null || fail "rates against the model"
+"$A" status --json --sim "$(node 1,0,0)" >"$T/s.json"; [ $? -eq 0 ] || fail "clean status exit $?"
+jq -e '.verdict.severity == "ok" and .ldm.valid and (.neighbours | length == 6) and (.sensors | length >= 6)' "$T/s.json" >/dev/null || fail "status"
+
+# cable-unplug: both ends LINK_DOWN, naming the far node
+inject --node 1,0,0 cable-unplug --link X+
+wait_for 30 link_is 1,0,0 X+ LINK_DOWN || fail "unplug: $(cat "$T/l.json")"
+jq -e '.links[0].verdict.severity == "fail" and (.links[0].verdict.recommendation | test("node 2,0,0"))' "$T/l.json" >/dev/null || fail "unplug text"
+wait_for 30 link_is 2,0,0 X- LINK_DOWN || fail "unplug far end"
+"$A" link --sim "$(node 1,0,0)" X+ >/dev/null; [ $? -eq 1 ] || fail "a fault must exit 1"
+link_is 1,0,0 X- OK || fail "unplug: X- not ok"
+inject --node 1,0,0 clear
+wait_for 30 link_is 1,0,0 X+ OK || fail "unplug cleared"
+
+# cable-ber: CRC errors at the receiving end
+inject --node 0,1,0 cable-ber --link Y+ --ber 1e-7
+crc() { link_code 0,2,0 Y- >/dev/null; has_finding LINK_CRC; }
+wait_for 30 crc || fail "cable-ber: $(cat "$T/l.json")"
+inject --node 0,1,0 clear
+
+# lane-dead: width degrade on that link
+inject --node 2,0,0 lane-dead --link Y+ --lane 2
+wait_for 30 link_is 2,0,0 Y+ LINK_DEGRADED || fail "lane-dead"
+jq -e '.links[0].lanes[2].up == false and .links[0].lanes[0].up and (.links[0].verdict.recommendation | test("lane 2"))' "$T/l.json" >/dev/null || fail "lane-dead lanes"
+inject --node 2,0,0 clear
+"$A" link --sim "$(node 2,0,0)" >/dev/null 2>&1 # (a realign brings lane 2 back; not a tool's job here)
+
+# cable-swap: miscabled links, and cabling names exactly the swapped pair
+inject --node 0,0,0 cable-swap --link X+ --with 0,0,0:X-
+wait_for 30 link_is 0,0,0 X+ LINK_MISCABLED || fail "swap verdict"
+cat >"$T/cluster.yaml" <<'Y'
+cluster:
+  dims: 4x4x1
+  wraparound: true
+Y
+swap_listed() { "$A" cabling --json --config "$T/cluster.yaml" --sim-cluster "$T/sim" >"$T/c.json";
+	jq -e '[.problems[] | select(.kind != "missing")] | length == 1 and .[0].kind == "swapped" and
+		.[0].a.node == {"x":0,"y":0,"z":0} and .[0].b.node == {"x":0,"y":0,"z":0} and
+		([.[0].a.link, .[0].b.link] | sort == ["X+","X-"])' "$T/c.json" >/dev/null; }
+wait_for 30 swap_listed || { cat "$T/c.json"; fail "cabling swap"; }
+# the same from snapshot files gathered from every node
+mkdir "$T/snaps"
+for d in "$T"/sim/node-*; do "$A" snapshot --interval 0 --sim "$d" >"$T/snaps/${d##*/}.json" || fail "snapshot $d"; done
+"$A" cabling --json --config "$T/cluster.yaml" "$T"/snaps/*.json >"$T/c2.json"; [ $? -eq 1 ] || fail "cabling exit"
+jq -e '[.problems[] | select(.kind == "swapped")] | length == 1' "$T/c2.json" >/dev/null || fail "cabling from files"
+inject --node 0,0,0 cable-swap --link X+ --with 0,0,0:X-
+cabling_clean() { "$A" cabling --json --config "$T/cluster.yaml" --sim-cluster "$T/sim" >"$T/c.json"; }
+wait_for 30 cabling_clean || { cat "$T/c.json"; fail "cabling after unswap"; }
+jq -e '.problems == [] and .summary.cables_ok == 48' "$T/c.json" >/dev/null || fail "clean cabling"
+
+# dnp-hang: the node says DNP_HUNG, its neighbour sees its LDMs go stale
+inject --node 3,3,0 dnp-hang
+wait_for 30 status_has 3,3,0 DNP_HUNG || fail "dnp-hang status: $(cat "$T/s.json")"
+wait_for 30 link_is 0,3,0 X- LDM_STALE || fail "stale LDM at the neighbour"
+inject --node 3,3,0 clear
+
+# overheat and voltage droop: warn, then fail
+inject --node 1,1,0 overheat --celsius 88
+wait_for 30 status_has 1,1,0 FPGA_TEMP || fail "overheat"
+jq -e '[.findings // [] | .[] | select(.code == "FPGA_TEMP")][0].severity == "warn" or (.verdict.code == "FPGA_TEMP" and .verdict.severity == "warn")' "$T/s.json" >/dev/null || fail "overheat warn"
+inject --node 1,1,0 voltage-droop --percent 10
+wait_for 30 status_has 1,1,0 VCORE_LOW || fail "droop"
+jq -e '.verdict.severity == "fail"' "$T/s.json" >/dev/null || fail "droop fail"
+inject --node 1,1,0 clear
+
+# pcie-degrade: the status says so
+inject --node 2,2,0 pcie-degrade --width 4 --gen 1
+status_has 2,2,0 PCIE_DEGRADED || fail "pcie-degrade"
+inject --node 2,2,0 clear
+
+# card-gone: every command says so and exits 2
+inject --node 3,0,0 card-gone
+for cmd in status link snapshot; do
+	"$A" $cmd --sim "$(node 3,0,0)" >"$T/out" 2>"$T/err"; rc=$?
+	[ $rc -eq 2 ] && grep -q "card not responding" "$T/err" && [ ! -s "$T/out" ] || fail "card-gone $cmd: $rc $(cat "$T/err")"
+done
+inject --node 3,0,0 clear
+
+# the clean nodes stayed ok through all this
+wait_for 30 all_ok 1,2,0 || fail "clean node after faults: $(cat "$T/all.json")"
+echo "verdicts: all checks passed"
