@@ -1,0 +1,102 @@
+#!/bin/sh
+# Every command on every variant, live on the emulator and replayed from
+# snapshot files; the model; watch; module from raw EEPROM dumps; bad input.
+# JSON is parsed with jq; waits poll with a deadline.
+. "$(dirname "$0")/../e2e_lib.sh"
+T=$(mktemp -d /tmp/apenet-cmds-XXXXXX)
+PIDS=""
+trap 'for p in $PIDS; do kill -TERM $p 2>/dev/null; wait $p 2>/dev/null; done; rm -rf "$T"' EXIT
+unset APENET_SIM_DIR APENET_CONFIG
+A="$BIN/apenet"
+near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t) }'; }
+
+# --- the efficiency model (SPEC §2): 16 KB FIFO, 28 Gbps link
+"$A" model --fifo-depth 16K --link-gbps 28 --json >"$T/m.json" || fail "model exit"
+near "$(jq '.["E1"]' "$T/m.json")" 0.9846 0.0001 || fail "E1"
+near "$(jq '.["E2"]' "$T/m.json")" 0.9459 0.0001 || fail "E2"
+near "$(jq '.["E3"]' "$T/m.json")" 0.8412 0.0001 || fail "E3"
+near "$(jq '.["E_T"]' "$T/m.json")" 0.7835 0.0001 || fail "E_T"
+near "$(jq .max_payload_MBps "$T/m.json")" 2193.7 0.2 || fail "max"
+"$A" model --fifo-depth 8192 --link-gbps 34 --json >"$T/m2.json" || fail "model 8K"
+near "$(jq '.["E3"]' "$T/m2.json")" "$(awk 'BEGIN { print 256 / 401 }')" 0.0001 || fail "E3 8K"
+"$A" model --fifo-depth 4096 --link-gbps 28 2>"$T/err"; [ $? -eq 2 ] && grep -q "S_MAX" "$T/err" || fail "model small fifo"
+"$A" model --link-gbps 28 2>/dev/null; [ $? -eq 2 ] || fail "model usage"
+"$A" model --fifo-depth 16K --link-gbps fast 2>"$T/err"; [ $? -eq 2 ] && grep -q "link-gbps" "$T/err" || fail "model bad rate"
+
+# --- every variant, live and from a snapshot file
+for v in apenet+ apenet-v5 nanet-1 nanet-km3 nanet-10; do
+	d="$T/$v"
+	"$BIN/apenet-sim" run --dir "$d" --dims 2x2x1 --variant "$v" 2>"$d.log" &
+	PIDS="$PIDS $!"
+	wait_for 60 test -e "$d/ready" || fail "$v: no ready"
+	N="$d/node-0-0-0"
+	nl=$(case $v in apenet+) echo 6 ;; apenet-v5) echo 3 ;; *) echo 4 ;; esac)
+	ok_links() { "$A" link --json --interval 0.2 --sim "$N" >"$T/l.json"; }
+	wait_for 30 ok_links || { cat "$T/l.json"; fail "$v: link not ok"; }
+	jq -e --argjson n "$nl" '.variant == $ARGS.named.v and (.links | length == $n) and ([.links[].verdict.code] | all(. == "OK"))' \
+		--arg v "$v" "$T/l.json" >/dev/null || { cat "$T/l.json"; fail "$v: links"; }
+	"$A" status --json --sim "$N" >"$T/s.json" || fail "$v: status exit $?"
+	jq -e --argjson n "$nl" '.verdict.severity == "ok" and (.neighbours | length == $n)' "$T/s.json" >/dev/null || fail "$v: status"
+	"$A" module --json --sim "$N" >"$T/mod.json" || fail "$v: module exit $?"
+	jq -e --argjson n "$nl" '.modules | length == $n' "$T/mod.json" >/dev/null || fail "$v: modules"
+	"$A" snapshot --interval 0.2 --sim "$N" >"$T/$v.snap.json" || fail "$v: snapshot"
+	# replay: no card needed
+	"$A" link --json --from "$T/$v.snap.json" >"$T/r.json" || fail "$v: link --from exit $?"
+	jq -e --argjson n "$nl" '(.links | length == $n) and ([.links[].verdict.code] | all(. == "OK")) and .links[0].rates.interval_s > 0.1' \
+		"$T/r.json" >/dev/null || fail "$v: link --from"
+	"$A" status --from "$T/$v.snap.json" >/dev/null || fail "$v: status --from"
+	"$A" module --from "$T/$v.snap.json" >/dev/null || fail "$v: module --from"
+	"$A" regs --csv --sim "$N" >/dev/null || fail "$v: regs"
+	echo "$v: ok"
+done
+case $v in *) ;; esac
+
+# v5's QSFP carries an optical module with monitors: overheating trips its alarm
+V5="$T/apenet-v5"
+"$BIN/apenet-sim" inject --dir "$V5" --node 0,0,0 overheat --celsius 130 >/dev/null || fail inject
+mod_alarm() { "$A" module --json --sim "$V5/node-0-0-0" X >"$T/ma.json"; [ $? -eq 1 ] &&
+	jq -e '.modules[0].verdict.code == "MODULE_ALARM" and .modules[0].monitors.temperature_C > 75' "$T/ma.json" >/dev/null; }
+wait_for 30 mod_alarm || { cat "$T/ma.json"; fail "module alarm"; }
+
+# --- module --eeprom-file: a raw dump as `ethtool -m DEV raw on` writes it
+hex=$(jq -r '.modules[0].eeprom' "$T/apenet+.snap.json")
+printf '%s' "$hex" | perl -ne 'print pack("H*", $_)' >"$T/ee.bin"
+[ "$(wc -c <"$T/ee.bin")" -eq 640 ] || fail "640-byte dump"
+"$A" module --json --eeprom-file "$T/ee.bin" >"$T/e.json" || fail "eeprom file exit $?"
+jq -e '.modules[0].vendor.name == "APELINK CABLES" and .modules[0].copper and .modules[0].checksums.base_ok and .modules[0].verdict.code == "OK"' \
+	"$T/e.json" >/dev/null || fail "eeprom decode"
+head -c 256 "$T/ee.bin" >"$T/ee256.bin"
+"$A" module --json --eeprom-file "$T/ee256.bin" >"$T/e.json" || fail "256-byte dump"
+jq -e '.modules[0].bytes == 256' "$T/e.json" >/dev/null || fail "256 bytes"
+# a corrupt vendor name: the base check code catches it
+perl -pe 'substr($_, 150, 1) = "#" if $. == 1' "$T/ee.bin" >"$T/bad.bin" 2>/dev/null ||
+	perl -e 'local $/; $_ = <STDIN>; substr($_, 150, 1) = "#"; print' <"$T/ee.bin" >"$T/bad.bin"
+"$A" module --json --eeprom-file "$T/bad.bin" >"$T/e.json"; [ $? -eq 1 ] || fail "bad checksum exit"
+jq -e '.modules[0].verdict.code == "MODULE_CHECKSUM" and (.modules[0].checksums.base_ok | not)' "$T/e.json" >/dev/null || fail "checksum verdict"
+head -c 300 "$T/ee.bin" >"$T/short.bin"
+"$A" module --eeprom-file "$T/short.bin" 2>"$T/err"; [ $? -eq 2 ] && grep -q "300 bytes" "$T/err" || fail "short dump: $(cat "$T/err")"
+"$A" module --eeprom-file "$T/missing.bin" 2>"$T/err"; [ $? -eq 2 ] && grep -q "missing.bin" "$T/err" || fail "missing dump"
+
+# --- watch: rates per interval; stops on --count, and cleanly on SIGINT
+N="$T/apenet+/node-1-0-0"
+"$A" watch --count 2 --interval 0.2 --json --sim "$N" >"$T/w.json" || fail "watch exit"
+jq -s -e 'length == 2 and all(.[]; (.links | length == 6) and .links[0].tx_MBps > 0)' "$T/w.json" >/dev/null || fail "watch json"
+"$A" watch --interval 0.1 --sim "$N" >"$T/w.txt" &
+wpid=$!
+wait_for 30 grep -q "X+" "$T/w.txt" || fail "watch text"
+kill -INT $wpid; wait $wpid; [ $? -eq 0 ] || fail "watch after SIGINT"
+
+# --- bad input is named: snapshot files, configs, links
+head -c 2000 "$T/apenet+.snap.json" >"$T/cut.json"
+"$A" link --from "$T/cut.json" 2>"$T/err"; [ $? -eq 2 ] && grep -q "cut.json:[0-9]*:[0-9]*:" "$T/err" || fail "cut snapshot: $(cat "$T/err")"
+jq '.schema = "other/9"' "$T/apenet+.snap.json" >"$T/schema.json"
+"$A" status --from "$T/schema.json" 2>"$T/err"; [ $? -eq 2 ] && grep -q "schema 'other/9'" "$T/err" || fail "schema"
+jq '.samples[1].global.TIMESTAMP = 0' "$T/apenet+.snap.json" >"$T/ts.json"
+"$A" link --from "$T/ts.json" 2>"$T/err"; [ $? -eq 2 ] && grep -q "older than the first" "$T/err" || fail "timestamps"
+printf 'thresholds:\n  fpga_temp_warn: 80\n' >"$T/bad.yaml"
+"$A" status --config "$T/bad.yaml" --sim "$N" 2>"$T/err"; [ $? -eq 2 ] && grep -q "bad.yaml:2:3: unknown key 'fpga_temp_warn'" "$T/err" ||
+	fail "bad config: $(cat "$T/err")"
+"$A" link W+ --sim "$N" 2>"$T/err"; [ $? -eq 2 ] && grep -q "no link 'W+'" "$T/err" || fail "bad link"
+"$A" link --interval -1 --sim "$N" 2>/dev/null; [ $? -eq 2 ] || fail "bad interval"
+"$A" cabling --sim-cluster "$T/apenet+" 2>"$T/err"; [ $? -eq 2 ] && grep -q "config" "$T/err" || fail "cabling without config"
+echo "commands: all checks passed"

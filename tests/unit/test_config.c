@@ -1,0 +1,674 @@
+/*
+ * Tests of the toolkit's configuration (common/config.c): cluster layout
+ * and thresholds, read from YAML files through the one loader.
+ *
+ * docs/config.md is the contract: its thresholds table (key, default, unit,
+ * range, meaning) is parsed here and checked against the loader both ways,
+ * a documented key the loader refuses and a key the loader accepts that the
+ * doc lacks both fail, and so does a documented default or range that is not
+ * the loader's.  The doc is found under $APENET_SRCDIR (tests/run.sh sets
+ * it), else the current directory.  Every error is checked for its exact
+ * "file:line:column: message" text; positions are computed here from the
+ * document text, not taken from the loader.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apenet/config.h"
+
+/* ---- the documented thresholds ---- */
+
+#define MAXDOC 64
+#define NTHR_STRUCT (sizeof(struct apenet_thresholds) / sizeof(double))
+
+struct doc_key {
+	char key[64];
+	double def, lo, hi;
+	char unit[32];
+};
+
+static struct doc_key doc[MAXDOC];
+static unsigned ndoc;
+static char tmpdir[64];
+static unsigned nfile;
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = 0;
+	size_t k = strspn(s, " \t");
+	memmove(s, s + k, n - k + 1);
+}
+
+static int parse_num(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtod(s, &end);
+	return end == s || *end || errno ? -1 : 0;
+}
+
+/* Reads the "## Thresholds" table of docs/config.md: rows "| `key` |
+ * default | unit | lo..hi | meaning |". */
+static void read_doc(void)
+{
+	const char *src = getenv("APENET_SRCDIR");
+	char path[PATH_MAX], line[1024];
+	snprintf(path, sizeof(path), "%s/docs/config.md", src && *src ? src : ".");
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: %s (set APENET_SRCDIR to the source tree)", path, strerror(errno));
+	int in = 0;
+	ndoc = 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "## ", 3)) {
+			in = !strcmp(line, "## Thresholds");
+			continue;
+		}
+		if (!in || strncmp(line, "| `", 3))
+			continue;
+		char *cell[6];
+		unsigned nc = 0;
+		for (char *p = line + 1; nc < 6 && p; nc++) {
+			cell[nc] = p;
+			p = strchr(p, '|');
+			if (p)
+				*p++ = 0;
+		}
+		if (nc < 6)
+			fail_msg("%s: thresholds row with %u cells, expected 5: %s", path, nc - 1, line);
+		for (unsigned i = 0; i < 5; i++)
+			trim(cell[i]);
+		assert_true(ndoc < MAXDOC);
+		struct doc_key *d = &doc[ndoc++];
+		size_t kl = strlen(cell[0]);
+		if (kl < 3 || cell[0][0] != '`' || cell[0][kl - 1] != '`' || kl - 2 >= sizeof(d->key))
+			fail_msg("%s: bad key cell '%s'", path, cell[0]);
+		snprintf(d->key, sizeof(d->key), "%.*s", (int)(kl - 2), cell[0] + 1);
+		if (parse_num(cell[1], &d->def))
+			fail_msg("%s: %s: default '%s' is not a number", path, d->key, cell[1]);
+		if (!*cell[2])
+			fail_msg("%s: %s has no unit", path, d->key);
+		snprintf(d->unit, sizeof(d->unit), "%s", cell[2]);
+		char *dots = strstr(cell[3], "..");
+		if (!dots)
+			fail_msg("%s: %s: range '%s' is not lo..hi", path, d->key, cell[3]);
+		*dots = 0;
+		if (parse_num(cell[3], &d->lo) || parse_num(dots + 2, &d->hi) || d->lo > d->hi)
+			fail_msg("%s: %s: bad range", path, d->key);
+		if (!*cell[4])
+			fail_msg("%s: %s has no meaning", path, d->key);
+		if (d->def < d->lo || d->def > d->hi)
+			fail_msg("%s: %s: default %g outside its range %g..%g", path, d->key, d->def, d->lo, d->hi);
+	}
+	fclose(f);
+	if (!ndoc)
+		fail_msg("%s: no thresholds table found", path);
+}
+
+static const struct doc_key *doc_find(const char *key)
+{
+	for (unsigned i = 0; i < ndoc; i++)
+		if (!strcmp(doc[i].key, key))
+			return &doc[i];
+	return NULL;
+}
+
+/* The fail key of a warn key ("x_warn_y" -> "x_fail_y"), when documented. */
+static const struct doc_key *doc_partner(const struct doc_key *d, int want_fail)
+{
+	char k[80];
+	const char *from = want_fail ? "_warn" : "_fail", *to = want_fail ? "_fail" : "_warn";
+	const char *p = strstr(d->key, from);
+	if (!p)
+		return NULL;
+	snprintf(k, sizeof(k), "%.*s%s%s", (int)(p - d->key), d->key, to, p + strlen(from));
+	return doc_find(k);
+}
+
+/* ---- files ---- */
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/apenet-test-config.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	read_doc();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return rmdir(tmpdir);
+}
+
+static void write_file(const char *text, char *path, size_t n)
+{
+	snprintf(path, n, "%s/c%u.yaml", tmpdir, nfile++);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void load_ok(const char *text, struct apenet_config *cfg)
+{
+	char path[128];
+	struct apenet_err e = { 0 };
+	write_file(text, path, sizeof(path));
+	if (apenet_config_load(path, cfg, &e))
+		fail_msg("load failed: %s\n--- document:\n%s", e.msg, text);
+	assert_string_equal(cfg->path, path);
+	unlink(path);
+}
+
+/* "LINE:COL" of the n-th (from 0) occurrence of needle in text. */
+static void where(const char *text, const char *needle, unsigned nth, char *buf, size_t n)
+{
+	const char *p = text;
+	for (unsigned i = 0;; i++) {
+		p = strstr(p, needle);
+		if (!p)
+			fail_msg("'%s' not in the document", needle);
+		if (i == nth)
+			break;
+		p++;
+	}
+	int line = 1, col = 1;
+	for (const char *q = text; q < p; q++) {
+		if (*q == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	snprintf(buf, n, "%d:%d", line, col);
+}
+
+static void load_err_pos(const char *text, const char *pos, const char *msg);
+
+/* Loading text fails with exactly "PATH:L:C: msg", L:C being where the
+ * nth occurrence of at is in the text. */
+static void load_err_at(const char *text, const char *at, unsigned nth, const char *msg)
+{
+	char pos[32];
+	where(text, at, nth, pos, sizeof(pos));
+	load_err_pos(text, pos, msg);
+}
+
+/* The same, L:C being where the value of "key: " starts. */
+static void load_err_val(const char *text, const char *key, const char *msg)
+{
+	char needle[96], pos[32];
+	snprintf(needle, sizeof(needle), "%s: ", key);
+	const char *p = strstr(text, needle);
+	if (!p)
+		fail_msg("'%s' not in the document", needle);
+	where(text, p + strlen(needle), 0, pos, sizeof(pos));
+	load_err_pos(text, pos, msg);
+}
+
+static void load_err_pos(const char *text, const char *pos, const char *msg)
+{
+	char path[128], want[1024];
+	struct apenet_config cfg;
+	struct apenet_err e = { 0 };
+	write_file(text, path, sizeof(path));
+	snprintf(want, sizeof(want), "%s:%s: %s", path, pos, msg);
+	assert_int_equal(apenet_config_load(path, &cfg, &e), -1);
+	assert_int_equal(e.code, APENET_EINVAL);
+	if (strcmp(e.msg, want))
+		fail_msg("document:\n%s\nexpected error: %s\n     got error: %s", text, want, e.msg);
+	/* a failed load leaves nothing allocated and no half layout behind */
+	assert_null(cfg.cl.nodes);
+	assert_int_equal(cfg.cl.nnodes, 0);
+	apenet_config_free(&cfg);
+	unlink(path);
+}
+
+static void thr_array(const struct apenet_thresholds *t, double a[NTHR_STRUCT])
+{
+	memcpy(a, t, sizeof(*t));
+}
+
+/* ---- defaults ---- */
+
+static void test_defaults_without_file(void **state)
+{
+	(void)state;
+	struct apenet_config cfg, def;
+	struct apenet_err e = { 0 };
+	memset(&cfg, 0x5a, sizeof(cfg)); /* must all be overwritten */
+	assert_int_equal(apenet_config_load(NULL, &cfg, &e), 0);
+	apenet_config_defaults(&def);
+	assert_memory_equal(&cfg.thr, &def.thr, sizeof(def.thr));
+	assert_string_equal(cfg.path, "");
+	assert_int_equal(cfg.cl.have, 0);
+	assert_null(cfg.cl.nodes);
+	assert_int_equal(cfg.cl.nnodes, 0);
+	/* without a layout every dimension is taken as a closed ring */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(cfg.cl.wrap[i], 1);
+	assert_null(apenet_config_node_name(&cfg, 0, 0, 0));
+	unsigned xyz[3] = { 7, 7, 7 };
+	assert_int_equal(apenet_config_node_by_name(&cfg, "quong01", xyz), -1);
+	apenet_config_free(&cfg);
+
+	/* every default a rule compares with is what docs/config.md says, by
+	 * name (the loader maps each key to its member; see the next test) */
+	double a[NTHR_STRUCT];
+	thr_array(&def.thr, a);
+	for (unsigned i = 0; i < NTHR_STRUCT; i++)
+		assert_true(a[i] == a[i]); /* no NaN left unset */
+	/* a default warn is never above its default fail */
+	for (unsigned i = 0; i < ndoc; i++) {
+		const struct doc_key *f = doc_partner(&doc[i], 1);
+		if (f && doc[i].def > f->def)
+			fail_msg("doc: %s default %g above %s default %g", doc[i].key, doc[i].def, f->key, f->def);
+	}
+}
+
+/* Every documented key is accepted, sets exactly one member, and that
+ * member's default is the documented one; every member is documented. */
+static void test_doc_keys_in_loader(void **state)
+{
+	(void)state;
+	struct apenet_config def;
+	apenet_config_defaults(&def);
+	double d[NTHR_STRUCT];
+	thr_array(&def.thr, d);
+	int owner[NTHR_STRUCT];
+	for (unsigned i = 0; i < NTHR_STRUCT; i++)
+		owner[i] = -1;
+	assert_int_equal(ndoc, NTHR_STRUCT);
+	for (unsigned k = 0; k < ndoc; k++) {
+		char text[256];
+		struct apenet_config cfg;
+		/* a value off the default in the direction that keeps a warn
+		 * under its fail and inside every documented range */
+		double x = doc[k].def + 0.25;
+		snprintf(text, sizeof(text), "thresholds:\n  %s: %.17g\n", doc[k].key, x);
+		load_ok(text, &cfg);
+		double a[NTHR_STRUCT];
+		thr_array(&cfg.thr, a);
+		int hit = -1;
+		for (unsigned i = 0; i < NTHR_STRUCT; i++) {
+			if (a[i] == d[i])
+				continue;
+			if (hit >= 0)
+				fail_msg("%s changed two thresholds (%d and %u)", doc[k].key, hit, i);
+			hit = (int)i;
+		}
+		if (hit < 0)
+			fail_msg("%s: accepted but no threshold changed", doc[k].key);
+		assert_true(a[hit] == x);
+		if (d[hit] != doc[k].def)
+			fail_msg("%s: default %g, docs/config.md says %g", doc[k].key, d[hit], doc[k].def);
+		if (owner[hit] >= 0)
+			fail_msg("%s and %s set the same threshold", doc[owner[hit]].key, doc[k].key);
+		owner[hit] = (int)k;
+		assert_int_equal(cfg.cl.have, 0);
+		apenet_config_free(&cfg);
+	}
+}
+
+/* The unknown-key error lists every key the loader accepts: each must be
+ * documented, and the list must be whole. */
+static void test_loader_keys_in_doc(void **state)
+{
+	(void)state;
+	static const char text[] = "thresholds:\n  crc_warn_per_min: 2\n  no_such_key: 1\n";
+	char path[128], pos[32], prefix[256];
+	struct apenet_config cfg;
+	struct apenet_err e = { 0 };
+	write_file(text, path, sizeof(path));
+	where(text, "no_such_key", 0, pos, sizeof(pos));
+	snprintf(prefix, sizeof(prefix), "%s:%s: unknown key 'no_such_key' (expected one of: ", path, pos);
+	assert_int_equal(apenet_config_load(path, &cfg, &e), -1);
+	unlink(path);
+	assert_int_equal(e.code, APENET_EINVAL);
+	if (strncmp(e.msg, prefix, strlen(prefix)))
+		fail_msg("expected error starting: %s\n     got: %s", prefix, e.msg);
+	size_t len = strlen(e.msg);
+	if (e.msg[len - 1] != ')')
+		fail_msg("the list of allowed keys is cut short: %s", e.msg);
+	char list[512];
+	snprintf(list, sizeof(list), "%.*s", (int)(len - strlen(prefix) - 1), e.msg + strlen(prefix));
+	unsigned n = 0;
+	for (char *save = NULL, *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		trim(k);
+		if (!doc_find(k))
+			fail_msg("the loader accepts '%s', docs/config.md does not document it", k);
+		n++;
+	}
+	assert_int_equal(n, ndoc);
+}
+
+/* The documented range of each key is the loader's: both ends accepted,
+ * one step past either end refused with the range in the message. */
+static void test_doc_ranges(void **state)
+{
+	(void)state;
+	for (unsigned k = 0; k < ndoc; k++) {
+		const struct doc_key *d = &doc[k], *fail = doc_partner(d, 1), *warn = doc_partner(d, 0);
+		char text[512], msg[256];
+		struct apenet_config cfg;
+		double a[NTHR_STRUCT], b[NTHR_STRUCT];
+		struct apenet_config def;
+		apenet_config_defaults(&def);
+		thr_array(&def.thr, b);
+
+		/* top of the range; a warn's fail goes up with it */
+		snprintf(text, sizeof(text), "thresholds:\n  %s: %.17g\n", d->key, d->hi);
+		if (fail)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "  %s: %.17g\n", fail->key, fail->hi);
+		load_ok(text, &cfg);
+		thr_array(&cfg.thr, a);
+		int found = 0;
+		for (unsigned i = 0; i < NTHR_STRUCT; i++)
+			found |= a[i] == d->hi && b[i] != d->hi;
+		assert_true(found || d->def == d->hi);
+		apenet_config_free(&cfg);
+
+		/* bottom; a fail's warn goes down with it */
+		snprintf(text, sizeof(text), "thresholds:\n  %s: %.17g\n", d->key, d->lo);
+		if (warn)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "  %s: %.17g\n", warn->key, warn->lo);
+		load_ok(text, &cfg);
+		apenet_config_free(&cfg);
+
+		double over = d->hi + (d->hi > 0 ? d->hi : 1) + 1, under = d->lo - 1;
+		snprintf(text, sizeof(text), "thresholds:\n  %s: %.17g\n", d->key, over);
+		snprintf(msg, sizeof(msg), "'%s': %g is out of range %g..%g", d->key, over, d->lo, d->hi);
+		load_err_val(text, d->key, msg);
+		snprintf(text, sizeof(text), "thresholds:\n  %s: %.17g\n", d->key, under);
+		snprintf(msg, sizeof(msg), "'%s': %g is out of range %g..%g", d->key, under, d->lo, d->hi);
+		load_err_val(text, d->key, msg);
+	}
+}
+
+/* ---- errors ---- */
+
+static void test_error_unknown_top_key(void **state)
+{
+	(void)state;
+	load_err_at("thresholds:\n  crc_warn_per_min: 2\nclustr:\n  dims: 4x4x1\n", "clustr", 0,
+		    "unknown key 'clustr' (expected one of: cluster, thresholds)");
+	load_err_at("cluster:\n  dims: 4x4x1\n  wrap: true\n", "wrap", 0,
+		    "unknown key 'wrap' (expected one of: dims, wraparound, nodes)");
+	load_err_at("cluster:\n  dims: 2x1x1\n  nodes:\n    - { name: a, node: \"0,0,0\", rack: 3 }\n", "rack", 0,
+		    "unknown key 'rack' (expected one of: name, node)");
+}
+
+static void test_error_not_a_number(void **state)
+{
+	(void)state;
+	load_err_val("thresholds:\n  board_temp_warn_c: 50\n  crc_warn_per_min: lots\n", "crc_warn_per_min",
+		     "'crc_warn_per_min': 'lots' is not a number");
+	load_err_at("thresholds:\n  fpga_temp_fail_c: 90C\n", "90C", 0, "'fpga_temp_fail_c': '90C' is not a number");
+	load_err_at("thresholds:\n  fpga_temp_fail_c: \"\"\n", "\"\"", 0, "'fpga_temp_fail_c': '' is not a number");
+	load_err_at("thresholds:\n  fpga_temp_fail_c: nan\n", "nan", 0, "'fpga_temp_fail_c': 'nan' is not a number");
+	load_err_at("thresholds:\n  fpga_temp_fail_c: [1, 2]\n", "[", 0,
+		    "'fpga_temp_fail_c': expected a value, found a list");
+	load_err_at("thresholds: 3\n", "3", 0, "'thresholds': expected a map, found a value");
+}
+
+/* A warn above its fail, for every documented warn/fail pair: the error
+ * points at the warn value the file gave, or at the fail value when the
+ * warn is the default. */
+static void test_error_warn_above_fail(void **state)
+{
+	(void)state;
+	unsigned pairs = 0;
+	int fpga = 0, crc = 0;
+	for (unsigned k = 0; k < ndoc; k++) {
+		const struct doc_key *w = &doc[k], *f = doc_partner(w, 1);
+		char text[512], msg[256];
+		struct apenet_config cfg;
+		if (!f)
+			continue;
+		pairs++;
+		fpga |= !strcmp(w->key, "fpga_temp_warn_c");
+		crc |= !strcmp(w->key, "crc_warn_per_min");
+		/* both given, warn one above fail; an unrelated key first, so
+		 * pointing at the start of the map would be wrong */
+		double fv = f->def, wv = f->def + 1;
+		assert_true(wv <= w->hi);
+		snprintf(text, sizeof(text), "thresholds:\n  fifo_hwm_warn_pct: 90\n  %s: %.17g\n  %s: %.17g\n", f->key, fv,
+			 w->key, wv);
+		snprintf(msg, sizeof(msg), "%s (%g) is above %s (%g)", w->key, wv, f->key, fv);
+		load_err_val(text, w->key, msg);
+
+		/* equal is fine: warn and fail at the same level */
+		snprintf(text, sizeof(text), "thresholds:\n  %s: %.17g\n  %s: %.17g\n", w->key, fv, f->key, fv);
+		load_ok(text, &cfg);
+		apenet_config_free(&cfg);
+
+		/* only the fail given, under the default warn */
+		if (w->def > w->lo && w->def - 1 >= f->lo) {
+			double low = w->def - 1;
+			snprintf(text, sizeof(text), "thresholds:\n  payload_warn_per_min: 2\n  %s: %.17g\n", f->key, low);
+			snprintf(msg, sizeof(msg), "%s (%g, the default) is above %s (%g)", w->key, w->def, f->key, low);
+			load_err_val(text, f->key, msg);
+		}
+	}
+	assert_true(fpga && crc);
+	assert_true(pairs >= 2);
+}
+
+static void test_error_cluster(void **state)
+{
+	(void)state;
+	load_err_at("cluster:\n  wraparound: true\n", "wraparound", 0, "'cluster' needs 'dims: XxYxZ'");
+	load_err_at("cluster:\n  dims: 4x0x1\n", "4x0x1", 0, "'dims': every size must be at least 1");
+	load_err_at("cluster:\n  dims: 0x4x1\n", "0x4x1", 0, "'dims': every size must be at least 1");
+	load_err_at("cluster:\n  dims: 4x4\n", "4x4", 0, "'dims': '4x4' is not of the form NxNxN (0..255)");
+	load_err_at("cluster:\n  dims: 4x4x1\n  wraparound: xq\n", "xq", 0,
+		    "'wraparound': 'xq' is not true, false or a set of x, y, z (e.g. xy)");
+	load_err_at("cluster:\n  dims: 4x4x1\n  wraparound: maybe\n", "maybe", 0,
+		    "'wraparound': 'maybe' is not true, false or a set of x, y, z (e.g. xy)");
+	load_err_at("cluster:\n  dims: 4x4x1\n  wraparound: [x, y]\n", "[", 0,
+		    "'wraparound': expected a value, found a list");
+	load_err_at("cluster: [1]\n", "[", 0, "'cluster': expected a map, found a list");
+}
+
+static void test_error_nodes(void **state)
+{
+	(void)state;
+	/* outside the torus, in each dimension */
+	load_err_at("cluster:\n  dims: 4x4x1\n  nodes:\n    - name: a\n      node: 4,0,0\n", "4,0,0", 0,
+		    "'node': 4,0,0 is outside the 4x4x1 torus");
+	load_err_at("cluster:\n  dims: 4x4x1\n  nodes:\n    - name: a\n      node: 0,4,0\n", "0,4,0", 0,
+		    "'node': 0,4,0 is outside the 4x4x1 torus");
+	load_err_at("cluster:\n  dims: 4x4x1\n  nodes:\n    - name: a\n      node: 0,0,1\n", "0,0,1", 0,
+		    "'node': 0,0,1 is outside the 4x4x1 torus");
+	/* the nodes may come before the dims in the file */
+	load_err_at("cluster:\n  nodes:\n    - name: a\n      node: 2,0,0\n  dims: 2x2x2\n", "2,0,0", 0,
+		    "'node': 2,0,0 is outside the 2x2x2 torus");
+	/* the same name twice: at the second name */
+	load_err_at("cluster:\n  dims: 4x4x1\n  nodes:\n    - { name: q1, node: \"0,0,0\" }\n"
+		    "    - { name: q2, node: \"1,0,0\" }\n    - { name: q1, node: \"2,0,0\" }\n",
+		    "q1", 1, "node name 'q1' given twice");
+	/* the same node twice: at the second coordinates */
+	load_err_at("cluster:\n  dims: 4x4x1\n  nodes:\n    - { name: q1, node: \"1,2,0\" }\n"
+		    "    - { name: q2, node: \"1,2,0\" }\n",
+		    "\"1,2,0\"", 1, "node 1,2,0 named twice ('q1' and 'q2')");
+	/* a name of 64 characters is one too many; an empty one is none */
+	char text[512], name[80];
+	memset(name, 'n', 64);
+	name[64] = 0;
+	snprintf(text, sizeof(text), "cluster:\n  dims: 2x1x1\n  nodes:\n    - name: %s\n      node: 0,0,0\n", name);
+	load_err_at(text, name, 0, "'name': must be 1..63 characters");
+	load_err_at("cluster:\n  dims: 2x1x1\n  nodes:\n    - name: \"\"\n      node: 0,0,0\n", "\"\"", 0,
+		    "'name': must be 1..63 characters");
+	load_err_at("cluster:\n  dims: 2x1x1\n  nodes:\n    - node: 0,0,0\n", "node: 0", 0, "a node needs 'name'");
+	load_err_at("cluster:\n  dims: 2x1x1\n  nodes:\n    - name: a\n", "name", 0, "node 'a' needs 'node: X,Y,Z'");
+	load_err_at("cluster:\n  dims: 2x1x1\n  nodes:\n    - name: a\n      node: 0;0;0\n", "0;0;0", 0,
+		    "'node': '0;0;0' is not of the form N,N,N (0..255)");
+	load_err_at("cluster:\n  dims: 2x1x1\n  nodes: a\n", "a\n", 0, "'nodes': expected a list, found a value");
+	load_err_at("cluster:\n  dims: 2x1x1\n  nodes:\n    - a\n", "a\n", 0, "node: expected a map, found a value");
+
+	/* 63 characters is fine, and kept whole */
+	struct apenet_config cfg;
+	memset(name, 'n', 63);
+	name[63] = 0;
+	snprintf(text, sizeof(text), "cluster:\n  dims: 2x1x1\n  nodes:\n    - name: %s\n      node: 1,0,0\n", name);
+	load_ok(text, &cfg);
+	assert_int_equal(cfg.cl.nnodes, 1);
+	assert_string_equal(apenet_config_node_name(&cfg, 1, 0, 0), name);
+	apenet_config_free(&cfg);
+}
+
+static void test_error_missing_file(void **state)
+{
+	(void)state;
+	char path[128], want[256];
+	struct apenet_config cfg;
+	struct apenet_err e = { 0 };
+	snprintf(path, sizeof(path), "%s/not-there.yaml", tmpdir);
+	snprintf(want, sizeof(want), "%s: %s", path, strerror(ENOENT));
+	assert_int_equal(apenet_config_load(path, &cfg, &e), -1);
+	assert_int_equal(e.code, APENET_EIO);
+	assert_string_equal(e.msg, want);
+	apenet_config_free(&cfg);
+}
+
+/* ---- the layout ---- */
+
+static void test_wraparound(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *v;
+		int w[3];
+	} cases[] = {
+		{ "true", { 1, 1, 1 } }, { "yes", { 1, 1, 1 } }, { "false", { 0, 0, 0 } }, { "no", { 0, 0, 0 } },
+		{ "none", { 0, 0, 0 } }, { "xy", { 1, 1, 0 } },  { "\"z\"", { 0, 0, 1 } }, { "z", { 0, 0, 1 } },
+		{ "yx", { 1, 1, 0 } },   { "xz", { 1, 0, 1 } },  { "xyz", { 1, 1, 1 } },
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[128];
+		struct apenet_config cfg;
+		snprintf(text, sizeof(text), "cluster:\n  dims: 4x4x2\n  wraparound: %s\n", cases[i].v);
+		load_ok(text, &cfg);
+		assert_int_equal(cfg.cl.have, 1);
+		for (int d = 0; d < 3; d++)
+			if (cfg.cl.wrap[d] != cases[i].w[d])
+				fail_msg("wraparound %s: dimension %d wrap %d, expected %d", cases[i].v, d, cfg.cl.wrap[d],
+					 cases[i].w[d]);
+		apenet_config_free(&cfg);
+	}
+	/* left out: every ring closed */
+	struct apenet_config cfg;
+	load_ok("cluster:\n  dims: 4x4x1\n", &cfg);
+	for (int d = 0; d < 3; d++)
+		assert_int_equal(cfg.cl.wrap[d], 1);
+	apenet_config_free(&cfg);
+}
+
+static void test_layout_and_names(void **state)
+{
+	(void)state;
+	static const char text[] = "# QUonG, part of it\n"
+				   "cluster:\n"
+				   "  dims: 4x4x1\n"
+				   "  wraparound: xy\n"
+				   "  nodes:\n"
+				   "    - { name: quong01, node: \"0,0,0\" }\n"
+				   "    - name: quong03\n"
+				   "      node: 2,0,0\n"
+				   "    - { name: quong16, node: \"3,3,0\" }\n"
+				   "thresholds:\n"
+				   "  crc_fail_per_min: 50\n";
+	struct apenet_config cfg, def;
+	apenet_config_defaults(&def);
+	load_ok(text, &cfg);
+	assert_int_equal(cfg.cl.have, 1);
+	assert_int_equal(cfg.cl.dims[0], 4);
+	assert_int_equal(cfg.cl.dims[1], 4);
+	assert_int_equal(cfg.cl.dims[2], 1);
+	assert_int_equal(cfg.cl.wrap[0], 1);
+	assert_int_equal(cfg.cl.wrap[1], 1);
+	assert_int_equal(cfg.cl.wrap[2], 0);
+	assert_int_equal(cfg.cl.nnodes, 3);
+	/* the thresholds not given keep their defaults */
+	assert_true(cfg.thr.crc_fail_per_min == 50);
+	assert_true(cfg.thr.crc_warn_per_min == def.thr.crc_warn_per_min);
+	assert_true(cfg.thr.fpga_temp_fail_c == def.thr.fpga_temp_fail_c);
+
+	/* coordinates -> name */
+	assert_string_equal(apenet_config_node_name(&cfg, 0, 0, 0), "quong01");
+	assert_string_equal(apenet_config_node_name(&cfg, 2, 0, 0), "quong03");
+	assert_string_equal(apenet_config_node_name(&cfg, 3, 3, 0), "quong16");
+	assert_null(apenet_config_node_name(&cfg, 1, 0, 0));
+	assert_null(apenet_config_node_name(&cfg, 0, 2, 0)); /* 2,0,0 permuted */
+	assert_null(apenet_config_node_name(&cfg, 0, 0, 2));
+
+	/* name -> coordinates */
+	unsigned xyz[3] = { 9, 9, 9 };
+	assert_int_equal(apenet_config_node_by_name(&cfg, "quong03", xyz), 0);
+	assert_int_equal(xyz[0], 2);
+	assert_int_equal(xyz[1], 0);
+	assert_int_equal(xyz[2], 0);
+	assert_int_equal(apenet_config_node_by_name(&cfg, "quong16", xyz), 0);
+	assert_int_equal(xyz[0], 3);
+	assert_int_equal(xyz[1], 3);
+	assert_int_equal(xyz[2], 0);
+	/* unknown names leave xyz alone */
+	assert_int_equal(apenet_config_node_by_name(&cfg, "quong02", xyz), -1);
+	assert_int_equal(apenet_config_node_by_name(&cfg, "QUONG03", xyz), -1);
+	assert_int_equal(apenet_config_node_by_name(&cfg, "quong0", xyz), -1);
+	assert_int_equal(apenet_config_node_by_name(&cfg, "", xyz), -1);
+	assert_int_equal(xyz[0], 3);
+	/* round trip over every named node */
+	for (unsigned i = 0; i < cfg.cl.nnodes; i++) {
+		const struct apenet_node_name *n = &cfg.cl.nodes[i];
+		assert_int_equal(apenet_config_node_by_name(&cfg, n->name, xyz), 0);
+		assert_string_equal(apenet_config_node_name(&cfg, xyz[0], xyz[1], xyz[2]), n->name);
+	}
+	apenet_config_free(&cfg);
+	assert_null(cfg.cl.nodes);
+	assert_int_equal(cfg.cl.nnodes, 0);
+	apenet_config_free(&cfg); /* twice is harmless */
+
+	/* a cluster without nodes, and an empty list */
+	load_ok("cluster:\n  dims: 32x32x32\n  nodes: []\n", &cfg);
+	assert_int_equal(cfg.cl.dims[0], 32);
+	assert_int_equal(cfg.cl.nnodes, 0);
+	assert_null(apenet_config_node_name(&cfg, 0, 0, 0));
+	apenet_config_free(&cfg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults_without_file),
+		cmocka_unit_test(test_doc_keys_in_loader),
+		cmocka_unit_test(test_loader_keys_in_doc),
+		cmocka_unit_test(test_doc_ranges),
+		cmocka_unit_test(test_error_unknown_top_key),
+		cmocka_unit_test(test_error_not_a_number),
+		cmocka_unit_test(test_error_warn_above_fail),
+		cmocka_unit_test(test_error_cluster),
+		cmocka_unit_test(test_error_nodes),
+		cmocka_unit_test(test_error_missing_file),
+		cmocka_unit_test(test_wraparound),
+		cmocka_unit_test(test_layout_and_names),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
