@@ -303,7 +303,11 @@ void apenet_rules_link(const struct apenet_view *v, unsigned l, const struct ape
 	}
 	/* what the neighbour says, and whether it still speaks */
 	int up = st->state == APENET_LINK_UP || st->state == APENET_LINK_DEGRADED;
-	if (up && !ext && v->s1.link[l].LINK_LDM_RX_COUNT > 0) {
+	const struct apenet_snapshot *me = &v->s1;
+	int self = st->partner_valid && st->partner[0] == APENET_GET(NODE_COORD, X, me->g.NODE_COORD) &&
+		   st->partner[1] == APENET_GET(NODE_COORD, Y, me->g.NODE_COORD) &&
+		   st->partner[2] == APENET_GET(NODE_COORD, Z, me->g.NODE_COORD);
+	if (up && !ext && !self && v->s1.link[l].LINK_LDM_RX_COUNT > 0) {
 		double ms = st->ldm_age_s * 1000;
 		if (st->ldm_age_s >= 0 && ms >= t->ldm_age_fail_ms)
 			apenet_verdict_add(out, APENET_SEV_FAIL, "LDM_STALE",

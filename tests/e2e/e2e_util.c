@@ -80,6 +80,7 @@ int e2e_sim_start(struct e2e_sim *s, ...)
 	argv[n] = NULL;
 	char log[PATH_MAX + 16];
 	snprintf(log, sizeof(log), "%s/sim.log", s->dir);
+	fflush(NULL);
 	s->pid = fork();
 	if (s->pid < 0)
 		return -1;
@@ -153,6 +154,7 @@ static int run_argv(char *out, size_t outn, char *err, size_t errn, char **argv)
 	int po[2], pe[2];
 	if (pipe(po) || pipe(pe))
 		return -1;
+	fflush(NULL); /* a child must not repeat our buffered output */
 	pid_t pid = fork();
 	if (pid < 0)
 		return -1;

@@ -1,0 +1,97 @@
+#!/bin/sh
+# Writes docs/commands/*.md: one page per command, with real output captured
+# from an emulated 4x4x1 torus (and a v5 pair for an optical module).
+#   sh tools/command-docs.sh [BIN]
+set -eu
+BIN=${1:-build/bin}
+OUT=docs/commands
+T=$(mktemp -d /tmp/apenet-docs-XXXXXX)
+trap 'kill -TERM $P1 $P2 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+"$BIN/apenet-sim" run --dims 4x4x1 --dir "$T/q" --seed 11 2>/dev/null & P1=$!
+printf 'dims: 2x1x1\nvariant: apenet-v5\n' >"$T/v5.yaml"
+"$BIN/apenet-sim" run --config "$T/v5.yaml" --dir "$T/v5" 2>/dev/null & P2=$!
+until [ -e "$T/q/ready" ] && [ -e "$T/v5/ready" ]; do sleep 0.1; done
+sleep 1
+N=$T/q/node-1-0-0
+A="$BIN/apenet"
+inj() { "$BIN/apenet-sim" inject --dir "$T/q" "$@" >/dev/null; }
+run() { # shown command line, then the command
+	shown=$1; shift
+	printf '```console\n$ %s\n' "$shown"
+	"$@" 2>&1 | sed "s|$T|/tmp/quong|g" || true
+	printf '```\n\n'
+}
+page() { # name, title, text
+	f=$OUT/$1.md
+	printf '# apenet %s\n\n%s\n\n' "$1" "$2" >"$f"
+}
+
+page list "Every APEnet card on the machine (or the emulated node): BDF, variant, firmware, node
+coordinates, and the PCIe link trained against what it can do, flagged when it trained below.
+Exit 1 when a link is degraded, 2 when no card is found or a card does not respond."
+{ run "apenet list --sim /tmp/quong/node-1-0-0" "$A" list --sim "$N"
+  run "apenet list   # on a machine without a card" env -u APENET_SIM_DIR "$A" list; } >>$OUT/list.md
+
+page regs "A named dump of every register of the card, read as one consistent snapshot (GEN seqlock),
+with fields decoded. \`--json\` and \`--csv\` carry the same. Shown: the start of the dump."
+{ run "apenet regs --sim /tmp/quong/node-1-0-0 | head -30" sh -c "'$A' regs --sim '$N' | head -30"; } >>$OUT/regs.md
+
+inj --node 2,0,0 dnp-hang
+inj --node 1,0,0 lane-dead --link Y+ --lane 2
+inj --node 1,0,0 overheat --celsius 86
+sleep 1.5
+page status "Identity; sensors against their thresholds; the mutual watchdog; the DNP's own LDM decoded;
+the LDM last received on each link, decoded, with its age; an overall verdict with every finding.
+Here node 2,0,0's DNP is hung, lane 2 of Y+ is dead and the FPGA runs hot."
+{ run "apenet status --sim /tmp/quong/node-1-0-0" "$A" status --sim "$N"
+  run "apenet status --json ... | jq '.verdict, .watchdog'" sh -c "'$A' status --json --sim '$N' | jq '.verdict, .watchdog'"; } >>$OUT/status.md
+
+page link "Per link and per lane: state and bring-up phase, the partner (from the ALIGN OK words) against the
+torus neighbour it should face, rates over the interval from counter and TIMESTAMP deltas (counters
+are never cleared), CRC/retransmission/payload error rates, 8b/10b errors per lane, FIFO levels,
+the bandwidth the efficiency model allows against what the link carries, and a verdict.
+\`--interval S\` (default 1), \`--from FILE\` to replay a snapshot, \`--config FILE\` for thresholds."
+{ run "apenet link Y+ --sim /tmp/quong/node-1-0-0" "$A" link Y+ --sim "$N"
+  run "apenet link --json ... | jq -c '.links[] | [.name, .state, .verdict.code]'" sh -c "'$A' link --json --sim '$N' | jq -c '.links[] | [.name, .state, .verdict.code]'"; } >>$OUT/link.md
+inj --node 1,0,0 clear
+inj --node 2,0,0 clear
+
+page model "The link efficiency model of SPEC §2 on its own: E1 (protocol), E2 (credits), E3 (waiting at T_RED),
+E_T and the maximum payload bandwidth in MB/s (10^6 bytes/s). \`--fifo-depth\` in bytes (16K accepted),
+\`--link-gbps\` the raw link rate (lanes x lane rate)."
+{ run "apenet model --fifo-depth 16K --link-gbps 28" "$A" model --fifo-depth 16K --link-gbps 28
+  run "apenet model --fifo-depth 8K --link-gbps 34 --json | jq -c '{E3, max_payload_MBps}'" sh -c "'$A' model --fifo-depth 8K --link-gbps 34 --json | jq -c '{E3, max_payload_MBps}'"; } >>$OUT/model.md
+
+hex=$("$A" snapshot --interval 0 --sim "$N" | jq -r '.modules[0].eeprom')
+printf '%s' "$hex" | perl -ne 'print pack("H*", $_)' >"$T/xplus.bin"
+page module "Each port's QSFP+ module EEPROM decoded as \`ethtool -m\` does (SFF-8636): identifier,
+connector, compliance, vendor, part, serial, date, length, copper attenuation, digital monitoring
+with thresholds and flags, both check codes verified, and a verdict. \`--eeprom-file FILE\` decodes
+a raw dump as \`ethtool -m DEV raw on > FILE\` writes it (256 or 640 bytes)."
+{ run "apenet module X --sim /tmp/quong/v5/node-0-0-0   # an optical module" "$A" module X --sim "$T/v5/node-0-0-0"
+  run "apenet module --eeprom-file xplus.bin   # a copper cable's raw dump" "$A" module --eeprom-file "$T/xplus.bin"; } >>$OUT/module.md
+
+inj --node 0,0,0 cable-swap --link X+ --with 0,0,0:X-
+inj --node 3,1,0 cable-unplug --link Y-
+printf 'cluster:\n  dims: 4x4x1\n  wraparound: true\n  nodes:\n    - name: quong01\n      node: 0,0,0\n' >"$T/cluster.yaml"
+sleep 1
+page cabling "Compares every link's observed partner with the torus a config describes (dimensions,
+wraparound, node names) and prints a punch list: missing, swapped, crossed, wrong-port,
+unexpected, inconsistent, unreachable. One record per physical fault. Input: an emulated cluster
+(\`--sim-cluster DIR\`) or \`apenet snapshot\` files gathered from every node (e.g. with pdsh)."
+{ printf 'The config:\n\n```yaml\n'; cat "$T/cluster.yaml"; printf '```\n\n'
+  run "apenet cabling --config cluster.yaml --sim-cluster /tmp/quong" "$A" cabling --config "$T/cluster.yaml" --sim-cluster "$T/q"
+  printf 'From snapshot files:\n\n```console\n$ pdsh -w quong[01-16] apenet snapshot --json > ... # one file per node\n$ apenet cabling --config cluster.yaml snaps/*.json\n```\n'; } >>$OUT/cabling.md
+
+page snapshot "Everything the other commands read (PCI view, two register samples an interval apart,
+module pages) as one JSON document. Every command that reads a board takes \`--from FILE\` to
+replay it offline: no card needed."
+{ run "apenet snapshot --sim /tmp/quong/node-1-0-0 > n1.json; jq -c '{schema, command, bdf, variant, samples: (.samples | length)}' n1.json" \
+	sh -c "'$A' snapshot --sim '$N' | jq -c '{schema, command, bdf, variant, samples: (.samples | length)}'"
+  "$A" snapshot --sim "$N" >"$T/n1.json"
+  run "apenet link X+ --from n1.json | head -12" sh -c "'$A' link X+ --from '$T/n1.json' | head -12"; } >>$OUT/snapshot.md
+
+page watch "Live rates per link every interval, in the manner of ibswportwatch and \`cxi_stat -p\`, until
+interrupted (\`--count N\` stops after N samples). \`--json\` writes one document per sample."
+{ run "apenet watch --interval 0.5 --count 2 --sim /tmp/quong/node-1-0-0" "$A" watch --interval 0.5 --count 2 --sim "$N"; } >>$OUT/watch.md
+echo "wrote $OUT/*.md"
