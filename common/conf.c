@@ -242,7 +242,7 @@ int conf_check_keys(const struct conf *c, const struct conf_node *map, const cha
 		for (const char *const *a = allowed; *a; a++)
 			ok |= !strcmp(*a, n->key);
 		if (!ok) {
-			char list[256] = "";
+			char list[448] = "";
 			size_t len = 0;
 			for (const char *const *a = allowed; *a && len < sizeof(list); a++)
 				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", *a);

@@ -209,6 +209,12 @@ void apenet_rules_link(const struct apenet_view *v, unsigned l, const struct ape
 				   "%s runs PRBS test patterns: it carries no traffic until the test is stopped", name);
 		break;
 	case APENET_LINK_DOWN:
+		if (!APENET_GET(LINK_CTRL, ENABLE, v->s1.link[l].LINK_CTRL)) {
+			apenet_verdict_add(out, APENET_SEV_WARN, "LINK_DISABLED",
+					   "%s is switched off (LINK_CTRL.ENABLE = 0): enable it when it should carry traffic",
+					   name);
+			break;
+		}
 		if (!expected) {
 			if (st->partner_valid)
 				break;
@@ -227,10 +233,15 @@ void apenet_rules_link(const struct apenet_view *v, unsigned l, const struct ape
 				lane = k;
 			}
 		}
-		apenet_verdict_add(out, APENET_SEV_FAIL, "LINK_TRAINING",
-				   "%s is not up: lane %u is in %s with %llu alignment restarts; if it stays so, reseat or "
-				   "replace the cable to %s", name, lane, apenet_phase_name(worst),
-				   (unsigned long long)st->lane_restarts[lane], peer);
+		if (worst == APENET_PHASE_UP)
+			apenet_verdict_add(out, APENET_SEV_FAIL, "LINK_TRAINING",
+					   "%s is not up although its lanes are: the link-level deskew did not finish; realign "
+					   "it, and if it stays so, reseat the cable to %s", name, peer);
+		else
+			apenet_verdict_add(out, APENET_SEV_FAIL, "LINK_TRAINING",
+					   "%s is not up: lane %u is in %s with %llu alignment restarts; if it stays so, "
+					   "reseat or replace the cable to %s", name, lane, apenet_phase_name(worst),
+					   (unsigned long long)st->lane_restarts[lane], peer);
 		break;
 	}
 	case APENET_LINK_DEGRADED: {
@@ -241,17 +252,22 @@ void apenet_rules_link(const struct apenet_view *v, unsigned l, const struct ape
 				n += (size_t)snprintf(lanes + n, sizeof(lanes) - n, "%s%u", n ? "," : "", k);
 		unsigned up = (unsigned)__builtin_popcount(st->lanes_up);
 		apenet_verdict_add(out, APENET_SEV_FAIL, "LINK_DEGRADED",
-				   "%s runs on %u of %u lanes (lane %s down, bandwidth %.0f MB/s at most): reseat or replace "
-				   "the cable to %s, then realign", name, up, st->nlanes, lanes, st->max_MBps, peer);
+				   "%s runs on %u of %u lanes (%s %s down, bandwidth %.0f MB/s at most): reseat or replace "
+				   "the cable to %s, then realign", name, up, st->nlanes, strchr(lanes, ',') ? "lanes" : "lane",
+				   lanes, st->max_MBps, peer);
 		break;
 	}
 	default:
 		break;
 	}
-	if (st->down_delta >= t->flaps_fail)
+	if (st->down_delta >= t->flaps_fail) {
+		char times[32] = "once";
+		if (st->down_delta != 1)
+			snprintf(times, sizeof(times), "%llu times", (unsigned long long)st->down_delta);
 		apenet_verdict_add(out, APENET_SEV_FAIL, "LINK_FLAPPING",
-				   "%s went down %llu times in %.1f s: a marginal cable; replace the cable to %s", name,
-				   (unsigned long long)st->down_delta, st->dt, peer);
+				   "%s went down %s in %.1f s: a marginal cable; replace the cable to %s", name, times,
+				   st->dt, peer);
+	}
 	/* the partner: who the ALIGN OK words say is at the other end */
 	if (st->partner_valid && !st->partner_ext && st->expect_valid && expected &&
 	    (memcmp(st->partner, st->expect, sizeof(st->expect)) || st->partner_port != st->expect_port)) {
@@ -304,31 +320,42 @@ void apenet_rules_link(const struct apenet_view *v, unsigned l, const struct ape
 	/* what the neighbour says, and whether it still speaks */
 	int up = st->state == APENET_LINK_UP || st->state == APENET_LINK_DEGRADED;
 	const struct apenet_snapshot *me = &v->s1;
-	int self = st->partner_valid && st->partner[0] == APENET_GET(NODE_COORD, X, me->g.NODE_COORD) &&
+	int self = st->partner_valid && !st->partner_ext && st->partner[0] == APENET_GET(NODE_COORD, X, me->g.NODE_COORD) &&
 		   st->partner[1] == APENET_GET(NODE_COORD, Y, me->g.NODE_COORD) &&
 		   st->partner[2] == APENET_GET(NODE_COORD, Z, me->g.NODE_COORD);
 	if (up && !ext && !self && v->s1.link[l].LINK_LDM_RX_COUNT > 0) {
+		/* LDMs come from whoever is at the other end of the cable: name
+		 * the partner the ALIGN OK words identify, which differs from the
+		 * expected neighbour when the link is miscabled */
+		char from[128];
+		if (st->partner_valid && !st->partner_ext)
+			apenet_node_label(cfg, st->partner, from, sizeof(from));
+		else
+			snprintf(from, sizeof(from), "%s", peer);
 		double ms = st->ldm_age_s * 1000;
 		if (st->ldm_age_s >= 0 && ms >= t->ldm_age_fail_ms)
 			apenet_verdict_add(out, APENET_SEV_FAIL, "LDM_STALE",
 					   "no diagnostic message from %s for %.1f s while %s is up: its DNP is probably "
-					   "hung (check it with apenet status there)", peer, ms / 1000, name);
+					   "hung (check it with apenet status there)", from, ms / 1000, name);
 		else if (st->ldm_age_s >= 0 && ms >= t->ldm_age_warn_ms)
 			apenet_verdict_add(out, APENET_SEV_WARN, "LDM_STALE",
-					   "the last diagnostic message from %s is %.0f ms old", peer, ms);
+					   "the last diagnostic message from %s is %.0f ms old", from, ms);
 		if (!st->ldm_valid) {
-			if (st->ldm.ninvalid)
+			if (!st->ldm.valid)
 				apenet_verdict_add(out, APENET_SEV_WARN, "LDM_INVALID",
-						   "the LDM from %s is invalid (0x%08x: %u fields read 11)", peer,
+						   "the LDM from %s has its valid bit clear (0x%08x)", from, st->ldm.word);
+			else if (st->ldm.ninvalid)
+				apenet_verdict_add(out, APENET_SEV_WARN, "LDM_INVALID",
+						   "the LDM from %s is invalid (0x%08x: %u fields read 11)", from,
 						   st->ldm.word, st->ldm.ninvalid);
 		} else {
 			if (st->ldm.host_expired)
 				apenet_verdict_add(out, APENET_SEV_WARN, "NEIGHBOUR_HOST_EXPIRED",
-						   "%s reports its host dead (its DNP's watchdog expired)", peer);
+						   "%s reports its host dead (its DNP's watchdog expired)", from);
 			for (unsigned f = APENET_LDM_F_SERVICE; f <= APENET_LDM_F_TEMPERATURE; f++)
 				if (st->ldm.field[f] != APENET_LDM_NORMAL)
 					apenet_verdict_add(out, APENET_SEV_WARN, "NEIGHBOUR_SICK", "%s reports its %s %s",
-							   peer, apenet_ldm_field_name(f),
+							   from, apenet_ldm_field_name(f),
 							   apenet_ldm_status_name(st->ldm.field[f]));
 		}
 	}
@@ -347,16 +374,16 @@ void apenet_rules_board(const struct apenet_view *v, const struct apenet_config 
 	double btemp = (int32_t)(uint32_t)s->g.SENS_BOARD_TEMP / 1000.0;
 	if (temp >= t->fpga_temp_fail_c)
 		apenet_verdict_add(out, APENET_SEV_FAIL, "FPGA_TEMP",
-				   "FPGA at %.1f C (fail at %.0f C): check the node's cooling and fans now", temp,
+				   "FPGA at %.1f C (fail at %g C): check the node's cooling and fans now", temp,
 				   t->fpga_temp_fail_c);
 	else if (temp >= t->fpga_temp_warn_c)
-		apenet_verdict_add(out, APENET_SEV_WARN, "FPGA_TEMP", "FPGA at %.1f C (warn at %.0f C): check the airflow",
+		apenet_verdict_add(out, APENET_SEV_WARN, "FPGA_TEMP", "FPGA at %.1f C (warn at %g C): check the airflow",
 				   temp, t->fpga_temp_warn_c);
 	if (btemp >= t->board_temp_fail_c)
-		apenet_verdict_add(out, APENET_SEV_FAIL, "BOARD_TEMP", "board at %.1f C (fail at %.0f C)", btemp,
+		apenet_verdict_add(out, APENET_SEV_FAIL, "BOARD_TEMP", "board at %.1f C (fail at %g C)", btemp,
 				   t->board_temp_fail_c);
 	else if (btemp >= t->board_temp_warn_c)
-		apenet_verdict_add(out, APENET_SEV_WARN, "BOARD_TEMP", "board at %.1f C (warn at %.0f C)", btemp,
+		apenet_verdict_add(out, APENET_SEV_WARN, "BOARD_TEMP", "board at %.1f C (warn at %g C)", btemp,
 				   t->board_temp_warn_c);
 	if (s->g.SENS_VCORE_NOM) {
 		double droop = 100.0 * ((double)s->g.SENS_VCORE_NOM - (double)s->g.SENS_VCORE) / (double)s->g.SENS_VCORE_NOM;
@@ -369,7 +396,8 @@ void apenet_rules_board(const struct apenet_view *v, const struct apenet_config 
 			apenet_verdict_add(out, APENET_SEV_WARN, "VCORE_LOW", "core supply %llu mV, %.1f%% under its %llu mV",
 					   (unsigned long long)s->g.SENS_VCORE, droop, (unsigned long long)s->g.SENS_VCORE_NOM);
 	}
-	double v12 = fabs((double)s->g.SENS_V12 - 12000.0) / 120.0;
+	/* a board without the 12 V sensor reads 0: nothing to judge */
+	double v12 = s->g.SENS_V12 ? fabs((double)s->g.SENS_V12 - 12000.0) / 120.0 : 0;
 	if (v12 >= t->v12_tol_fail_pct)
 		apenet_verdict_add(out, APENET_SEV_FAIL, "V12_RANGE", "12 V input at %llu mV (%.1f%% off)",
 				   (unsigned long long)s->g.SENS_V12, v12);

@@ -134,7 +134,7 @@ static const struct doc_key *doc_partner(const struct doc_key *d, int want_fail)
 	const char *p = strstr(d->key, from);
 	if (!p)
 		return NULL;
-	snprintf(k, sizeof(k), "%.*s%s%s", (int)(p - d->key), d->key, to, p + strlen(from));
+	snprintf(k, sizeof(k), "%.*s%.63s%.63s", (int)(p - d->key), d->key, to, p + strlen(from));
 	return doc_find(k);
 }
 
@@ -314,7 +314,7 @@ static void test_doc_keys_in_loader(void **state)
 		/* a value off the default in the direction that keeps a warn
 		 * under its fail and inside every documented range */
 		double x = doc[k].def + 0.25;
-		snprintf(text, sizeof(text), "thresholds:\n  %s: %.17g\n", doc[k].key, x);
+		snprintf(text, sizeof(text), "thresholds:\n  %.63s: %.17g\n", doc[k].key, x);
 		load_ok(text, &cfg);
 		double a[NTHR_STRUCT];
 		thr_array(&cfg.thr, a);
@@ -364,12 +364,9 @@ static void test_loader_keys_in_doc(void **state)
 	unsigned n = 0;
 	for (char *save = NULL, *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
 		trim(k);
-		if (!doc_find(k)) {
-			for (unsigned i = 0; i < ndoc; i++)
-				if (!strncmp(doc[i].key, k, strlen(k)))
-					fail_msg("the list of allowed keys is cut short at '%s': %s", k, e.msg);
-			fail_msg("the loader accepts '%s', docs/config.md does not document it", k);
-		}
+		if (!doc_find(k))
+			fail_msg("the loader accepts '%s', docs/config.md does not document it (or the list of "
+				 "allowed keys is cut short there): %s", k, e.msg);
 		n++;
 	}
 	assert_int_equal(n, ndoc);
@@ -390,9 +387,9 @@ static void test_doc_ranges(void **state)
 		thr_array(&def.thr, b);
 
 		/* top of the range; a warn's fail goes up with it */
-		snprintf(text, sizeof(text), "thresholds:\n  %s: %.17g\n", d->key, d->hi);
+		snprintf(text, sizeof(text), "thresholds:\n  %.63s: %.17g\n", d->key, d->hi);
 		if (fail)
-			snprintf(text + strlen(text), sizeof(text) - strlen(text), "  %s: %.17g\n", fail->key, fail->hi);
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "  %.63s: %.17g\n", fail->key, fail->hi);
 		load_ok(text, &cfg);
 		thr_array(&cfg.thr, a);
 		int found = 0;
@@ -402,18 +399,18 @@ static void test_doc_ranges(void **state)
 		apenet_config_free(&cfg);
 
 		/* bottom; a fail's warn goes down with it */
-		snprintf(text, sizeof(text), "thresholds:\n  %s: %.17g\n", d->key, d->lo);
+		snprintf(text, sizeof(text), "thresholds:\n  %.63s: %.17g\n", d->key, d->lo);
 		if (warn)
-			snprintf(text + strlen(text), sizeof(text) - strlen(text), "  %s: %.17g\n", warn->key, warn->lo);
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "  %.63s: %.17g\n", warn->key, warn->lo);
 		load_ok(text, &cfg);
 		apenet_config_free(&cfg);
 
 		double over = d->hi + (d->hi > 0 ? d->hi : 1) + 1, under = d->lo - 1;
-		snprintf(text, sizeof(text), "thresholds:\n  %s: %.17g\n", d->key, over);
-		snprintf(msg, sizeof(msg), "'%s': %g is out of range %g..%g", d->key, over, d->lo, d->hi);
+		snprintf(text, sizeof(text), "thresholds:\n  %.63s: %.17g\n", d->key, over);
+		snprintf(msg, sizeof(msg), "'%.63s': %g is out of range %g..%g", d->key, over, d->lo, d->hi);
 		load_err_val(text, d->key, msg);
-		snprintf(text, sizeof(text), "thresholds:\n  %s: %.17g\n", d->key, under);
-		snprintf(msg, sizeof(msg), "'%s': %g is out of range %g..%g", d->key, under, d->lo, d->hi);
+		snprintf(text, sizeof(text), "thresholds:\n  %.63s: %.17g\n", d->key, under);
+		snprintf(msg, sizeof(msg), "'%.63s': %g is out of range %g..%g", d->key, under, d->lo, d->hi);
 		load_err_val(text, d->key, msg);
 	}
 }
@@ -465,21 +462,21 @@ static void test_error_warn_above_fail(void **state)
 		 * pointing at the start of the map would be wrong */
 		double fv = f->def, wv = f->def + 1;
 		assert_true(wv <= w->hi);
-		snprintf(text, sizeof(text), "thresholds:\n  fifo_hwm_warn_pct: 90\n  %s: %.17g\n  %s: %.17g\n", f->key, fv,
+		snprintf(text, sizeof(text), "thresholds:\n  fifo_hwm_warn_pct: 90\n  %.63s: %.17g\n  %.63s: %.17g\n", f->key, fv,
 			 w->key, wv);
-		snprintf(msg, sizeof(msg), "%s (%g) is above %s (%g)", w->key, wv, f->key, fv);
+		snprintf(msg, sizeof(msg), "%.63s (%g) is above %.63s (%g)", w->key, wv, f->key, fv);
 		load_err_val(text, w->key, msg);
 
 		/* equal is fine: warn and fail at the same level */
-		snprintf(text, sizeof(text), "thresholds:\n  %s: %.17g\n  %s: %.17g\n", w->key, fv, f->key, fv);
+		snprintf(text, sizeof(text), "thresholds:\n  %.63s: %.17g\n  %.63s: %.17g\n", w->key, fv, f->key, fv);
 		load_ok(text, &cfg);
 		apenet_config_free(&cfg);
 
 		/* only the fail given, under the default warn */
 		if (w->def > w->lo && w->def - 1 >= f->lo) {
 			double low = w->def - 1;
-			snprintf(text, sizeof(text), "thresholds:\n  payload_warn_per_min: 2\n  %s: %.17g\n", f->key, low);
-			snprintf(msg, sizeof(msg), "%s (%g, the default) is above %s (%g)", w->key, w->def, f->key, low);
+			snprintf(text, sizeof(text), "thresholds:\n  payload_warn_per_min: 2\n  %.63s: %.17g\n", f->key, low);
+			snprintf(msg, sizeof(msg), "%.63s (%g, the default) is above %.63s (%g)", w->key, w->def, f->key, low);
 			load_err_val(text, f->key, msg);
 		}
 	}
