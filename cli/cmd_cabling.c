@@ -73,18 +73,8 @@ static int expected(const struct cab *cb, int end)
 	end_xyz(cb, end, xyz);
 	enum apenet_dir d = p->links[l].dir, back;
 	int dim, step;
-	switch (d) {
-	case APENET_DIR_XP: dim = 0; step = 1; back = APENET_DIR_XM; break;
-	case APENET_DIR_XM: dim = 0; step = -1; back = APENET_DIR_XP; break;
-	case APENET_DIR_YP: dim = 1; step = 1; back = APENET_DIR_YM; break;
-	case APENET_DIR_YM: dim = 1; step = -1; back = APENET_DIR_YP; break;
-	case APENET_DIR_ZP: dim = 2; step = 1; back = APENET_DIR_ZM; break;
-	case APENET_DIR_ZM: dim = 2; step = -1; back = APENET_DIR_ZP; break;
-	case APENET_DIR_X: dim = 0; step = 0; back = d; break;
-	case APENET_DIR_Y: dim = 1; step = 0; back = d; break;
-	case APENET_DIR_Z: dim = 2; step = 0; back = d; break;
-	default: return NONE;
-	}
+	if (apenet_dir_geometry(d, &dim, &step, &back))
+		return NONE;
 	unsigned far[3] = { xyz[0], xyz[1], xyz[2] };
 	if (step == 0) {
 		far[dim] ^= 1u;

@@ -84,3 +84,19 @@ const struct apenet_profile *apenet_profile_by_device(uint16_t dev)
 			return &apenet_profiles[i];
 	return NULL;
 }
+
+int apenet_dir_geometry(enum apenet_dir d, int *dim, int *step, enum apenet_dir *back)
+{
+	switch (d) {
+	case APENET_DIR_XP: *dim = 0; *step = 1; *back = APENET_DIR_XM; return 0;
+	case APENET_DIR_XM: *dim = 0; *step = -1; *back = APENET_DIR_XP; return 0;
+	case APENET_DIR_YP: *dim = 1; *step = 1; *back = APENET_DIR_YM; return 0;
+	case APENET_DIR_YM: *dim = 1; *step = -1; *back = APENET_DIR_YP; return 0;
+	case APENET_DIR_ZP: *dim = 2; *step = 1; *back = APENET_DIR_ZM; return 0;
+	case APENET_DIR_ZM: *dim = 2; *step = -1; *back = APENET_DIR_ZP; return 0;
+	case APENET_DIR_X: *dim = 0; *step = 0; *back = d; return 0;
+	case APENET_DIR_Y: *dim = 1; *step = 0; *back = d; return 0;
+	case APENET_DIR_Z: *dim = 2; *step = 0; *back = d; return 0;
+	default: return -1;
+	}
+}

@@ -71,18 +71,8 @@ static void expected_partner(const struct apenet_view *v, unsigned l, struct ape
 	enum apenet_dir d = v->prof->links[l].dir, back;
 	int dim, step;
 	st->expect_valid = 0;
-	switch (d) {
-	case APENET_DIR_XP: dim = 0; step = 1; back = APENET_DIR_XM; break;
-	case APENET_DIR_XM: dim = 0; step = -1; back = APENET_DIR_XP; break;
-	case APENET_DIR_YP: dim = 1; step = 1; back = APENET_DIR_YM; break;
-	case APENET_DIR_YM: dim = 1; step = -1; back = APENET_DIR_YP; break;
-	case APENET_DIR_ZP: dim = 2; step = 1; back = APENET_DIR_ZM; break;
-	case APENET_DIR_ZM: dim = 2; step = -1; back = APENET_DIR_ZP; break;
-	case APENET_DIR_X: dim = 0; step = 0; back = d; break;
-	case APENET_DIR_Y: dim = 1; step = 0; back = d; break;
-	case APENET_DIR_Z: dim = 2; step = 0; back = d; break;
-	default: return;
-	}
+	if (apenet_dir_geometry(d, &dim, &step, &back))
+		return;
 	if (!dims[dim])
 		return;
 	memcpy(st->expect, me, sizeof(me));

@@ -89,18 +89,15 @@ static int neighbour(struct sim_torus *t, struct sim_board *b, enum apenet_dir d
 {
 	int c[3] = { (int)b->x, (int)b->y, (int)b->z };
 	enum apenet_dir back;
-	switch (dir) {
-	case APENET_DIR_XP: c[0]++; back = APENET_DIR_XM; break;
-	case APENET_DIR_XM: c[0]--; back = APENET_DIR_XP; break;
-	case APENET_DIR_YP: c[1]++; back = APENET_DIR_YM; break;
-	case APENET_DIR_YM: c[1]--; back = APENET_DIR_YP; break;
-	case APENET_DIR_ZP: c[2]++; back = APENET_DIR_ZM; break;
-	case APENET_DIR_ZM: c[2]--; back = APENET_DIR_ZP; break;
-	/* One channel per dimension (v5): nodes pair up, 2k with 2k+1. */
-	case APENET_DIR_X: c[0] ^= 1; back = APENET_DIR_X; if (c[0] >= (int)t->dims[0]) return -1; break;
-	case APENET_DIR_Y: c[1] ^= 1; back = APENET_DIR_Y; if (c[1] >= (int)t->dims[1]) return -1; break;
-	case APENET_DIR_Z: c[2] ^= 1; back = APENET_DIR_Z; if (c[2] >= (int)t->dims[2]) return -1; break;
-	default: return -1;
+	int dim, step;
+	if (apenet_dir_geometry(dir, &dim, &step, &back))
+		return -1;
+	if (step == 0) { /* one channel per dimension (v5): nodes pair up, 2k with 2k+1 */
+		c[dim] ^= 1;
+		if (c[dim] >= (int)t->dims[dim])
+			return -1;
+	} else {
+		c[dim] += step;
 	}
 	for (int i = 0; i < 3; i++)
 		c[i] = (c[i] + (int)t->dims[i]) % (int)t->dims[i];

@@ -345,6 +345,11 @@ struct apenet_profile {
 	struct apenet_pma_range pma_default;
 };
 
+/* Where a link direction runs: its dimension (0..2), its step (+1, -1; 0 for
+ * one channel per dimension, which pairs nodes 2k and 2k+1) and the direction
+ * the far end's link faces.  -1 for external channels. (collectors/profile.c) */
+int apenet_dir_geometry(enum apenet_dir d, int *dim, int *step, enum apenet_dir *back);
+
 /* Defined in collectors/profile.c from the table there (variant data only). */
 const struct apenet_profile *apenet_profile(enum apenet_variant v);
 const struct apenet_profile *apenet_profile_by_name(const char *name);
