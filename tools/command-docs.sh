@@ -92,6 +92,7 @@ replay it offline: no card needed."
   run "apenet link X+ --from n1.json | head -12" sh -c "'$A' link X+ --from '$T/n1.json' | head -12"; } >>$OUT/snapshot.md
 
 page watch "Live rates per link every interval, in the manner of ibswportwatch and \`cxi_stat -p\`, until
-interrupted (\`--count N\` stops after N samples). \`--json\` writes one document per sample."
+interrupted (\`--count N\` stops after N samples). \`--json\` writes one document per sample.
+(The torus still carries faults injected for the pages above: a degraded Y+, a swapped plug at 0,0,0.)"
 { run "apenet watch --interval 0.5 --count 2 --sim /tmp/quong/node-1-0-0" "$A" watch --interval 0.5 --count 2 --sim "$N"; } >>$OUT/watch.md
 echo "wrote $OUT/*.md"
