@@ -24,6 +24,9 @@ static const struct cli_cmd cmds[] = {
 	  "everything the other commands read, as JSON (replay with --from FILE)", 16, cmd_snapshot },
 	{ "cabling", "apenet cabling --config cluster.yaml (--sim-cluster DIR | SNAPSHOT.json...)",
 	  "observed cabling against the torus the config describes: a punch list", 32768, cmd_cabling },
+	{ "realign", "apenet realign LINK", "restart a link's bring-up (after a repair)", 16, cmd_realign },
+	{ "clear-counters", "apenet clear-counters [LINK]",
+	  "clear a link's counters, or all (rates never need it)", 16, cmd_clear_counters },
 	{ "watch", "apenet watch [--interval S] [--count N]",
 	  "live rates per link every interval, until interrupted", 16, cmd_watch },
 };

@@ -70,5 +70,7 @@ int cmd_model(struct cli *c);
 int cmd_watch(struct cli *c);
 int cmd_cabling(struct cli *c);
 int cmd_module(struct cli *c);
+int cmd_realign(struct cli *c);
+int cmd_clear_counters(struct cli *c);
 
 #endif

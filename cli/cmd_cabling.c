@@ -8,6 +8,7 @@
  * the four mismatched ends it causes.
  */
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,11 @@
 
 #define NONE (-1)
 #define EXT (-2)
+
+struct cab_note {
+	const char *kind;                       /* "unreachable", "layout" */
+	char text[600];
+};
 
 struct node_obs {
 	int have;                               /* data was read */
@@ -34,6 +40,8 @@ struct cab {
 	struct node_obs *nodes;
 	const struct apenet_profile *prof;      /* the variant expected where a node has no data */
 	unsigned char *done;                    /* per end: already reported */
+	struct cab_note *notes;                 /* problems that are not about one cable */
+	unsigned nnotes;
 };
 
 /* An end is node index * APENET_MAX_LINKS + link. */
@@ -143,6 +151,21 @@ static void problem(struct out *o, const struct cab *cb, const char *kind, int a
 
 /* ---- gathering ---- */
 
+static void note(struct cab *cb, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(struct cab *cb, const char *kind, const char *fmt, ...)
+{
+	struct cab_note *n = realloc(cb->notes, (cb->nnotes + 1) * sizeof(*n));
+	if (!n)
+		return;
+	cb->notes = n;
+	n += cb->nnotes++;
+	n->kind = kind;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(n->text, sizeof(n->text), fmt, ap);
+	va_end(ap);
+}
+
 static int add_node(struct cab *cb, const struct apenet_view *v, const char *src, struct apenet_err *e)
 {
 	const struct apenet_snapshot *s = &v->s1;
@@ -151,6 +174,11 @@ static int add_node(struct cab *cb, const struct apenet_view *v, const char *src
 	if (xyz[0] >= cb->dims[0] || xyz[1] >= cb->dims[1] || xyz[2] >= cb->dims[2])
 		return apenet_err_set(e, APENET_EINVAL, "%s: node %u,%u,%u is outside the %ux%ux%u torus of %s", src,
 				      xyz[0], xyz[1], xyz[2], cb->dims[0], cb->dims[1], cb->dims[2], cb->cfg.path);
+	unsigned bd[3] = { APENET_GET(TORUS_DIMS, X, s->g.TORUS_DIMS), APENET_GET(TORUS_DIMS, Y, s->g.TORUS_DIMS),
+			   APENET_GET(TORUS_DIMS, Z, s->g.TORUS_DIMS) };
+	if (s->g.TORUS_DIMS && memcmp(bd, cb->dims, sizeof(bd)))
+		note(cb, "layout", "%s: node %u,%u,%u is configured for a %ux%ux%u torus, %s describes %ux%ux%u", src, xyz[0],
+		     xyz[1], xyz[2], bd[0], bd[1], bd[2], cb->cfg.path, cb->dims[0], cb->dims[1], cb->dims[2]);
 	struct node_obs *no = &cb->nodes[end_id(cb, xyz, 0) / APENET_MAX_LINKS];
 	if (no->have)
 		return apenet_err_set(e, APENET_EINVAL, "%s: node %u,%u,%u given twice", src, xyz[0], xyz[1], xyz[2]);
@@ -188,6 +216,7 @@ static int read_live(struct cab *cb, const char *dir, struct apenet_err *e)
 	memset(&v, 0, sizeof(v));
 	v.prof = d.prof;
 	v.s1.g.NODE_COORD = apenet_rd32(&d, APENET_REG_NODE_COORD);
+	v.s1.g.TORUS_DIMS = apenet_rd32(&d, APENET_REG_TORUS_DIMS);
 	for (unsigned l = 0; l < d.prof->nlinks; l++) {
 		v.s1.link[l].LINK_STATE = apenet_rd32(&d, apenet_link_off(l, APENET_LINK_STATE));
 		v.s1.link[l].LINK_PARTNER = apenet_rd32(&d, apenet_link_off(l, APENET_LINK_PARTNER));
@@ -202,13 +231,7 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Node directories that could not be read become "unreachable" problems. */
-struct unreach {
-	char path[PATH_MAX];
-	char err[sizeof(((struct apenet_err *)0)->msg)];
-};
-
-static int gather_sim(struct cab *cb, const char *root, struct unreach **bad, unsigned *nbad, struct apenet_err *e)
+static int gather_sim(struct cab *cb, const char *root, struct apenet_err *e)
 {
 	DIR *dp = opendir(root);
 	if (!dp)
@@ -239,13 +262,7 @@ static int gather_sim(struct cab *cb, const char *root, struct unreach **bad, un
 				*e = ne;
 				rc = -1;
 			} else {
-				struct unreach *nb = realloc(*bad, (*nbad + 1) * sizeof(**bad));
-				if (nb) {
-					*bad = nb;
-					snprintf(nb[*nbad].path, sizeof(nb[0].path), "%s", path);
-					snprintf(nb[*nbad].err, sizeof(nb[0].err), "%s", ne.msg);
-					(*nbad)++;
-				}
+				note(cb, "unreachable", "%s", ne.msg);
 			}
 		}
 		free(names[i]);
@@ -370,8 +387,6 @@ int cmd_cabling(struct cli *c)
 	int nfiles, rc = CLI_EXIT_OK;
 	struct apenet_err e = { 0 };
 	static struct cab cb;
-	struct unreach *bad = NULL;
-	unsigned nbad = 0;
 	if (cli_parse(c, "cabling", opts, files, MAXFILES, &nfiles))
 		return CLI_EXIT_ERROR;
 	if (!config)
@@ -395,7 +410,7 @@ int cmd_cabling(struct cli *c)
 		goto out;
 	}
 	if (simc) {
-		if (gather_sim(&cb, simc, &bad, &nbad, &e)) {
+		if (gather_sim(&cb, simc, &e)) {
 			rc = cli_fail(&e);
 			goto out;
 		}
@@ -434,14 +449,14 @@ int cmd_cabling(struct cli *c)
 	out_obj_end(o);
 	out_arr_begin(o, "problems");
 	unsigned np = punch(o, &cb);
-	for (unsigned i = 0; i < nbad; i++) {
+	for (unsigned i = 0; i < cb.nnotes; i++) {
 		out_obj_begin(o, NULL);
-		out_str(o, "kind", "unreachable");
+		out_str(o, "kind", cb.notes[i].kind);
 		out_null(o, "a");
 		out_null(o, "b");
 		out_null(o, "a_expected");
 		out_null(o, "b_expected");
-		out_strf(o, "text", "%s", bad[i].err);
+		out_str(o, "text", cb.notes[i].text);
 		out_obj_end(o);
 		np++;
 	}
@@ -465,7 +480,7 @@ int cmd_cabling(struct cli *c)
 	out_arr_end(o);
 	rc = out_finish(o) ? CLI_EXIT_ERROR : np ? CLI_EXIT_FAULT : CLI_EXIT_OK;
 out:
-	free(bad);
+	free(cb.notes);
 	free(cb.nodes);
 	free(cb.done);
 	apenet_config_free(&cb.cfg);

@@ -357,10 +357,14 @@ static void publish_link(struct sim_torus *t, struct sim_board *b, unsigned l)
 			APENET_SET(LANE_PRBS_STATUS, LOCKED, ln->prbs_on && ln->chk.locked) |
 			APENET_SET(LANE_PRBS_STATUS, RUNNING, ln->prbs_on) |
 			APENET_SET(LANE_PRBS_STATUS, PATTERN, APENET_GET(LANE_PRBS_CTRL, PATTERN, ln->prbs_ctrl));
-		/* CLEAR is a command bit: the firmware drops it once done */
-		if (APENET_GET(LANE_PRBS_CTRL, CLEAR, ln->prbs_ctrl))
-			BAR32(b, apenet_lane_off(l, k, APENET_LANE_PRBS_CTRL)) =
-				ln->prbs_ctrl & ~APENET_SET(LANE_PRBS_CTRL, CLEAR, 1);
+		/* CLEAR is a command bit: the firmware drops it once done, but only
+		 * if the host has not written the register since we read it */
+		if (APENET_GET(LANE_PRBS_CTRL, CLEAR, ln->prbs_ctrl)) {
+			uint32_t seen = ln->prbs_ctrl;
+			__atomic_compare_exchange_n((uint32_t *)&BAR32(b, apenet_lane_off(l, k, APENET_LANE_PRBS_CTRL)),
+						    &seen, seen & ~APENET_SET(LANE_PRBS_CTRL, CLEAR, 1), 0,
+						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		}
 		BAR64(b, apenet_lane_off(l, k, APENET_LANE_PRBS_BITS)) = ln->prbs_bits;
 		BAR64(b, apenet_lane_off(l, k, APENET_LANE_PRBS_ERRS)) = ln->prbs_errs;
 		BAR64(b, apenet_lane_off(l, k, APENET_LANE_PRBS_START_TS)) = ln->prbs_start_ts;
