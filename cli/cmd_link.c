@@ -148,6 +148,25 @@ static void out_link(struct out *o, const struct apenet_view *v, unsigned l, con
 	out_obj_end(o);
 }
 
+static void out_link_row(struct out *o, const struct apenet_view *v, unsigned l, const struct apenet_link_stats *st,
+			 const struct apenet_verdict *vd, const struct apenet_config *cfg)
+{
+	const struct apenet_link_profile *lp = &v->prof->links[l];
+	out_obj_begin(o, NULL);
+	out_str(o, "link", lp->name);
+	out_str(o, "state", apenet_link_state_name(st->state));
+	out_strf(o, "lanes", "%u/%u", (unsigned)__builtin_popcount(st->lanes_up), st->nlanes);
+	out_peer(o, "partner", st->partner_valid, st->partner_ext, st->partner, st->partner_port, v->prof, cfg);
+	out_dbl(o, "tx_MBps", st->tx_Bps / 1e6, 1);
+	out_dbl(o, "rx_MBps", st->rx_Bps / 1e6, 1);
+	out_dbl(o, "max_MBps", st->max_MBps, 0);
+	out_dbl(o, "crc_per_min", st->crc_per_min, 1);
+	out_uint(o, "flaps", st->down_delta);
+	out_str(o, "severity", apenet_sev_name(vd->sev));
+	out_str(o, "code", vd->code);
+	out_obj_end(o);
+}
+
 int cli_link_index(const struct apenet_profile *p, const char *name)
 {
 	for (unsigned l = 0; l < p->nlinks; l++)
@@ -186,6 +205,9 @@ int cmd_link(struct cli *c)
 	}
 	struct out *o = out_new(c->fmt, stdout, "link");
 	int worst = APENET_SEV_OK;
+	/* people and spreadsheets get one row per link unless they name one;
+	 * JSON always carries everything */
+	int summary = only < 0 && c->fmt != OUT_JSON;
 	out_str(o, "bdf", v.bdf);
 	out_str(o, "variant", v.prof->name);
 	cli_out_coord(o, "node", (uint32_t)v.s1.g.NODE_COORD);
@@ -199,9 +221,29 @@ int cmd_link(struct cli *c)
 		apenet_rules_link(&v, l, &st, &cfg, &vd);
 		if ((int)vd.sev > worst)
 			worst = vd.sev;
-		out_link(o, &v, l, &st, &vd, &cfg);
+		if (summary)
+			out_link_row(o, &v, l, &st, &vd, &cfg);
+		else
+			out_link(o, &v, l, &st, &vd, &cfg);
 	}
 	out_arr_end(o);
+	if (summary) { /* the recommendations, one line each */
+		out_arr_begin(o, "findings");
+		for (unsigned l = 0; l < v.prof->nlinks; l++) {
+			struct apenet_link_stats st;
+			struct apenet_verdict vd;
+			apenet_link_stats(&v, l, &st);
+			apenet_rules_link(&v, l, &st, &cfg, &vd);
+			for (unsigned i = 0; i < vd.n; i++) {
+				out_obj_begin(o, NULL);
+				out_str(o, "severity", apenet_sev_name(vd.f[i].sev));
+				out_str(o, "code", vd.f[i].code);
+				out_str(o, "text", vd.f[i].text);
+				out_obj_end(o);
+			}
+		}
+		out_arr_end(o);
+	}
 	rc = out_finish(o) ? CLI_EXIT_ERROR : cli_exit_sev(worst);
 	apenet_config_free(&cfg);
 	return rc;

@@ -51,7 +51,8 @@ torus neighbour it should face, rates over the interval from counter and TIMESTA
 are never cleared), CRC/retransmission/payload error rates, 8b/10b errors per lane, FIFO levels,
 the bandwidth the efficiency model allows against what the link carries, and a verdict.
 \`--interval S\` (default 1), \`--from FILE\` to replay a snapshot, \`--config FILE\` for thresholds."
-{ run "apenet link Y+ --sim /tmp/quong/node-1-0-0" "$A" link Y+ --sim "$N"
+{ run "apenet link --sim /tmp/quong/node-1-0-0   # one row per link, then the findings" "$A" link --sim "$N"
+  run "apenet link Y+ --sim /tmp/quong/node-1-0-0   # everything about one link" "$A" link Y+ --sim "$N"
   run "apenet link --json ... | jq -c '.links[] | [.name, .state, .verdict.code]'" sh -c "'$A' link --json --sim '$N' | jq -c '.links[] | [.name, .state, .verdict.code]'"; } >>$OUT/link.md
 inj --node 1,0,0 clear
 inj --node 2,0,0 clear
