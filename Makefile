@@ -113,7 +113,9 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/doc/apenet-diag $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(B)/bin/apenet $(B)/bin/apenet-sim $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/apenet/*.h $(DESTDIR)$(PREFIX)/include/apenet/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/commands
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/
+	install -m 644 docs/commands/*.md $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/commands/
 	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
