@@ -159,9 +159,10 @@ static void test_snapshot_is_consistent_and_counters_move(void **state)
 	struct apenet_err e = { 0 };
 	struct apenet_dev *d = &dev[0][0];
 	assert_int_equal(apenet_snapshot_read(d, &a, &e), 0);
-	/* GEN twice, the global block, 6 links of link registers and 4 lanes each */
-	assert_int_equal(a.reads - 2 * a.retries * 0, a.reads);
-	assert_true(a.reads >= 2 + APENET_NGLOBAL + 6 * (APENET_NLINKREG + 4 * APENET_NLANEREG));
+	/* GEN twice, the global block, 6 links of link registers and 4 lanes each, per try */
+	uint64_t per_try = 2 + APENET_NGLOBAL + 6 * (APENET_NLINKREG + 4 * APENET_NLANEREG);
+	assert_true(a.reads >= per_try);
+	assert_true(a.reads <= per_try * (a.retries + 1) + a.retries);
 	assert_int_equal(a.g.ID_MAGIC, APENET_MAGIC);
 	double t0 = e2e_now();
 	while (e2e_now() - t0 < DEADLINE) {
@@ -216,8 +217,6 @@ static void test_cable_unplug(void **state)
 	assert_int_equal(APENET_GET(LANE_STATE, PHASE, apenet_rd32(&dev[1][0], apenet_lane_off(0, 0, APENET_LANE_STATE))),
 			 APENET_PHASE_RESET);
 	/* the DNP reports its X+ link broken in its LDM */
-	struct want w = { &dev[1][0], "X+", APENET_LINK_DOWN };
-	(void)w;
 	double end = e2e_now() + DEADLINE;
 	while (APENET_GET(LDM, XPLUS, apenet_rd32(&dev[1][0], APENET_REG_LDM_OWN)) != APENET_LDM_BROKEN)
 		assert_true(e2e_now() < end);
