@@ -72,17 +72,22 @@ int cli_open(struct cli *c, struct apenet_dev *d, struct apenet_site *site)
 	return 0;
 }
 
-void cli_out_coord(struct out *o, const char *key, uint32_t coord)
+void cli_out_xyz(struct out *o, const char *key, const unsigned xyz[3])
 {
 	char t[32];
-	unsigned x = APENET_GET(NODE_COORD, X, coord), y = APENET_GET(NODE_COORD, Y, coord),
-		 z = APENET_GET(NODE_COORD, Z, coord);
-	snprintf(t, sizeof(t), "%u,%u,%u", x, y, z);
+	snprintf(t, sizeof(t), "%u,%u,%u", xyz[0], xyz[1], xyz[2]);
 	out_obj_begin_text(o, key, t);
-	out_uint(o, "x", x);
-	out_uint(o, "y", y);
-	out_uint(o, "z", z);
+	out_uint(o, "x", xyz[0]);
+	out_uint(o, "y", xyz[1]);
+	out_uint(o, "z", xyz[2]);
 	out_obj_end(o);
+}
+
+void cli_out_coord(struct out *o, const char *key, uint32_t coord)
+{
+	unsigned xyz[3] = { APENET_GET(NODE_COORD, X, coord), APENET_GET(NODE_COORD, Y, coord),
+			    APENET_GET(NODE_COORD, Z, coord) };
+	cli_out_xyz(o, key, xyz);
 }
 
 static int take_value(int argc, char **argv, int *i, const char **val)

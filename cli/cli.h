@@ -29,7 +29,8 @@ int cli_fail(const struct apenet_err *e);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Opens the selected board; on failure prints the error and returns its exit code. */
 int cli_open(struct cli *c, struct apenet_dev *d, struct apenet_site *site);
-/* Adds "node" {x, y, z} shown as "x,y,z". */
+/* Adds KEY {x, y, z} shown as "x,y,z", from coordinates or a NODE_COORD-style register. */
+void cli_out_xyz(struct out *o, const char *key, const unsigned xyz[3]);
 void cli_out_coord(struct out *o, const char *key, uint32_t coord);
 
 /* A command's own options: "--name" with a value (val) or a flag (flag). */

@@ -79,27 +79,15 @@ static int expected(const struct cab *cb, int end)
 	if (l >= p->nlinks)
 		return NONE;
 	end_xyz(cb, end, xyz);
-	enum apenet_dir d = p->links[l].dir, back;
-	int dim, step;
-	if (apenet_dir_geometry(d, &dim, &step, &back))
+	enum apenet_dir back;
+	unsigned far[3];
+	int dim, wrap;
+	if (apenet_torus_neighbour(cb->dims, xyz, p->links[l].dir, far, &back, &dim, &wrap) ||
+	    (wrap && !cb->cfg.cl.wrap[dim]))
 		return NONE;
-	unsigned far[3] = { xyz[0], xyz[1], xyz[2] };
-	if (step == 0) {
-		far[dim] ^= 1u;
-		if (far[dim] >= cb->dims[dim])
-			return NONE;
-	} else {
-		int wrap = step > 0 ? xyz[dim] == cb->dims[dim] - 1 : xyz[dim] == 0;
-		if (wrap && !cb->cfg.cl.wrap[dim])
-			return NONE;
-		far[dim] = (unsigned)(((int)xyz[dim] + step + (int)cb->dims[dim]) % (int)cb->dims[dim]);
-	}
 	int fe = end_id(cb, far, 0);
-	const struct apenet_profile *fp = prof_of(cb, fe);
-	for (unsigned k = 0; k < fp->nlinks; k++)
-		if (fp->links[k].dir == back)
-			return fe + (int)k;
-	return NONE;
+	int k = apenet_profile_link_dir(prof_of(cb, fe), back);
+	return k < 0 ? NONE : fe + k;
 }
 
 static int observed(const struct cab *cb, int end)
@@ -121,8 +109,7 @@ static void out_end(struct out *o, const struct cab *cb, const char *key, int en
 	snprintf(t, sizeof(t), "%s%s%u,%u,%u:%s", name ? name : "", name ? " " : "", xyz[0], xyz[1], xyz[2],
 		 link_name(cb, end));
 	out_obj_begin_text(o, key, t);
-	cli_out_coord(o, "node", APENET_SET(NODE_COORD, X, xyz[0]) | APENET_SET(NODE_COORD, Y, xyz[1]) |
-				       APENET_SET(NODE_COORD, Z, xyz[2]));
+	cli_out_xyz(o, "node", xyz);
 	out_str(o, "name", name);
 	out_str(o, "link", link_name(cb, end));
 	out_obj_end(o);

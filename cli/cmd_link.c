@@ -10,17 +10,6 @@
 #include "apenet/view.h"
 #include "cli.h"
 
-static void out_node(struct out *o, const char *key, const unsigned xyz[3])
-{
-	char t[32];
-	snprintf(t, sizeof(t), "%u,%u,%u", xyz[0], xyz[1], xyz[2]);
-	out_obj_begin_text(o, key, t);
-	out_uint(o, "x", xyz[0]);
-	out_uint(o, "y", xyz[1]);
-	out_uint(o, "z", xyz[2]);
-	out_obj_end(o);
-}
-
 static void out_peer(struct out *o, const char *key, int valid, int ext, const unsigned xyz[3], unsigned port,
 		     const struct apenet_profile *p, const struct apenet_config *cfg)
 {
@@ -45,7 +34,7 @@ static void out_peer(struct out *o, const char *key, int valid, int ext, const u
 	const char *name = apenet_config_node_name(cfg, xyz[0], xyz[1], xyz[2]);
 	snprintf(t, sizeof(t), "%s%s%u,%u,%u %s", name ? name : "", name ? " " : "", xyz[0], xyz[1], xyz[2], pname);
 	out_obj_begin_text(o, key, t);
-	out_node(o, "node", xyz);
+	cli_out_xyz(o, "node", xyz);
 	out_str(o, "link", pname);
 	out_uint(o, "port", port);
 	out_str(o, "name", name);
@@ -211,37 +200,32 @@ int cmd_link(struct cli *c)
 	out_str(o, "bdf", v.bdf);
 	out_str(o, "variant", v.prof->name);
 	cli_out_coord(o, "node", (uint32_t)v.s1.g.NODE_COORD);
+	struct apenet_verdict vd[APENET_MAX_LINKS];
 	out_arr_begin(o, "links");
 	for (unsigned l = 0; l < v.prof->nlinks; l++) {
 		if (only >= 0 && (unsigned)only != l)
 			continue;
 		struct apenet_link_stats st;
-		struct apenet_verdict vd;
 		apenet_link_stats(&v, l, &st);
-		apenet_rules_link(&v, l, &st, &cfg, &vd);
-		if ((int)vd.sev > worst)
-			worst = vd.sev;
+		apenet_rules_link(&v, l, &st, &cfg, &vd[l]);
+		if ((int)vd[l].sev > worst)
+			worst = vd[l].sev;
 		if (summary)
-			out_link_row(o, &v, l, &st, &vd, &cfg);
+			out_link_row(o, &v, l, &st, &vd[l], &cfg);
 		else
-			out_link(o, &v, l, &st, &vd, &cfg);
+			out_link(o, &v, l, &st, &vd[l], &cfg);
 	}
 	out_arr_end(o);
 	if (summary) { /* the recommendations, one line each */
 		out_arr_begin(o, "findings");
-		for (unsigned l = 0; l < v.prof->nlinks; l++) {
-			struct apenet_link_stats st;
-			struct apenet_verdict vd;
-			apenet_link_stats(&v, l, &st);
-			apenet_rules_link(&v, l, &st, &cfg, &vd);
-			for (unsigned i = 0; i < vd.n; i++) {
+		for (unsigned l = 0; l < v.prof->nlinks; l++)
+			for (unsigned i = 0; i < vd[l].n; i++) {
 				out_obj_begin(o, NULL);
-				out_str(o, "severity", apenet_sev_name(vd.f[i].sev));
-				out_str(o, "code", vd.f[i].code);
-				out_str(o, "text", vd.f[i].text);
+				out_str(o, "severity", apenet_sev_name(vd[l].f[i].sev));
+				out_str(o, "code", vd[l].f[i].code);
+				out_str(o, "text", vd[l].f[i].text);
 				out_obj_end(o);
 			}
-		}
 		out_arr_end(o);
 	}
 	rc = out_finish(o) ? CLI_EXIT_ERROR : cli_exit_sev(worst);

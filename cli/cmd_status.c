@@ -16,7 +16,6 @@ static const char *level(double v, double warn, double fail)
 static void sensor(struct out *o, const char *name, double v, const char *unit, int prec, double warn, double fail,
 		   const char *state)
 {
-	char t[96];
 	out_obj_begin(o, NULL);
 	out_str(o, "name", name);
 	out_dbl(o, "value", v, prec);
@@ -29,8 +28,7 @@ static void sensor(struct out *o, const char *name, double v, const char *unit, 
 		out_dbl(o, "fail", fail, prec);
 	else
 		out_null(o, "fail");
-	snprintf(t, sizeof(t), "%s", state);
-	out_str(o, "state", t);
+	out_str(o, "state", state);
 	out_obj_end(o);
 }
 

@@ -64,26 +64,13 @@ int cli_view(struct cli *c, const char *from, double interval_s, struct apenet_v
 		return 0;
 	}
 	struct apenet_site site;
-	struct apenet_card cards[APENET_MAX_CARDS];
-	int n = 0, pick = -1;
-	if (apenet_site_init(&site, c->sim, &e) || apenet_pci_scan(&site, cards, APENET_MAX_CARDS, &n, &e))
+	struct apenet_card card;
+	if (apenet_site_init(&site, c->sim, &e) || apenet_pci_pick(&site, c->bdf, &card, &e))
 		return cli_fail(&e);
-	for (int i = 0; i < n; i++)
-		if (!c->bdf || !strcmp(cards[i].bdf, c->bdf) || !strcmp(cards[i].bdf + 5, c->bdf))
-			pick = pick < 0 ? i : -2;
-	if (n == 0 || pick == -1) {
-		apenet_err_set(&e, APENET_ENODEV, "no APEnet card %s%s on %s", c->bdf ? "at " : "found",
-			       c->bdf ? c->bdf : "", site.dump[0] ? site.dump : "this machine's PCI bus");
-		return cli_fail(&e);
-	}
-	if (pick == -2) {
-		apenet_err_set(&e, APENET_EINVAL, "%d APEnet cards found; choose one with --dev BDF (see apenet list)", n);
-		return cli_fail(&e);
-	}
 	struct apenet_dev d;
-	if (apenet_dev_open_card(&d, &site, &cards[pick], &e))
+	if (apenet_dev_open_card(&d, &site, &card, &e))
 		return cli_fail(&e);
-	int rc = apenet_view_collect(&d, &cards[pick], interval_s, v, &e);
+	int rc = apenet_view_collect(&d, &card, interval_s, v, &e);
 	apenet_dev_close(&d);
 	return rc ? cli_fail(&e) : 0;
 }

@@ -10,8 +10,7 @@
 
 #include "apenet/dev.h"
 
-static int pick_card(const struct apenet_site *s, const char *bdf, struct apenet_card *out,
-		     struct apenet_err *e)
+int apenet_pci_pick(const struct apenet_site *s, const char *bdf, struct apenet_card *out, struct apenet_err *e)
 {
 	struct apenet_card cards[APENET_MAX_CARDS];
 	int n = 0;
@@ -41,7 +40,7 @@ int apenet_dev_open(struct apenet_dev *d, const struct apenet_site *s, const cha
 {
 	struct apenet_card c;
 	memset(d, 0, sizeof(*d));
-	if (pick_card(s, bdf, &c, e))
+	if (apenet_pci_pick(s, bdf, &c, e))
 		return -1;
 	return apenet_dev_open_card(d, s, &c, e);
 }

@@ -85,7 +85,9 @@ const struct apenet_profile *apenet_profile_by_device(uint16_t dev)
 	return NULL;
 }
 
-int apenet_dir_geometry(enum apenet_dir d, int *dim, int *step, enum apenet_dir *back)
+/* Where a direction runs: its dimension, its step (0: paired channels) and
+ * the direction the far end faces. */
+static int dir_geometry(enum apenet_dir d, int *dim, int *step, enum apenet_dir *back)
 {
 	switch (d) {
 	case APENET_DIR_XP: *dim = 0; *step = 1; *back = APENET_DIR_XM; return 0;
@@ -99,4 +101,31 @@ int apenet_dir_geometry(enum apenet_dir d, int *dim, int *step, enum apenet_dir 
 	case APENET_DIR_Z: *dim = 2; *step = 0; *back = d; return 0;
 	default: return -1;
 	}
+}
+
+int apenet_torus_neighbour(const unsigned dims[3], const unsigned me[3], enum apenet_dir d, unsigned far[3],
+			   enum apenet_dir *back, int *dim, int *wrap)
+{
+	int step;
+	if (dir_geometry(d, dim, &step, back) || dims[*dim] == 0)
+		return -1;
+	far[0] = me[0];
+	far[1] = me[1];
+	far[2] = me[2];
+	*wrap = 0;
+	if (step == 0) { /* one channel per dimension: nodes pair up, 2k with 2k+1 */
+		far[*dim] = me[*dim] ^ 1u;
+		return far[*dim] < dims[*dim] ? 0 : -1;
+	}
+	*wrap = step > 0 ? me[*dim] == dims[*dim] - 1 : me[*dim] == 0;
+	far[*dim] = (unsigned)(((int)me[*dim] + step + (int)dims[*dim]) % (int)dims[*dim]);
+	return 0;
+}
+
+int apenet_profile_link_dir(const struct apenet_profile *p, enum apenet_dir d)
+{
+	for (unsigned l = 0; l < p->nlinks; l++)
+		if (p->links[l].dir == d)
+			return (int)l;
+	return -1;
 }

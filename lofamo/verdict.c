@@ -52,14 +52,6 @@ void apenet_node_label(const struct apenet_config *cfg, const unsigned xyz[3], c
 		snprintf(buf, n, "node %u,%u,%u", xyz[0], xyz[1], xyz[2]);
 }
 
-static int find_dir(const struct apenet_profile *p, enum apenet_dir d)
-{
-	for (unsigned l = 0; l < p->nlinks; l++)
-		if (p->links[l].dir == d)
-			return (int)l;
-	return -1;
-}
-
 /* The torus neighbour link l should face, by this node's coordinates. */
 static void expected_partner(const struct apenet_view *v, unsigned l, struct apenet_link_stats *st)
 {
@@ -68,26 +60,16 @@ static void expected_partner(const struct apenet_view *v, unsigned l, struct ape
 			   APENET_GET(NODE_COORD, Z, s->g.NODE_COORD) };
 	unsigned dims[3] = { APENET_GET(TORUS_DIMS, X, s->g.TORUS_DIMS), APENET_GET(TORUS_DIMS, Y, s->g.TORUS_DIMS),
 			     APENET_GET(TORUS_DIMS, Z, s->g.TORUS_DIMS) };
-	enum apenet_dir d = v->prof->links[l].dir, back;
-	int dim, step;
+	enum apenet_dir back;
+	int dim, wrap;
 	st->expect_valid = 0;
-	if (apenet_dir_geometry(d, &dim, &step, &back))
+	if (apenet_torus_neighbour(dims, me, v->prof->links[l].dir, st->expect, &back, &dim, &wrap))
 		return;
-	if (!dims[dim])
-		return;
-	memcpy(st->expect, me, sizeof(me));
-	if (step == 0) { /* paired channels: 2k with 2k+1 */
-		st->expect[dim] = me[dim] ^ 1u;
-		if (st->expect[dim] >= dims[dim])
-			return;
-	} else {
-		st->expect[dim] = (unsigned)(((int)me[dim] + step + (int)dims[dim]) % (int)dims[dim]);
-		st->expect_wrap = step > 0 ? me[dim] == dims[dim] - 1 : me[dim] == 0;
-	}
-	st->expect_dim = dim;
-	int port = find_dir(v->prof, back);
+	int port = apenet_profile_link_dir(v->prof, back); /* the far node is taken to be the same variant */
 	if (port < 0)
 		return;
+	st->expect_wrap = wrap;
+	st->expect_dim = dim;
 	st->expect_port = (unsigned)port;
 	st->expect_valid = 1;
 }

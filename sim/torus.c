@@ -87,30 +87,18 @@ static int board_files(struct sim_torus *t, struct sim_board *b, struct apenet_e
 /* Neighbour of b in direction dir, and the link there that faces back. */
 static int neighbour(struct sim_torus *t, struct sim_board *b, enum apenet_dir dir, int *pb, int *pl)
 {
-	int c[3] = { (int)b->x, (int)b->y, (int)b->z };
+	unsigned me[3] = { b->x, b->y, b->z }, far[3];
 	enum apenet_dir back;
-	int dim, step;
-	if (apenet_dir_geometry(dir, &dim, &step, &back))
+	int dim, wrap;
+	if (apenet_torus_neighbour(t->dims, me, dir, far, &back, &dim, &wrap))
 		return -1;
-	if (step == 0) { /* one channel per dimension (v5): nodes pair up, 2k with 2k+1 */
-		c[dim] ^= 1;
-		if (c[dim] >= (int)t->dims[dim])
-			return -1;
-	} else {
-		c[dim] += step;
-	}
-	for (int i = 0; i < 3; i++)
-		c[i] = (c[i] + (int)t->dims[i]) % (int)t->dims[i];
-	struct sim_board *nb = &t->b[sim_index(t, (unsigned)c[0], (unsigned)c[1], (unsigned)c[2])];
-	if (nb == b && (dir == APENET_DIR_X || dir == APENET_DIR_Y || dir == APENET_DIR_Z))
-		return -1;
-	for (unsigned l = 0; l < nb->prof->nlinks; l++)
-		if (nb->prof->links[l].dir == back) {
-			*pb = (int)nb->idx;
-			*pl = (int)l;
-			return 0;
-		}
-	return -1; /* mixed variants: nothing faces back */
+	struct sim_board *nb = &t->b[sim_index(t, far[0], far[1], far[2])];
+	int l = apenet_profile_link_dir(nb->prof, back);
+	if (l < 0)
+		return -1; /* mixed variants: nothing faces back */
+	*pb = (int)nb->idx;
+	*pl = l;
+	return 0;
 }
 
 static const struct sim_cable_conf *cable_conf(const struct sim_conf *c, const struct sim_board *b, unsigned l)

@@ -46,6 +46,10 @@ struct apenet_card {
 int apenet_pci_scan(const struct apenet_site *s, struct apenet_card *cards, int max, int *n,
 		    struct apenet_err *e);
 
+/* The card at bdf ("0000:03:00.0" or "03:00.0"; NULL: the only card there
+ * is), with errors for none, several, or one that reads all ones. */
+int apenet_pci_pick(const struct apenet_site *s, const char *bdf, struct apenet_card *out, struct apenet_err *e);
+
 struct apenet_dev {
 	char bdf[16];
 	const struct apenet_profile *prof;

@@ -345,15 +345,20 @@ struct apenet_profile {
 	struct apenet_pma_range pma_default;
 };
 
-/* Where a link direction runs: its dimension (0..2), its step (+1, -1; 0 for
- * one channel per dimension, which pairs nodes 2k and 2k+1) and the direction
- * the far end's link faces.  -1 for external channels. (collectors/profile.c) */
-int apenet_dir_geometry(enum apenet_dir d, int *dim, int *step, enum apenet_dir *back);
+/* The node a link going in direction d from node me faces in a torus of
+ * dims: 0 with far[], the direction the far link faces (*back), the
+ * dimension (*dim) and whether the cable closes that ring (*wrap); -1 for an
+ * external channel, or a paired channel (one per dimension, nodes 2k and
+ * 2k+1: v5) without a partner.  (collectors/profile.c) */
+int apenet_torus_neighbour(const unsigned dims[3], const unsigned me[3], enum apenet_dir d, unsigned far[3],
+			   enum apenet_dir *back, int *dim, int *wrap);
 
 /* Defined in collectors/profile.c from the table there (variant data only). */
 const struct apenet_profile *apenet_profile(enum apenet_variant v);
 const struct apenet_profile *apenet_profile_by_name(const char *name);
 const struct apenet_profile *apenet_profile_by_device(uint16_t pci_device);
+/* The index of the variant's link going in direction d, or -1. */
+int apenet_profile_link_dir(const struct apenet_profile *p, enum apenet_dir d);
 
 /* Descriptor tables for dumps and docs (collectors/regs.c). */
 struct apenet_regdesc {
