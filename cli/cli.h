@@ -46,8 +46,9 @@ int cli_number(const char *cmd, const char *opt, const char *s, double min, doub
 
 struct apenet_view;
 struct apenet_config;
-/* The board view: from --from FILE, else live (two samples interval_s apart). Exit code on failure. */
-int cli_view(struct cli *c, const char *from, double interval_s, struct apenet_view *v);
+/* The board view: from --from FILE, else live (two samples interval_s apart;
+ * module pages when modules is set). Exit code on failure. */
+int cli_view(struct cli *c, const char *from, double interval_s, int modules, struct apenet_view *v);
 /* --config FILE, else $APENET_CONFIG, else defaults. Exit code on failure. */
 int cli_config(const char *cmd, const char *path, struct apenet_config *cfg);
 /* Adds {severity, code, recommendation} and the findings. */

@@ -180,7 +180,7 @@ int cmd_link(struct cli *c)
 	    (interval && cli_number("link", "--interval", interval, 0, 3600, &iv)))
 		return CLI_EXIT_ERROR;
 	int rc = cli_config("link", config, &cfg);
-	if (rc || (rc = cli_view(c, from, iv, &v))) {
+	if (rc || (rc = cli_view(c, from, iv, 0, &v))) {
 		apenet_config_free(&cfg);
 		return rc;
 	}

@@ -202,7 +202,7 @@ int cmd_module(struct cli *c)
 		out_arr_end(o);
 		return out_finish(o) ? CLI_EXIT_ERROR : cli_exit_sev(worst);
 	}
-	int rc = cli_view(c, from, 0, &v);
+	int rc = cli_view(c, from, 0, 1, &v);
 	if (rc)
 		return rc;
 	if (pos[0] && (only = cli_link_index(v.prof, pos[0])) < 0)

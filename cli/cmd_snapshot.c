@@ -18,7 +18,7 @@ int cmd_snapshot(struct cli *c)
 		return CLI_EXIT_ERROR;
 	if (c->fmt == OUT_CSV)
 		return cli_usage_error("snapshot", "a snapshot is a JSON document; --csv does not apply");
-	int rc = cli_view(c, NULL, iv, &v);
+	int rc = cli_view(c, NULL, iv, 1, &v);
 	if (rc)
 		return rc;
 	struct out *o = out_new(OUT_JSON, stdout, "snapshot");

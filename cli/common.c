@@ -55,7 +55,7 @@ int cli_number(const char *cmd, const char *opt, const char *s, double min, doub
 	return 0;
 }
 
-int cli_view(struct cli *c, const char *from, double interval_s, struct apenet_view *v)
+int cli_view(struct cli *c, const char *from, double interval_s, int modules, struct apenet_view *v)
 {
 	struct apenet_err e = { 0 };
 	if (from) {
@@ -70,7 +70,7 @@ int cli_view(struct cli *c, const char *from, double interval_s, struct apenet_v
 	struct apenet_dev d;
 	if (apenet_dev_open_card(&d, &site, &card, &e))
 		return cli_fail(&e);
-	int rc = apenet_view_collect(&d, &card, interval_s, v, &e);
+	int rc = apenet_view_collect(&d, &card, interval_s, modules, v, &e);
 	apenet_dev_close(&d);
 	return rc ? cli_fail(&e) : 0;
 }

@@ -23,7 +23,7 @@ static void read_ee(struct apenet_dev *d, struct apenet_view *v)
 	}
 }
 
-int apenet_view_collect(struct apenet_dev *d, const struct apenet_card *c, double interval_s,
+int apenet_view_collect(struct apenet_dev *d, const struct apenet_card *c, double interval_s, int modules,
 			struct apenet_view *v, struct apenet_err *e)
 {
 	uint64_t before = d->nreads;
@@ -38,7 +38,8 @@ int apenet_view_collect(struct apenet_dev *d, const struct apenet_card *c, doubl
 	}
 	if (apenet_snapshot_read(d, &v->s0, e))
 		return -1;
-	read_ee(d, v);
+	if (modules)
+		read_ee(d, v);
 	if (interval_s > 0) {
 		struct timespec ts = { (time_t)interval_s, (long)((interval_s - (double)(time_t)interval_s) * 1e9) };
 		nanosleep(&ts, NULL);

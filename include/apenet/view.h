@@ -24,8 +24,10 @@ struct apenet_view {
 	uint64_t reads;                /* register reads it took */
 };
 
-/* Reads the board twice, interval_s apart (0: once), plus its EEPROM windows. */
-int apenet_view_collect(struct apenet_dev *d, const struct apenet_card *c, double interval_s,
+/* Reads the board twice, interval_s apart (0: once), and with modules set
+ * its EEPROM windows too (160 reads a port: only the commands that show
+ * modules pay for them). */
+int apenet_view_collect(struct apenet_dev *d, const struct apenet_card *c, double interval_s, int modules,
 			struct apenet_view *v, struct apenet_err *e);
 /* Writes the view as an `apenet snapshot` document (always JSON-shaped). */
 void apenet_view_write(const struct apenet_view *v, struct out *o);
