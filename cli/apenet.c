@@ -72,18 +72,18 @@ int cli_open(struct cli *c, struct apenet_dev *d, struct apenet_site *site)
 	return 0;
 }
 
-void cli_out_xyz(struct out *o, const char *key, const unsigned xyz[3])
+void cli_out_xyz(struct apenet_out *o, const char *key, const unsigned xyz[3])
 {
 	char t[32];
 	snprintf(t, sizeof(t), "%u,%u,%u", xyz[0], xyz[1], xyz[2]);
-	out_obj_begin_text(o, key, t);
-	out_uint(o, "x", xyz[0]);
-	out_uint(o, "y", xyz[1]);
-	out_uint(o, "z", xyz[2]);
-	out_obj_end(o);
+	apenet_out_obj_begin_text(o, key, t);
+	apenet_out_uint(o, "x", xyz[0]);
+	apenet_out_uint(o, "y", xyz[1]);
+	apenet_out_uint(o, "z", xyz[2]);
+	apenet_out_obj_end(o);
 }
 
-void cli_out_coord(struct out *o, const char *key, uint32_t coord)
+void cli_out_coord(struct apenet_out *o, const char *key, uint32_t coord)
 {
 	unsigned xyz[3] = { APENET_GET(NODE_COORD, X, coord), APENET_GET(NODE_COORD, Y, coord),
 			    APENET_GET(NODE_COORD, Z, coord) };
@@ -106,7 +106,7 @@ static int take_value(int argc, char **argv, int *i, const char **val)
 
 int main(int argc, char **argv)
 {
-	struct cli c = { .fmt = OUT_TEXT };
+	struct cli c = { .fmt = APENET_OUT_TEXT };
 	char **rest = calloc((size_t)argc + 1, sizeof(char *));
 	int nrest = 0;
 	const char *cmdname = NULL;
@@ -120,9 +120,9 @@ int main(int argc, char **argv)
 			free(rest);
 			return 0;
 		} else if (!strcmp(a, "--json")) {
-			c.fmt = OUT_JSON;
+			c.fmt = APENET_OUT_JSON;
 		} else if (!strcmp(a, "--csv")) {
-			c.fmt = OUT_CSV;
+			c.fmt = APENET_OUT_CSV;
 		} else if (!strncmp(a, "--sim", 5) && (a[5] == 0 || a[5] == '=')) {
 			if (take_value(argc, argv, &i, &c.sim)) {
 				free(rest);

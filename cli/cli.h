@@ -11,7 +11,7 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAULT = 1, CLI_EXIT_ERROR = 2 };
 struct cli {
 	const char *sim;    /* --sim DIR, else $APENET_SIM_DIR */
 	const char *bdf;    /* --dev BDF */
-	enum out_fmt fmt;   /* --json / --csv */
+	enum apenet_out_fmt fmt;   /* --json / --csv */
 	int argc;           /* the command's own arguments */
 	char **argv;
 };
@@ -30,8 +30,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Opens the selected board; on failure prints the error and returns its exit code. */
 int cli_open(struct cli *c, struct apenet_dev *d, struct apenet_site *site);
 /* Adds KEY {x, y, z} shown as "x,y,z", from coordinates or a NODE_COORD-style register. */
-void cli_out_xyz(struct out *o, const char *key, const unsigned xyz[3]);
-void cli_out_coord(struct out *o, const char *key, uint32_t coord);
+void cli_out_xyz(struct apenet_out *o, const char *key, const unsigned xyz[3]);
+void cli_out_coord(struct apenet_out *o, const char *key, uint32_t coord);
 
 /* A command's own options: "--name" with a value (val) or a flag (flag). */
 struct cli_opt {
@@ -53,10 +53,10 @@ int cli_view(struct cli *c, const char *from, double interval_s, int modules, st
 int cli_config(const char *cmd, const char *path, struct apenet_config *cfg);
 /* Adds {severity, code, recommendation} and the findings. */
 struct apenet_verdict;
-void cli_out_verdict(struct out *o, const struct apenet_verdict *v);
+void cli_out_verdict(struct apenet_out *o, const struct apenet_verdict *v);
 
 /* An LDM word, decoded (one cell in text). */
-void cli_out_ldm(struct out *o, const char *key, uint32_t word);
+void cli_out_ldm(struct apenet_out *o, const char *key, uint32_t word);
 /* The exit code for a severity: 0 ok, 1 warn or fail. */
 int cli_exit_sev(int sev);
 

@@ -27,11 +27,11 @@ static int action(struct cli *c, const char *cmd, uint32_t code, int need_link)
 	uint32_t arg = code == APENET_CMD_REALIGN ? (uint32_t)l : l >= 0 ? 1u << l : APENET_ALL_ONES;
 	rc = apenet_dev_command(&d, code, arg, 5000, &e) ? cli_fail(&e) : CLI_EXIT_OK;
 	if (rc == CLI_EXIT_OK) {
-		struct out *o = out_new(c->fmt, stdout, cmd);
-		out_str(o, "bdf", d.bdf);
-		out_str(o, "link", l >= 0 ? d.prof->links[l].name : "all");
-		out_str(o, "done", code == APENET_CMD_REALIGN ? "bring-up restarted" : "counters cleared");
-		rc = out_finish(o) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+		struct apenet_out *o = apenet_out_new(c->fmt, stdout, cmd);
+		apenet_out_str(o, "bdf", d.bdf);
+		apenet_out_str(o, "link", l >= 0 ? d.prof->links[l].name : "all");
+		apenet_out_str(o, "done", code == APENET_CMD_REALIGN ? "bring-up restarted" : "counters cleared");
+		rc = apenet_out_finish(o) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 	}
 	apenet_dev_close(&d);
 	return rc;

@@ -96,10 +96,10 @@ static int observed(const struct cab *cb, int end)
 	return no->have ? no->obs[end % APENET_MAX_LINKS] : NONE;
 }
 
-static void out_end(struct out *o, const struct cab *cb, const char *key, int end)
+static void out_end(struct apenet_out *o, const struct cab *cb, const char *key, int end)
 {
 	if (end < 0) {
-		out_null(o, key);
+		apenet_out_null(o, key);
 		return;
 	}
 	unsigned xyz[3];
@@ -108,11 +108,11 @@ static void out_end(struct out *o, const struct cab *cb, const char *key, int en
 	const char *name = apenet_config_node_name(&cb->cfg, xyz[0], xyz[1], xyz[2]);
 	snprintf(t, sizeof(t), "%s%s%u,%u,%u:%s", name ? name : "", name ? " " : "", xyz[0], xyz[1], xyz[2],
 		 link_name(cb, end));
-	out_obj_begin_text(o, key, t);
+	apenet_out_obj_begin_text(o, key, t);
 	cli_out_xyz(o, "node", xyz);
-	out_str(o, "name", name);
-	out_str(o, "link", link_name(cb, end));
-	out_obj_end(o);
+	apenet_out_str(o, "name", name);
+	apenet_out_str(o, "link", link_name(cb, end));
+	apenet_out_obj_end(o);
 }
 
 static void end_label(const struct cab *cb, int end, char *buf, size_t n)
@@ -123,17 +123,17 @@ static void end_label(const struct cab *cb, int end, char *buf, size_t n)
 	snprintf(buf, n, "%s%s%u,%u,%u %s", name ? name : "", name ? " " : "", xyz[0], xyz[1], xyz[2], link_name(cb, end));
 }
 
-static void problem(struct out *o, const struct cab *cb, const char *kind, int a, int b, int ea, int eb,
+static void problem(struct apenet_out *o, const struct cab *cb, const char *kind, int a, int b, int ea, int eb,
 		    const char *text)
 {
-	out_obj_begin(o, NULL);
-	out_str(o, "kind", kind);
+	apenet_out_obj_begin(o, NULL);
+	apenet_out_str(o, "kind", kind);
 	out_end(o, cb, "a", a);
 	out_end(o, cb, "b", b);
 	out_end(o, cb, "a_expected", ea);
 	out_end(o, cb, "b_expected", eb);
-	out_str(o, "text", text);
-	out_obj_end(o);
+	apenet_out_str(o, "text", text);
+	apenet_out_obj_end(o);
 }
 
 /* ---- gathering ---- */
@@ -268,7 +268,7 @@ static void mark(struct cab *cb, int end)
 		cb->done[end] = 1;
 }
 
-static unsigned punch(struct out *o, struct cab *cb)
+static unsigned punch(struct apenet_out *o, struct cab *cb)
 {
 	unsigned nends = cb->n * APENET_MAX_LINKS, np = 0;
 	char t[1024], la[128], lb[128], lc[128], ld[128];
@@ -416,7 +416,7 @@ int cmd_cabling(struct cli *c)
 			break;
 		}
 
-	struct out *o = out_new(c->fmt, stdout, "cabling");
+	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "cabling");
 	unsigned have = 0, expected_cables = 0, ok = 0;
 	for (unsigned i = 0; i < cb.n; i++)
 		have += (unsigned)cb.nodes[i].have;
@@ -427,24 +427,24 @@ int cmd_cabling(struct cli *c)
 			ok += observed(&cb, a) == ea && observed(&cb, ea) == a;
 		}
 	}
-	out_obj_begin(o, "summary");
-	out_strf(o, "torus", "%ux%ux%u", cb.dims[0], cb.dims[1], cb.dims[2]);
-	out_uint(o, "nodes", cb.n);
-	out_uint(o, "nodes_read", have);
-	out_uint(o, "cables_expected", expected_cables);
-	out_uint(o, "cables_ok", ok);
-	out_obj_end(o);
-	out_arr_begin(o, "problems");
+	apenet_out_obj_begin(o, "summary");
+	apenet_out_strf(o, "torus", "%ux%ux%u", cb.dims[0], cb.dims[1], cb.dims[2]);
+	apenet_out_uint(o, "nodes", cb.n);
+	apenet_out_uint(o, "nodes_read", have);
+	apenet_out_uint(o, "cables_expected", expected_cables);
+	apenet_out_uint(o, "cables_ok", ok);
+	apenet_out_obj_end(o);
+	apenet_out_arr_begin(o, "problems");
 	unsigned np = punch(o, &cb);
 	for (unsigned i = 0; i < cb.nnotes; i++) {
-		out_obj_begin(o, NULL);
-		out_str(o, "kind", cb.notes[i].kind);
-		out_null(o, "a");
-		out_null(o, "b");
-		out_null(o, "a_expected");
-		out_null(o, "b_expected");
-		out_str(o, "text", cb.notes[i].text);
-		out_obj_end(o);
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_str(o, "kind", cb.notes[i].kind);
+		apenet_out_null(o, "a");
+		apenet_out_null(o, "b");
+		apenet_out_null(o, "a_expected");
+		apenet_out_null(o, "b_expected");
+		apenet_out_str(o, "text", cb.notes[i].text);
+		apenet_out_obj_end(o);
 		np++;
 	}
 	if (!simc)
@@ -454,18 +454,18 @@ int cmd_cabling(struct cli *c)
 				char lbl[128];
 				end_xyz(&cb, (int)(i * APENET_MAX_LINKS), xyz);
 				apenet_node_label(&cb.cfg, xyz, lbl, sizeof(lbl));
-				out_obj_begin(o, NULL);
-				out_str(o, "kind", "unreachable");
+				apenet_out_obj_begin(o, NULL);
+				apenet_out_str(o, "kind", "unreachable");
 				out_end(o, &cb, "a", (int)(i * APENET_MAX_LINKS));
-				out_null(o, "b");
-				out_null(o, "a_expected");
-				out_null(o, "b_expected");
-				out_strf(o, "text", "no snapshot of %s was given", lbl);
-				out_obj_end(o);
+				apenet_out_null(o, "b");
+				apenet_out_null(o, "a_expected");
+				apenet_out_null(o, "b_expected");
+				apenet_out_strf(o, "text", "no snapshot of %s was given", lbl);
+				apenet_out_obj_end(o);
 				np++;
 			}
-	out_arr_end(o);
-	rc = out_finish(o) ? CLI_EXIT_ERROR : np ? CLI_EXIT_FAULT : CLI_EXIT_OK;
+	apenet_out_arr_end(o);
+	rc = apenet_out_finish(o) ? CLI_EXIT_ERROR : np ? CLI_EXIT_FAULT : CLI_EXIT_OK;
 out:
 	free(cb.notes);
 	free(cb.nodes);

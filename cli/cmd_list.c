@@ -4,39 +4,39 @@
 
 #include "cli.h"
 
-static void out_pcie_pair(struct out *o, const char *key, unsigned gen, unsigned width)
+static void out_pcie_pair(struct apenet_out *o, const char *key, unsigned gen, unsigned width)
 {
 	char t[32];
 	snprintf(t, sizeof(t), "%s x%u", apenet_pcie_speed_str(gen), width);
-	out_obj_begin_text(o, key, t);
-	out_uint(o, "gen", gen);
-	out_str(o, "speed", apenet_pcie_speed_str(gen));
-	out_uint(o, "width", width);
-	out_obj_end(o);
+	apenet_out_obj_begin_text(o, key, t);
+	apenet_out_uint(o, "gen", gen);
+	apenet_out_str(o, "speed", apenet_pcie_speed_str(gen));
+	apenet_out_uint(o, "width", width);
+	apenet_out_obj_end(o);
 }
 
-static void out_pcie(struct out *o, const struct apenet_card *c)
+static void out_pcie(struct apenet_out *o, const struct apenet_card *c)
 {
 	if (!c->pcie_ok) {
-		out_obj_begin_text(o, "pcie", c->pcie_err[0] ? c->pcie_err : "no PCIe capability");
-		out_str(o, "error", c->pcie_err[0] ? c->pcie_err : "no PCIe capability");
-		out_obj_end(o);
+		apenet_out_obj_begin_text(o, "pcie", c->pcie_err[0] ? c->pcie_err : "no PCIe capability");
+		apenet_out_str(o, "error", c->pcie_err[0] ? c->pcie_err : "no PCIe capability");
+		apenet_out_obj_end(o);
 		return;
 	}
 	const struct apenet_pcie_info *p = &c->pcie;
-	out_obj_begin(o, "pcie");
+	apenet_out_obj_begin(o, "pcie");
 	out_pcie_pair(o, "capable", p->cap_gen, p->cap_width);
 	out_pcie_pair(o, "trained", p->sta_gen, p->sta_width);
-	out_bool(o, "degraded", p->degraded);
+	apenet_out_bool(o, "degraded", p->degraded);
 	if (p->has_aer) {
 		char t[48];
 		snprintf(t, sizeof(t), "%s", p->aer_uncor_status || p->aer_cor_status ? "errors" : "clean");
-		out_obj_begin_text(o, "aer", t);
-		out_hex(o, "uncorrectable", p->aer_uncor_status, 8);
-		out_hex(o, "correctable", p->aer_cor_status, 8);
-		out_obj_end(o);
+		apenet_out_obj_begin_text(o, "aer", t);
+		apenet_out_hex(o, "uncorrectable", p->aer_uncor_status, 8);
+		apenet_out_hex(o, "correctable", p->aer_cor_status, 8);
+		apenet_out_obj_end(o);
 	}
-	out_obj_end(o);
+	apenet_out_obj_end(o);
 }
 
 int cmd_list(struct cli *c)
@@ -54,21 +54,21 @@ int cmd_list(struct cli *c)
 		return CLI_EXIT_ERROR;
 	}
 
-	struct out *o = out_new(c->fmt, stdout, "list");
-	out_arr_begin(o, "cards");
+	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "list");
+	apenet_out_arr_begin(o, "cards");
 	for (int i = 0; i < n; i++) {
 		const struct apenet_card *card = &cards[i];
 		struct apenet_dev d;
-		out_obj_begin(o, NULL);
-		out_str(o, "bdf", card->bdf);
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_str(o, "bdf", card->bdf);
 		if (apenet_dev_open_card(&d, &site, card, &e)) {
 			/* Every card gets a row; the error is a record, not only stderr. */
-			out_str(o, "variant", card->prof ? card->prof->name : NULL);
-			out_str(o, "state", e.code == APENET_EGONE ? "not-responding" : "error");
-			out_str(o, "error", e.msg);
+			apenet_out_str(o, "variant", card->prof ? card->prof->name : NULL);
+			apenet_out_str(o, "state", e.code == APENET_EGONE ? "not-responding" : "error");
+			apenet_out_str(o, "error", e.msg);
 			fprintf(stderr, "apenet: %s\n", e.msg);
 			rc = CLI_EXIT_ERROR;
-			out_obj_end(o);
+			apenet_out_obj_end(o);
 			continue;
 		}
 		uint32_t fw = apenet_rd32(&d, APENET_REG_ID_FW_VERSION);
@@ -76,29 +76,29 @@ int cmd_list(struct cli *c)
 		uint32_t dims = apenet_rd32(&d, APENET_REG_TORUS_DIMS);
 		uint32_t caps = apenet_rd32(&d, APENET_REG_ID_CAPS);
 		if (apenet_dev_check(&d, &e)) { /* it left between the reads */
-			out_str(o, "state", "not-responding");
-			out_str(o, "error", e.msg);
+			apenet_out_str(o, "state", "not-responding");
+			apenet_out_str(o, "error", e.msg);
 			fprintf(stderr, "apenet: %s\n", e.msg);
 			rc = CLI_EXIT_ERROR;
 			apenet_dev_close(&d);
-			out_obj_end(o);
+			apenet_out_obj_end(o);
 			continue;
 		}
-		out_str(o, "variant", d.prof->name);
-		out_strf(o, "firmware", "%u.%u.%u", APENET_GET(ID_FW_VERSION, MAJOR, fw),
+		apenet_out_str(o, "variant", d.prof->name);
+		apenet_out_strf(o, "firmware", "%u.%u.%u", APENET_GET(ID_FW_VERSION, MAJOR, fw),
 			 APENET_GET(ID_FW_VERSION, MINOR, fw), APENET_GET(ID_FW_VERSION, PATCH, fw));
 		cli_out_coord(o, "node", coord);
 		cli_out_coord(o, "torus", dims);
-		out_bool(o, "emulated", APENET_GET(ID_CAPS, EMULATED, caps));
+		apenet_out_bool(o, "emulated", APENET_GET(ID_CAPS, EMULATED, caps));
 		out_pcie(o, card);
-		out_str(o, "state", "ok");
+		apenet_out_str(o, "state", "ok");
 		if (card->pcie_ok && card->pcie.degraded && rc == CLI_EXIT_OK)
 			rc = CLI_EXIT_FAULT; /* trained below what it can do */
-		out_obj_end(o);
+		apenet_out_obj_end(o);
 		apenet_dev_close(&d);
 	}
-	out_arr_end(o);
-	if (out_finish(o))
+	apenet_out_arr_end(o);
+	if (apenet_out_finish(o))
 		return CLI_EXIT_ERROR;
 	return rc;
 }

@@ -39,128 +39,128 @@ static int module_level(const struct apenet_sff8636 *m)
 	return alarm ? 2 : warn ? 1 : 0;
 }
 
-static void out_thresh(struct out *o, const char *key, const struct apenet_sff8636_thresh *t, int prec)
+static void out_thresh(struct apenet_out *o, const char *key, const struct apenet_sff8636_thresh *t, int prec)
 {
 	char s[96];
 	snprintf(s, sizeof(s), "%.*f..%.*f (alarm %.*f..%.*f)", prec, t->low_warn, prec, t->high_warn, prec, t->low_alarm,
 		 prec, t->high_alarm);
-	out_obj_begin_text(o, key, s);
-	out_dbl(o, "high_alarm", t->high_alarm, prec);
-	out_dbl(o, "low_alarm", t->low_alarm, prec);
-	out_dbl(o, "high_warning", t->high_warn, prec);
-	out_dbl(o, "low_warning", t->low_warn, prec);
-	out_obj_end(o);
+	apenet_out_obj_begin_text(o, key, s);
+	apenet_out_dbl(o, "high_alarm", t->high_alarm, prec);
+	apenet_out_dbl(o, "low_alarm", t->low_alarm, prec);
+	apenet_out_dbl(o, "high_warning", t->high_warn, prec);
+	apenet_out_dbl(o, "low_warning", t->low_warn, prec);
+	apenet_out_obj_end(o);
 }
 
-static void out_lanes(struct out *o, const struct apenet_sff8636 *m)
+static void out_lanes(struct apenet_out *o, const struct apenet_sff8636 *m)
 {
-	out_arr_begin(o, "lanes");
+	apenet_out_arr_begin(o, "lanes");
 	for (int k = 0; k < APENET_SFF8636_LANES; k++) {
-		out_obj_begin(o, NULL);
-		out_uint(o, "lane", (unsigned)k + 1);
-		out_dbl(o, "rx_power_mW", m->rx_power_mw[k], 4);
-		out_dbl(o, "rx_power_dBm", m->rx_power_dbm[k], 2);
-		out_dbl(o, "tx_bias_mA", m->tx_bias_ma[k], 3);
-		out_dbl(o, "tx_power_mW", m->tx_power_mw[k], 4);
-		out_dbl(o, "tx_power_dBm", m->tx_power_dbm[k], 2);
-		out_bool(o, "rx_los", (m->rx_los >> k) & 1);
-		out_bool(o, "tx_fault", (m->tx_fault >> k) & 1);
-		out_hex(o, "rx_power_flags", m->rx_power_flags[k], 1);
-		out_hex(o, "tx_bias_flags", m->tx_bias_flags[k], 1);
-		out_obj_end(o);
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_uint(o, "lane", (unsigned)k + 1);
+		apenet_out_dbl(o, "rx_power_mW", m->rx_power_mw[k], 4);
+		apenet_out_dbl(o, "rx_power_dBm", m->rx_power_dbm[k], 2);
+		apenet_out_dbl(o, "tx_bias_mA", m->tx_bias_ma[k], 3);
+		apenet_out_dbl(o, "tx_power_mW", m->tx_power_mw[k], 4);
+		apenet_out_dbl(o, "tx_power_dBm", m->tx_power_dbm[k], 2);
+		apenet_out_bool(o, "rx_los", (m->rx_los >> k) & 1);
+		apenet_out_bool(o, "tx_fault", (m->tx_fault >> k) & 1);
+		apenet_out_hex(o, "rx_power_flags", m->rx_power_flags[k], 1);
+		apenet_out_hex(o, "tx_bias_flags", m->tx_bias_flags[k], 1);
+		apenet_out_obj_end(o);
 	}
-	out_arr_end(o);
+	apenet_out_arr_end(o);
 }
 
 /* One module: decoded fields and its verdict; returns the severity. */
-static int out_module(struct out *o, const char *port, const uint8_t *buf, size_t len)
+static int out_module(struct apenet_out *o, const char *port, const uint8_t *buf, size_t len)
 {
 	struct apenet_sff8636 m;
 	struct apenet_verdict vd;
 	char err[256], alarms[512];
 	apenet_verdict_init(&vd);
-	out_obj_begin(o, NULL);
-	out_str(o, "port", port);
+	apenet_out_obj_begin(o, NULL);
+	apenet_out_str(o, "port", port);
 	if (apenet_sff8636_decode(buf, len, &m, err, sizeof(err))) {
-		out_bool(o, "decoded", 0);
-		out_str(o, "error", err);
+		apenet_out_bool(o, "decoded", 0);
+		apenet_out_str(o, "error", err);
 		apenet_verdict_add(&vd, APENET_SEV_FAIL, "MODULE_UNREADABLE", "%s: %s", port, err);
 		cli_out_verdict(o, &vd);
-		out_obj_end(o);
+		apenet_out_obj_end(o);
 		return vd.sev;
 	}
-	out_bool(o, "decoded", 1);
-	out_uint(o, "bytes", m.len);
-	out_strf(o, "identifier", "0x%02x (%s)", m.id, m.id_name);
-	out_str(o, "revision_compliance", m.rev_name);
-	out_strf(o, "connector", "0x%02x (%s)", m.connector, m.connector_name);
-	out_str(o, "media", m.media);
-	out_str(o, "compliance", m.eth_names[0] ? m.eth_names : "none");
-	out_str(o, "encoding", m.encoding_name);
-	out_uint(o, "bitrate_nominal_mbps", m.br_nominal_mbps);
-	out_str(o, "transmitter", m.tx_tech_name);
-	out_bool(o, "copper", m.copper);
-	out_obj_begin(o, "length");
-	out_uint(o, "smf_km", m.len_smf_km);
-	out_uint(o, "om3_m", m.len_om3_m);
-	out_uint(o, "om2_m", m.len_om2_m);
-	out_uint(o, "om1_m", m.len_om1_m);
-	out_uint(o, m.copper ? "copper_m" : "om4_m", m.copper ? m.len_copper_m : m.len_om4_m);
-	out_obj_end(o);
-	out_obj_begin(o, "vendor");
-	out_str(o, "name", m.vendor);
-	out_strf(o, "oui", "%02x:%02x:%02x", m.oui[0], m.oui[1], m.oui[2]);
-	out_str(o, "part", m.part);
-	out_str(o, "revision", m.vendor_rev);
-	out_str(o, "serial", m.serial);
-	out_str(o, "date", m.date[0] ? m.date : m.date_code);
-	out_str(o, "lot", m.lot);
-	out_obj_end(o);
+	apenet_out_bool(o, "decoded", 1);
+	apenet_out_uint(o, "bytes", m.len);
+	apenet_out_strf(o, "identifier", "0x%02x (%s)", m.id, m.id_name);
+	apenet_out_str(o, "revision_compliance", m.rev_name);
+	apenet_out_strf(o, "connector", "0x%02x (%s)", m.connector, m.connector_name);
+	apenet_out_str(o, "media", m.media);
+	apenet_out_str(o, "compliance", m.eth_names[0] ? m.eth_names : "none");
+	apenet_out_str(o, "encoding", m.encoding_name);
+	apenet_out_uint(o, "bitrate_nominal_mbps", m.br_nominal_mbps);
+	apenet_out_str(o, "transmitter", m.tx_tech_name);
+	apenet_out_bool(o, "copper", m.copper);
+	apenet_out_obj_begin(o, "length");
+	apenet_out_uint(o, "smf_km", m.len_smf_km);
+	apenet_out_uint(o, "om3_m", m.len_om3_m);
+	apenet_out_uint(o, "om2_m", m.len_om2_m);
+	apenet_out_uint(o, "om1_m", m.len_om1_m);
+	apenet_out_uint(o, m.copper ? "copper_m" : "om4_m", m.copper ? m.len_copper_m : m.len_om4_m);
+	apenet_out_obj_end(o);
+	apenet_out_obj_begin(o, "vendor");
+	apenet_out_str(o, "name", m.vendor);
+	apenet_out_strf(o, "oui", "%02x:%02x:%02x", m.oui[0], m.oui[1], m.oui[2]);
+	apenet_out_str(o, "part", m.part);
+	apenet_out_str(o, "revision", m.vendor_rev);
+	apenet_out_str(o, "serial", m.serial);
+	apenet_out_str(o, "date", m.date[0] ? m.date : m.date_code);
+	apenet_out_str(o, "lot", m.lot);
+	apenet_out_obj_end(o);
 	if (m.copper) {
 		char t[64];
 		snprintf(t, sizeof(t), "%u/%u/%u/%u dB", m.atten_db[0], m.atten_db[1], m.atten_db[2], m.atten_db[3]);
-		out_obj_begin_text(o, "attenuation", t);
-		out_uint(o, "at_2_5GHz_dB", m.atten_db[0]);
-		out_uint(o, "at_5GHz_dB", m.atten_db[1]);
-		out_uint(o, "at_7GHz_dB", m.atten_db[2]);
-		out_uint(o, "at_12_9GHz_dB", m.atten_db[3]);
-		out_obj_end(o);
+		apenet_out_obj_begin_text(o, "attenuation", t);
+		apenet_out_uint(o, "at_2_5GHz_dB", m.atten_db[0]);
+		apenet_out_uint(o, "at_5GHz_dB", m.atten_db[1]);
+		apenet_out_uint(o, "at_7GHz_dB", m.atten_db[2]);
+		apenet_out_uint(o, "at_12_9GHz_dB", m.atten_db[3]);
+		apenet_out_obj_end(o);
 	} else {
-		out_dbl(o, "wavelength_nm", m.wavelength_nm, 2);
+		apenet_out_dbl(o, "wavelength_nm", m.wavelength_nm, 2);
 	}
 	if (m.dom_present) {
-		out_obj_begin(o, "monitors");
-		out_dbl(o, "temperature_C", m.temp_c, 2);
-		out_dbl(o, "vcc_V", m.vcc_v, 4);
-		out_str(o, "rx_power_kind", m.rx_power_avg ? "average" : "OMA");
+		apenet_out_obj_begin(o, "monitors");
+		apenet_out_dbl(o, "temperature_C", m.temp_c, 2);
+		apenet_out_dbl(o, "vcc_V", m.vcc_v, 4);
+		apenet_out_str(o, "rx_power_kind", m.rx_power_avg ? "average" : "OMA");
 		out_lanes(o, &m);
-		out_obj_end(o);
+		apenet_out_obj_end(o);
 		if (m.thresh_present) {
-			out_obj_begin(o, "thresholds");
+			apenet_out_obj_begin(o, "thresholds");
 			out_thresh(o, "temperature_C", &m.th_temp, 1);
 			out_thresh(o, "vcc_V", &m.th_vcc, 3);
 			out_thresh(o, "rx_power_mW", &m.th_rx_power, 3);
 			out_thresh(o, "tx_bias_mA", &m.th_tx_bias, 2);
 			out_thresh(o, "tx_power_mW", &m.th_tx_power, 3);
-			out_obj_end(o);
+			apenet_out_obj_end(o);
 		} else {
-			out_null(o, "thresholds");
+			apenet_out_null(o, "thresholds");
 		}
 	} else {
-		out_null(o, "monitors");
+		apenet_out_null(o, "monitors");
 	}
 	char cs[96];
 	snprintf(cs, sizeof(cs), "base %s, extended %s", m.cc_base_ok ? "ok" : "BAD", m.cc_ext_ok ? "ok" : "BAD");
-	out_obj_begin_text(o, "checksums", cs);
-	out_bool(o, "base_ok", m.cc_base_ok);
-	out_hex(o, "base_stored", m.cc_base_stored, 2);
-	out_hex(o, "base_computed", m.cc_base_computed, 2);
-	out_bool(o, "extended_ok", m.cc_ext_ok);
-	out_hex(o, "extended_stored", m.cc_ext_stored, 2);
-	out_hex(o, "extended_computed", m.cc_ext_computed, 2);
-	out_obj_end(o);
+	apenet_out_obj_begin_text(o, "checksums", cs);
+	apenet_out_bool(o, "base_ok", m.cc_base_ok);
+	apenet_out_hex(o, "base_stored", m.cc_base_stored, 2);
+	apenet_out_hex(o, "base_computed", m.cc_base_computed, 2);
+	apenet_out_bool(o, "extended_ok", m.cc_ext_ok);
+	apenet_out_hex(o, "extended_stored", m.cc_ext_stored, 2);
+	apenet_out_hex(o, "extended_computed", m.cc_ext_computed, 2);
+	apenet_out_obj_end(o);
 	int n = apenet_sff8636_alarms(&m, alarms, sizeof(alarms));
-	out_uint(o, "alarm_count", (unsigned)n);
+	apenet_out_uint(o, "alarm_count", (unsigned)n);
 	if (!m.cc_base_ok || !m.cc_ext_ok)
 		apenet_verdict_add(&vd, APENET_SEV_FAIL, "MODULE_CHECKSUM",
 				   "%s: %s check code is wrong (stored 0x%02x, computed 0x%02x): the EEPROM is corrupt or "
@@ -173,7 +173,7 @@ static int out_module(struct out *o, const char *port, const uint8_t *buf, size_
 	else if (lvl == 1)
 		apenet_verdict_add(&vd, APENET_SEV_WARN, "MODULE_WARNING", "%s: %s", port, alarms);
 	cli_out_verdict(o, &vd);
-	out_obj_end(o);
+	apenet_out_obj_end(o);
 	return vd.sev;
 }
 
@@ -196,21 +196,21 @@ int cmd_module(struct cli *c)
 			fprintf(stderr, "apenet: %s\n", err);
 			return CLI_EXIT_ERROR;
 		}
-		struct out *o = out_new(c->fmt, stdout, "module");
-		out_arr_begin_vertical(o, "modules");
+		struct apenet_out *o = apenet_out_new(c->fmt, stdout, "module");
+		apenet_out_arr_begin_vertical(o, "modules");
 		worst = out_module(o, file, buf, len);
-		out_arr_end(o);
-		return out_finish(o) ? CLI_EXIT_ERROR : cli_exit_sev(worst);
+		apenet_out_arr_end(o);
+		return apenet_out_finish(o) ? CLI_EXIT_ERROR : cli_exit_sev(worst);
 	}
 	int rc = cli_view(c, from, 0, 1, &v);
 	if (rc)
 		return rc;
 	if (pos[0] && (only = cli_link_index(v.prof, pos[0])) < 0)
 		return cli_usage_error("module", "no port '%s' on a %s", pos[0], v.prof->name);
-	struct out *o = out_new(c->fmt, stdout, "module");
-	out_str(o, "bdf", v.bdf);
-	out_str(o, "variant", v.prof->name);
-	out_arr_begin_vertical(o, "modules");
+	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "module");
+	apenet_out_str(o, "bdf", v.bdf);
+	apenet_out_str(o, "variant", v.prof->name);
+	apenet_out_arr_begin_vertical(o, "modules");
 	for (unsigned l = 0; l < v.prof->nlinks; l++) {
 		if (only >= 0 && (unsigned)only != l)
 			continue;
@@ -218,20 +218,20 @@ int cmd_module(struct cli *c)
 		if (!APENET_GET(EE_STATUS, PRESENT, v.ee_status[l])) {
 			struct apenet_verdict vd;
 			apenet_verdict_init(&vd);
-			out_obj_begin(o, NULL);
-			out_str(o, "port", lp->name);
-			out_bool(o, "present", 0);
+			apenet_out_obj_begin(o, NULL);
+			apenet_out_str(o, "port", lp->name);
+			apenet_out_bool(o, "present", 0);
 			if (lp->has_module)
 				apenet_verdict_add(&vd, APENET_SEV_WARN, "MODULE_ABSENT",
 						   "%s: no module in the QSFP+ cage (or its EEPROM cannot be read)", lp->name);
 			cli_out_verdict(o, &vd);
-			out_obj_end(o);
+			apenet_out_obj_end(o);
 			worst = (int)vd.sev > worst ? (int)vd.sev : worst;
 			continue;
 		}
 		int s = out_module(o, lp->name, v.ee[l], APENET_EE_DATA_LEN);
 		worst = s > worst ? s : worst;
 	}
-	out_arr_end(o);
-	return out_finish(o) ? CLI_EXIT_ERROR : cli_exit_sev(worst);
+	apenet_out_arr_end(o);
+	return apenet_out_finish(o) ? CLI_EXIT_ERROR : cli_exit_sev(worst);
 }

@@ -13,7 +13,7 @@ static int field_applies(const struct apenet_fielddesc *f, const struct apenet_r
 	return !strcmp(f->reg, r->name);
 }
 
-static void out_fields(struct out *o, const struct apenet_regdesc *r, uint64_t v)
+static void out_fields(struct apenet_out *o, const struct apenet_regdesc *r, uint64_t v)
 {
 	unsigned nf;
 	const struct apenet_fielddesc *f = apenet_fielddescs(&nf);
@@ -30,30 +30,30 @@ static void out_fields(struct out *o, const struct apenet_regdesc *r, uint64_t v
 		len += (size_t)k;
 	}
 	if (len)
-		out_str(o, "fields", buf);
+		apenet_out_str(o, "fields", buf);
 }
 
-static void out_block(struct out *o, const char *key, enum apenet_block b, uint32_t base, const uint64_t *v)
+static void out_block(struct apenet_out *o, const char *key, enum apenet_block b, uint32_t base, const uint64_t *v)
 {
 	unsigned n;
 	const struct apenet_regdesc *r = apenet_regdescs(b, &n);
-	out_arr_begin(o, key);
+	apenet_out_arr_begin(o, key);
 	for (unsigned i = 0; i < n; i++) {
-		out_obj_begin(o, NULL);
-		out_str(o, "name", r[i].name);
-		out_hex(o, "offset", base + r[i].off, 4);
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_str(o, "name", r[i].name);
+		apenet_out_hex(o, "offset", base + r[i].off, 4);
 		if (r[i].bits == 32 && (!strcmp(r[i].unit, "bits") || !strcmp(r[i].unit, "ldm") ||
 					!strcmp(r[i].unit, "coord") || !strcmp(r[i].unit, "ver") ||
 					!strcmp(r[i].unit, "-")))
-			out_hex(o, "value", v[i], 8);
+			apenet_out_hex(o, "value", v[i], 8);
 		else
-			out_uint(o, "value", v[i]);
-		out_str(o, "access", apenet_access_name(r[i].access));
-		out_str(o, "unit", r[i].unit);
+			apenet_out_uint(o, "value", v[i]);
+		apenet_out_str(o, "access", apenet_access_name(r[i].access));
+		apenet_out_str(o, "unit", r[i].unit);
 		out_fields(o, &r[i], v[i]);
-		out_obj_end(o);
+		apenet_out_obj_end(o);
 	}
-	out_arr_end(o);
+	apenet_out_arr_end(o);
 }
 
 int cmd_regs(struct cli *c)
@@ -70,31 +70,31 @@ int cmd_regs(struct cli *c)
 		return cli_fail(&e);
 	}
 
-	struct out *o = out_new(c->fmt, stdout, "regs");
-	out_str(o, "bdf", d.bdf);
-	out_str(o, "variant", d.prof->name);
-	out_uint(o, "snapshot_reads", s.reads);
+	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "regs");
+	apenet_out_str(o, "bdf", d.bdf);
+	apenet_out_str(o, "variant", d.prof->name);
+	apenet_out_uint(o, "snapshot_reads", s.reads);
 	out_block(o, "global", APENET_BLK_GLOBAL, 0, s.g.v);
-	out_arr_begin(o, "links");
+	apenet_out_arr_begin(o, "links");
 	for (unsigned l = 0; l < s.nlinks; l++) {
 		const struct apenet_link_profile *lp = &d.prof->links[l];
-		out_obj_begin(o, NULL);
-		out_str(o, "name", lp->name);
-		out_uint(o, "index", l);
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_str(o, "name", lp->name);
+		apenet_out_uint(o, "index", l);
 		out_block(o, "registers", APENET_BLK_LINK, apenet_link_off(l, 0), s.link[l].v);
-		out_arr_begin(o, "lanes");
+		apenet_out_arr_begin(o, "lanes");
 		for (unsigned k = 0; k < lp->lanes; k++) {
-			out_obj_begin(o, NULL);
-			out_uint(o, "lane", k);
+			apenet_out_obj_begin(o, NULL);
+			apenet_out_uint(o, "lane", k);
 			out_block(o, "registers", APENET_BLK_LANE, apenet_lane_off(l, k, 0), s.link[l].lane[k].v);
-			out_obj_end(o);
+			apenet_out_obj_end(o);
 		}
-		out_arr_end(o);
-		out_obj_end(o);
+		apenet_out_arr_end(o);
+		apenet_out_obj_end(o);
 	}
-	out_arr_end(o);
+	apenet_out_arr_end(o);
 	/* Module EEPROM windows: status registers (the pages are decoded by apenet module). */
-	out_arr_begin(o, "modules");
+	apenet_out_arr_begin(o, "modules");
 	for (unsigned l = 0; l < s.nlinks; l++) {
 		uint64_t v[8];
 		unsigned n;
@@ -102,17 +102,17 @@ int cmd_regs(struct cli *c)
 		for (unsigned i = 0; i < n && i < 8; i++)
 			v[i] = r[i].bits == 64 ? apenet_rd64(&d, apenet_ee_off(l, r[i].off))
 					       : apenet_rd32(&d, apenet_ee_off(l, r[i].off));
-		out_obj_begin(o, NULL);
-		out_str(o, "port", d.prof->links[l].name);
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_str(o, "port", d.prof->links[l].name);
 		out_block(o, "registers", APENET_BLK_EE, apenet_ee_off(l, 0), v);
-		out_obj_end(o);
+		apenet_out_obj_end(o);
 	}
-	out_arr_end(o);
+	apenet_out_arr_end(o);
 	/* The card may have left while we read the EEPROM windows: print nothing then. */
 	if (apenet_dev_check(&d, &e)) {
-		out_discard(o);
+		apenet_out_discard(o);
 		rc = cli_fail(&e);
-	} else if (out_finish(o)) {
+	} else if (apenet_out_finish(o)) {
 		rc = CLI_EXIT_ERROR;
 	}
 	apenet_dev_close(&d);

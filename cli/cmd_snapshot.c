@@ -16,12 +16,12 @@ int cmd_snapshot(struct cli *c)
 	if (cli_parse(c, "snapshot", opts, pos, 0, &npos) ||
 	    (interval && cli_number("snapshot", "--interval", interval, 0, 3600, &iv)))
 		return CLI_EXIT_ERROR;
-	if (c->fmt == OUT_CSV)
+	if (c->fmt == APENET_OUT_CSV)
 		return cli_usage_error("snapshot", "a snapshot is a JSON document; --csv does not apply");
 	int rc = cli_view(c, NULL, iv, 1, &v);
 	if (rc)
 		return rc;
-	struct out *o = out_new(OUT_JSON, stdout, "snapshot");
+	struct apenet_out *o = apenet_out_new(APENET_OUT_JSON, stdout, "snapshot");
 	apenet_view_write(&v, o);
-	return out_finish(o) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+	return apenet_out_finish(o) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 }

@@ -64,34 +64,34 @@ int cmd_watch(struct cli *c)
 			rc = cli_fail(&e); /* card gone: say so, stop */
 			break;
 		}
-		struct out *o = out_new(c->fmt, stdout, "watch");
-		out_uint(o, "sample", n + 1);
-		out_dbl(o, "interval_s", apenet_view_dt(&v), 3);
-		out_arr_begin(o, "links");
+		struct apenet_out *o = apenet_out_new(c->fmt, stdout, "watch");
+		apenet_out_uint(o, "sample", n + 1);
+		apenet_out_dbl(o, "interval_s", apenet_view_dt(&v), 3);
+		apenet_out_arr_begin(o, "links");
 		for (unsigned l = 0; l < v.prof->nlinks; l++) {
 			struct apenet_link_stats st;
 			struct apenet_verdict vd;
 			apenet_link_stats(&v, l, &st);
 			apenet_rules_link(&v, l, &st, &cfg, &vd);
-			out_obj_begin(o, NULL);
-			out_str(o, "name", v.prof->links[l].name);
-			out_str(o, "state", apenet_link_state_name(st.state));
-			out_dbl(o, "tx_MBps", st.tx_Bps / 1e6, 1);
-			out_dbl(o, "rx_MBps", st.rx_Bps / 1e6, 1);
-			out_dbl(o, "tx_pps", st.tx_pps, 0);
-			out_dbl(o, "rx_pps", st.rx_pps, 0);
-			out_dbl(o, "util_pct", st.util * 100, 1);
-			out_dbl(o, "crc_per_min", st.crc_per_min, 1);
-			out_uint(o, "down", st.down_delta);
-			out_str(o, "verdict", vd.code);
-			out_obj_end(o);
+			apenet_out_obj_begin(o, NULL);
+			apenet_out_str(o, "name", v.prof->links[l].name);
+			apenet_out_str(o, "state", apenet_link_state_name(st.state));
+			apenet_out_dbl(o, "tx_MBps", st.tx_Bps / 1e6, 1);
+			apenet_out_dbl(o, "rx_MBps", st.rx_Bps / 1e6, 1);
+			apenet_out_dbl(o, "tx_pps", st.tx_pps, 0);
+			apenet_out_dbl(o, "rx_pps", st.rx_pps, 0);
+			apenet_out_dbl(o, "util_pct", st.util * 100, 1);
+			apenet_out_dbl(o, "crc_per_min", st.crc_per_min, 1);
+			apenet_out_uint(o, "down", st.down_delta);
+			apenet_out_str(o, "verdict", vd.code);
+			apenet_out_obj_end(o);
 		}
-		out_arr_end(o);
-		if (out_finish(o)) {
+		apenet_out_arr_end(o);
+		if (apenet_out_finish(o)) {
 			rc = CLI_EXIT_ERROR;
 			break;
 		}
-		if (c->fmt == OUT_TEXT)
+		if (c->fmt == APENET_OUT_TEXT)
 			putchar('\n');
 		fflush(stdout);
 	}

@@ -86,25 +86,25 @@ int cli_config(const char *cmd, const char *path, struct apenet_config *cfg)
 	return 0;
 }
 
-void cli_out_verdict(struct out *o, const struct apenet_verdict *v)
+void cli_out_verdict(struct apenet_out *o, const struct apenet_verdict *v)
 {
 	char t[360];
 	snprintf(t, sizeof(t), "%s %s%s%s", apenet_sev_name(v->sev), v->code, v->rec[0] ? ": " : "", v->rec);
-	out_obj_begin_text(o, "verdict", t);
-	out_str(o, "severity", apenet_sev_name(v->sev));
-	out_str(o, "code", v->code);
-	out_str(o, "recommendation", v->rec[0] ? v->rec : "none");
-	out_obj_end(o);
+	apenet_out_obj_begin_text(o, "verdict", t);
+	apenet_out_str(o, "severity", apenet_sev_name(v->sev));
+	apenet_out_str(o, "code", v->code);
+	apenet_out_str(o, "recommendation", v->rec[0] ? v->rec : "none");
+	apenet_out_obj_end(o);
 	if (v->n > 1) {
-		out_arr_begin(o, "findings");
+		apenet_out_arr_begin(o, "findings");
 		for (unsigned i = 0; i < v->n; i++) {
-			out_obj_begin(o, NULL);
-			out_str(o, "severity", apenet_sev_name(v->f[i].sev));
-			out_str(o, "code", v->f[i].code);
-			out_str(o, "text", v->f[i].text);
-			out_obj_end(o);
+			apenet_out_obj_begin(o, NULL);
+			apenet_out_str(o, "severity", apenet_sev_name(v->f[i].sev));
+			apenet_out_str(o, "code", v->f[i].code);
+			apenet_out_str(o, "text", v->f[i].text);
+			apenet_out_obj_end(o);
 		}
-		out_arr_end(o);
+		apenet_out_arr_end(o);
 	}
 }
 

@@ -4,7 +4,7 @@
 #include "apenet/ldm.h"
 #include "cli.h"
 
-void cli_out_ldm(struct out *o, const char *key, uint32_t word)
+void cli_out_ldm(struct apenet_out *o, const char *key, uint32_t word)
 {
 	struct apenet_ldm m;
 	int ok = apenet_ldm_decode(word, &m) == 0;
@@ -22,15 +22,15 @@ void cli_out_ldm(struct out *o, const char *key, uint32_t word)
 		if (m.host_expired && n < sizeof(t))
 			snprintf(t + n, sizeof(t) - n, ", host expired");
 	}
-	out_obj_begin_text(o, key, t);
-	out_hex(o, "word", word, 8);
-	out_bool(o, "valid", m.valid);
-	out_bool(o, "well_formed", ok || (m.valid == 0 && m.ninvalid == 0));
-	out_obj_begin(o, "fields");
+	apenet_out_obj_begin_text(o, key, t);
+	apenet_out_hex(o, "word", word, 8);
+	apenet_out_bool(o, "valid", m.valid);
+	apenet_out_bool(o, "well_formed", ok || (m.valid == 0 && m.ninvalid == 0));
+	apenet_out_obj_begin(o, "fields");
 	for (unsigned f = 0; f < APENET_LDM_NFIELDS; f++)
-		out_str(o, apenet_ldm_field_key(f), apenet_ldm_status_name(m.field[f]));
-	out_obj_end(o);
-	out_bool(o, "host_expired", m.host_expired);
-	out_uint(o, "spare_bits", m.spare);
-	out_obj_end(o);
+		apenet_out_str(o, apenet_ldm_field_key(f), apenet_ldm_status_name(m.field[f]));
+	apenet_out_obj_end(o);
+	apenet_out_bool(o, "host_expired", m.host_expired);
+	apenet_out_uint(o, "spare_bits", m.spare);
+	apenet_out_obj_end(o);
 }

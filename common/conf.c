@@ -10,10 +10,10 @@
 
 #include "apenet/conf.h"
 
-static void node_free(struct conf_node *n)
+static void node_free(struct apenet_conf_node *n)
 {
 	while (n) {
-		struct conf_node *next = n->next;
+		struct apenet_conf_node *next = n->next;
 		node_free(n->child);
 		free(n->key);
 		free(n->value);
@@ -22,7 +22,7 @@ static void node_free(struct conf_node *n)
 	}
 }
 
-void conf_free(struct conf *c)
+void apenet_conf_free(struct apenet_conf *c)
 {
 	if (!c)
 		return;
@@ -31,9 +31,9 @@ void conf_free(struct conf *c)
 	free(c);
 }
 
-static struct conf_node *node_new(enum conf_kind k, const yaml_mark_t *m)
+static struct apenet_conf_node *node_new(enum apenet_conf_kind k, const yaml_mark_t *m)
 {
-	struct conf_node *n = calloc(1, sizeof(*n));
+	struct apenet_conf_node *n = calloc(1, sizeof(*n));
 	if (n) {
 		n->kind = k;
 		n->line = (int)m->line + 1;
@@ -42,9 +42,9 @@ static struct conf_node *node_new(enum conf_kind k, const yaml_mark_t *m)
 	return n;
 }
 
-static void append(struct conf_node *parent, struct conf_node *n)
+static void append(struct apenet_conf_node *parent, struct apenet_conf_node *n)
 {
-	struct conf_node **p = &parent->child;
+	struct apenet_conf_node **p = &parent->child;
 	while (*p)
 		p = &(*p)->next;
 	*p = n;
@@ -52,9 +52,9 @@ static void append(struct conf_node *parent, struct conf_node *n)
 
 #define MAXDEPTH 64
 
-static int parse(yaml_parser_t *p, struct conf *c, struct apenet_err *e)
+static int parse(yaml_parser_t *p, struct apenet_conf *c, struct apenet_err *e)
 {
-	struct conf_node *stack[MAXDEPTH];
+	struct apenet_conf_node *stack[MAXDEPTH];
 	char *pending_key[MAXDEPTH];
 	yaml_mark_t key_mark[MAXDEPTH];
 	int depth = 0, done = 0, rc = -1;
@@ -69,7 +69,7 @@ static int parse(yaml_parser_t *p, struct conf *c, struct apenet_err *e)
 				       p->context ? p->context : "");
 			goto out;
 		}
-		struct conf_node *n = NULL;
+		struct apenet_conf_node *n = NULL;
 		const yaml_mark_t *m = &ev.start_mark;
 		switch (ev.type) {
 		case YAML_STREAM_END_EVENT:
@@ -82,14 +82,14 @@ static int parse(yaml_parser_t *p, struct conf *c, struct apenet_err *e)
 			yaml_event_delete(&ev);
 			goto out;
 		case YAML_SCALAR_EVENT:
-			if (depth > 0 && stack[depth - 1]->kind == CONF_MAP && !pending_key[depth - 1]) {
+			if (depth > 0 && stack[depth - 1]->kind == APENET_CONF_MAP && !pending_key[depth - 1]) {
 				pending_key[depth - 1] = strdup((const char *)ev.data.scalar.value);
 				key_mark[depth - 1] = ev.start_mark;
 				if (!pending_key[depth - 1])
 					goto oom;
 				break;
 			}
-			n = node_new(CONF_SCALAR, m);
+			n = node_new(APENET_CONF_SCALAR, m);
 			if (!n || !(n->value = strdup((const char *)ev.data.scalar.value))) {
 				free(n);
 				goto oom;
@@ -97,7 +97,7 @@ static int parse(yaml_parser_t *p, struct conf *c, struct apenet_err *e)
 			break;
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
-			if (depth > 0 && stack[depth - 1]->kind == CONF_MAP && !pending_key[depth - 1]) {
+			if (depth > 0 && stack[depth - 1]->kind == APENET_CONF_MAP && !pending_key[depth - 1]) {
 				apenet_err_set(e, APENET_EINVAL, "%s:%zu:%zu: a map key must be a plain value",
 					       c->file, m->line + 1, m->column + 1);
 				yaml_event_delete(&ev);
@@ -109,7 +109,7 @@ static int parse(yaml_parser_t *p, struct conf *c, struct apenet_err *e)
 				yaml_event_delete(&ev);
 				goto out;
 			}
-			n = node_new(ev.type == YAML_SEQUENCE_START_EVENT ? CONF_SEQ : CONF_MAP, m);
+			n = node_new(ev.type == YAML_SEQUENCE_START_EVENT ? APENET_CONF_SEQ : APENET_CONF_MAP, m);
 			if (!n)
 				goto oom;
 			break;
@@ -126,9 +126,9 @@ static int parse(yaml_parser_t *p, struct conf *c, struct apenet_err *e)
 					node_free(c->root);
 				c->root = n;
 			} else {
-				struct conf_node *parent = stack[depth - 1];
-				if (parent->kind == CONF_MAP) {
-					for (struct conf_node *s = parent->child; s; s = s->next)
+				struct apenet_conf_node *parent = stack[depth - 1];
+				if (parent->kind == APENET_CONF_MAP) {
+					for (struct apenet_conf_node *s = parent->child; s; s = s->next)
 						if (!strcmp(s->key, pending_key[depth - 1])) {
 							apenet_err_set(e, APENET_EINVAL, "%s:%zu:%zu: key '%s' given twice (first at line %d)",
 								       c->file, key_mark[depth - 1].line + 1,
@@ -144,7 +144,7 @@ static int parse(yaml_parser_t *p, struct conf *c, struct apenet_err *e)
 				}
 				append(parent, n);
 			}
-			if (n->kind != CONF_SCALAR)
+			if (n->kind != APENET_CONF_SCALAR)
 				stack[depth++] = n;
 		}
 		yaml_event_delete(&ev);
@@ -159,10 +159,10 @@ out:
 	return rc;
 }
 
-static int load(const char *name, FILE *f, const char *text, struct conf **out, struct apenet_err *e)
+static int load(const char *name, FILE *f, const char *text, struct apenet_conf **out, struct apenet_err *e)
 {
 	yaml_parser_t p;
-	struct conf *c = calloc(1, sizeof(*c));
+	struct apenet_conf *c = calloc(1, sizeof(*c));
 	if (!c || !(c->file = strdup(name))) {
 		free(c);
 		return apenet_err_set(e, APENET_EIO, "%s: out of memory", name);
@@ -175,17 +175,17 @@ static int load(const char *name, FILE *f, const char *text, struct conf **out, 
 	int rc = parse(&p, c, e);
 	yaml_parser_delete(&p);
 	/* "---" alone parses as one empty plain scalar: as empty as no document. */
-	if (rc == 0 && (!c->root || (c->root->kind == CONF_SCALAR && !*c->root->value)))
+	if (rc == 0 && (!c->root || (c->root->kind == APENET_CONF_SCALAR && !*c->root->value)))
 		rc = apenet_err_set(e, APENET_EINVAL, "%s: empty document", name);
 	if (rc) {
-		conf_free(c);
+		apenet_conf_free(c);
 		return -1;
 	}
 	*out = c;
 	return 0;
 }
 
-int conf_load(const char *path, struct conf **out, struct apenet_err *e)
+int apenet_conf_load(const char *path, struct apenet_conf **out, struct apenet_err *e)
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -195,22 +195,22 @@ int conf_load(const char *path, struct conf **out, struct apenet_err *e)
 	return rc;
 }
 
-int conf_load_string(const char *name, const char *text, struct conf **out, struct apenet_err *e)
+int apenet_conf_load_string(const char *name, const char *text, struct apenet_conf **out, struct apenet_err *e)
 {
 	return load(name, NULL, text, out, e);
 }
 
-const struct conf_node *conf_get(const struct conf_node *map, const char *key)
+const struct apenet_conf_node *apenet_conf_get(const struct apenet_conf_node *map, const char *key)
 {
-	if (!map || map->kind != CONF_MAP)
+	if (!map || map->kind != APENET_CONF_MAP)
 		return NULL;
-	for (const struct conf_node *n = map->child; n; n = n->next)
+	for (const struct apenet_conf_node *n = map->child; n; n = n->next)
 		if (!strcmp(n->key, key))
 			return n;
 	return NULL;
 }
 
-int conf_error(const struct conf *c, const struct conf_node *n, struct apenet_err *e, const char *fmt, ...)
+int apenet_conf_error(const struct apenet_conf *c, const struct apenet_conf_node *n, struct apenet_err *e, const char *fmt, ...)
 {
 	char msg[400];
 	va_list ap;
@@ -220,24 +220,24 @@ int conf_error(const struct conf *c, const struct conf_node *n, struct apenet_er
 	return apenet_err_set(e, APENET_EINVAL, "%s:%d:%d: %s", c->file, n ? n->line : 0, n ? n->col : 0, msg);
 }
 
-static const char *kind_name(enum conf_kind k)
+static const char *kind_name(enum apenet_conf_kind k)
 {
-	return k == CONF_MAP ? "a map" : k == CONF_SEQ ? "a list" : "a value";
+	return k == APENET_CONF_MAP ? "a map" : k == APENET_CONF_SEQ ? "a list" : "a value";
 }
 
-int conf_expect(const struct conf *c, const struct conf_node *n, enum conf_kind k, const char *what,
+int apenet_conf_expect(const struct apenet_conf *c, const struct apenet_conf_node *n, enum apenet_conf_kind k, const char *what,
 		struct apenet_err *e)
 {
 	if (n->kind == k)
 		return 0;
-	return conf_error(c, n, e, "%s%s%s: expected %s, found %s", n->key ? "'" : "", n->key ? n->key : what,
+	return apenet_conf_error(c, n, e, "%s%s%s: expected %s, found %s", n->key ? "'" : "", n->key ? n->key : what,
 			  n->key ? "'" : "", kind_name(k), kind_name(n->kind));
 }
 
-int conf_check_keys(const struct conf *c, const struct conf_node *map, const char *const *allowed,
+int apenet_conf_check_keys(const struct apenet_conf *c, const struct apenet_conf_node *map, const char *const *allowed,
 		    struct apenet_err *e)
 {
-	for (const struct conf_node *n = map->child; n; n = n->next) {
+	for (const struct apenet_conf_node *n = map->child; n; n = n->next) {
 		int ok = 0;
 		for (const char *const *a = allowed; *a; a++)
 			ok |= !strcmp(*a, n->key);
@@ -253,15 +253,15 @@ int conf_check_keys(const struct conf *c, const struct conf_node *map, const cha
 	return 0;
 }
 
-static const char *name_of(const struct conf_node *n)
+static const char *name_of(const struct apenet_conf_node *n)
 {
 	return n->key ? n->key : "value";
 }
 
-int conf_uint(const struct conf *c, const struct conf_node *n, unsigned long min, unsigned long max,
+int apenet_conf_uint(const struct apenet_conf *c, const struct apenet_conf_node *n, unsigned long min, unsigned long max,
 	      unsigned long *out, struct apenet_err *e)
 {
-	if (conf_expect(c, n, CONF_SCALAR, "value", e))
+	if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, "value", e))
 		return -1;
 	char *end;
 	errno = 0;
@@ -270,25 +270,25 @@ int conf_uint(const struct conf *c, const struct conf_node *n, unsigned long min
 	/* strtoul skips blanks and takes a sign: a quoted " -1" would wrap to
 	 * ULONG_MAX.  A whole number starts with a digit. */
 	if (n->value[0] < '0' || n->value[0] > '9' || *end || errno)
-		return conf_error(c, n, e, "'%s': '%s' is not a whole number", name_of(n), n->value);
+		return apenet_conf_error(c, n, e, "'%s': '%s' is not a whole number", name_of(n), n->value);
 	if (v < min || v > max)
-		return conf_error(c, n, e, "'%s': %lu is out of range %lu..%lu", name_of(n), v, min, max);
+		return apenet_conf_error(c, n, e, "'%s': %lu is out of range %lu..%lu", name_of(n), v, min, max);
 	*out = v;
 	return 0;
 }
 
-int conf_double(const struct conf *c, const struct conf_node *n, double min, double max, double *out,
+int apenet_conf_double(const struct apenet_conf *c, const struct apenet_conf_node *n, double min, double max, double *out,
 		struct apenet_err *e)
 {
-	if (conf_expect(c, n, CONF_SCALAR, "value", e))
+	if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, "value", e))
 		return -1;
 	char *end;
 	errno = 0;
 	double v = strtod(n->value, &end);
 	if (!*n->value || *end || errno || !isfinite(v))
-		return conf_error(c, n, e, "'%s': '%s' is not a number", name_of(n), n->value);
+		return apenet_conf_error(c, n, e, "'%s': '%s' is not a number", name_of(n), n->value);
 	if (v < min || v > max)
-		return conf_error(c, n, e, "'%s': %g is out of range %g..%g", name_of(n), v, min, max);
+		return apenet_conf_error(c, n, e, "'%s': %g is out of range %g..%g", name_of(n), v, min, max);
 	*out = v;
 	return 0;
 }
@@ -315,12 +315,12 @@ int apenet_parse_triple(const char *s, char sep, unsigned v[3])
 	return 0;
 }
 
-int conf_triple(const struct conf *c, const struct conf_node *n, char sep, unsigned v[3], struct apenet_err *e)
+int apenet_conf_triple(const struct apenet_conf *c, const struct apenet_conf_node *n, char sep, unsigned v[3], struct apenet_err *e)
 {
-	if (conf_expect(c, n, CONF_SCALAR, "value", e))
+	if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, "value", e))
 		return -1;
 	if (apenet_parse_triple(n->value, sep, v))
-		return conf_error(c, n, e, "'%s': '%s' is not of the form N%cN%cN (0..255)", name_of(n), n->value,
+		return apenet_conf_error(c, n, e, "'%s': '%s' is not of the form N%cN%cN (0..255)", name_of(n), n->value,
 				  sep, sep);
 	return 0;
 }

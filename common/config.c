@@ -68,18 +68,18 @@ static double thr_value(const struct apenet_thresholds *t, const char *key)
 	return 0;
 }
 
-static int load_thresholds(const struct conf *c, const struct conf_node *m, struct apenet_thresholds *t,
+static int load_thresholds(const struct apenet_conf *c, const struct apenet_conf_node *m, struct apenet_thresholds *t,
 			   struct apenet_err *e)
 {
 	const char *allowed[NTHR + 1];
 	for (unsigned i = 0; i < NTHR; i++)
 		allowed[i] = thr_keys[i].key;
 	allowed[NTHR] = NULL;
-	if (conf_expect(c, m, CONF_MAP, "thresholds", e) || conf_check_keys(c, m, allowed, e))
+	if (apenet_conf_expect(c, m, APENET_CONF_MAP, "thresholds", e) || apenet_conf_check_keys(c, m, allowed, e))
 		return -1;
 	for (unsigned i = 0; i < NTHR; i++) {
-		const struct conf_node *n = conf_get(m, thr_keys[i].key);
-		if (n && conf_double(c, n, thr_keys[i].min, thr_keys[i].max, (double *)((char *)t + thr_keys[i].off), e))
+		const struct apenet_conf_node *n = apenet_conf_get(m, thr_keys[i].key);
+		if (n && apenet_conf_double(c, n, thr_keys[i].min, thr_keys[i].max, (double *)((char *)t + thr_keys[i].off), e))
 			return -1;
 	}
 	/* A warn above its fail could never show.  The error points at the
@@ -89,16 +89,16 @@ static int load_thresholds(const struct conf *c, const struct conf_node *m, stru
 		double w = thr_value(t, thr_pairs[i].warn), f = thr_value(t, thr_pairs[i].fail);
 		if (w <= f)
 			continue;
-		const struct conf_node *nw = conf_get(m, thr_pairs[i].warn), *nf = conf_get(m, thr_pairs[i].fail);
-		return conf_error(c, nw ? nw : nf ? nf : m, e, "%s (%g%s) is above %s (%g%s)", thr_pairs[i].warn, w,
+		const struct apenet_conf_node *nw = apenet_conf_get(m, thr_pairs[i].warn), *nf = apenet_conf_get(m, thr_pairs[i].fail);
+		return apenet_conf_error(c, nw ? nw : nf ? nf : m, e, "%s (%g%s) is above %s (%g%s)", thr_pairs[i].warn, w,
 				  nw ? "" : ", the default", thr_pairs[i].fail, f, nf ? "" : ", the default");
 	}
 	return 0;
 }
 
-static int load_wrap(const struct conf *c, const struct conf_node *n, int wrap[3], struct apenet_err *e)
+static int load_wrap(const struct apenet_conf *c, const struct apenet_conf_node *n, int wrap[3], struct apenet_err *e)
 {
-	if (conf_expect(c, n, CONF_SCALAR, "wraparound", e))
+	if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, "wraparound", e))
 		return -1;
 	if (!strcmp(n->value, "true") || !strcmp(n->value, "yes")) {
 		wrap[0] = wrap[1] = wrap[2] = 1;
@@ -109,59 +109,59 @@ static int load_wrap(const struct conf *c, const struct conf_node *n, int wrap[3
 		return 0;
 	for (const char *p = n->value; *p; p++) {
 		if (*p < 'x' || *p > 'z')
-			return conf_error(c, n, e, "'wraparound': '%s' is not true, false or a set of x, y, z (e.g. xy)",
+			return apenet_conf_error(c, n, e, "'wraparound': '%s' is not true, false or a set of x, y, z (e.g. xy)",
 					  n->value);
 		wrap[*p - 'x'] = 1;
 	}
 	return 0;
 }
 
-static int load_cluster(const struct conf *c, const struct conf_node *m, struct apenet_cluster *cl,
+static int load_cluster(const struct apenet_conf *c, const struct apenet_conf_node *m, struct apenet_cluster *cl,
 			struct apenet_err *e)
 {
 	static const char *const keys[] = { "dims", "wraparound", "nodes", NULL };
 	static const char *const node_keys[] = { "name", "node", NULL };
-	const struct conf_node *n;
-	if (conf_expect(c, m, CONF_MAP, "cluster", e) || conf_check_keys(c, m, keys, e))
+	const struct apenet_conf_node *n;
+	if (apenet_conf_expect(c, m, APENET_CONF_MAP, "cluster", e) || apenet_conf_check_keys(c, m, keys, e))
 		return -1;
-	if (!(n = conf_get(m, "dims")))
-		return conf_error(c, m, e, "'cluster' needs 'dims: XxYxZ'");
-	if (conf_triple(c, n, 'x', cl->dims, e))
+	if (!(n = apenet_conf_get(m, "dims")))
+		return apenet_conf_error(c, m, e, "'cluster' needs 'dims: XxYxZ'");
+	if (apenet_conf_triple(c, n, 'x', cl->dims, e))
 		return -1;
 	if (!cl->dims[0] || !cl->dims[1] || !cl->dims[2])
-		return conf_error(c, n, e, "'dims': every size must be at least 1");
-	if ((n = conf_get(m, "wraparound")) && load_wrap(c, n, cl->wrap, e))
+		return apenet_conf_error(c, n, e, "'dims': every size must be at least 1");
+	if ((n = apenet_conf_get(m, "wraparound")) && load_wrap(c, n, cl->wrap, e))
 		return -1;
-	if ((n = conf_get(m, "nodes"))) {
+	if ((n = apenet_conf_get(m, "nodes"))) {
 		unsigned cnt = 0;
-		if (conf_expect(c, n, CONF_SEQ, "nodes", e))
+		if (apenet_conf_expect(c, n, APENET_CONF_SEQ, "nodes", e))
 			return -1;
-		for (const struct conf_node *i = n->child; i; i = i->next)
+		for (const struct apenet_conf_node *i = n->child; i; i = i->next)
 			cnt++;
 		cl->nodes = calloc(cnt + 1, sizeof(*cl->nodes));
 		if (!cl->nodes)
 			return apenet_err_set(e, APENET_EIO, "out of memory");
-		for (const struct conf_node *i = n->child; i; i = i->next) {
-			const struct conf_node *nm, *xyz;
+		for (const struct apenet_conf_node *i = n->child; i; i = i->next) {
+			const struct apenet_conf_node *nm, *xyz;
 			unsigned v[3];
-			if (conf_expect(c, i, CONF_MAP, "node", e) || conf_check_keys(c, i, node_keys, e))
+			if (apenet_conf_expect(c, i, APENET_CONF_MAP, "node", e) || apenet_conf_check_keys(c, i, node_keys, e))
 				return -1;
-			if (!(nm = conf_get(i, "name")) || conf_expect(c, nm, CONF_SCALAR, "name", e))
-				return nm ? -1 : conf_error(c, i, e, "a node needs 'name'");
-			if (!(xyz = conf_get(i, "node")))
-				return conf_error(c, i, e, "node '%s' needs 'node: X,Y,Z'", nm->value);
-			if (conf_triple(c, xyz, ',', v, e))
+			if (!(nm = apenet_conf_get(i, "name")) || apenet_conf_expect(c, nm, APENET_CONF_SCALAR, "name", e))
+				return nm ? -1 : apenet_conf_error(c, i, e, "a node needs 'name'");
+			if (!(xyz = apenet_conf_get(i, "node")))
+				return apenet_conf_error(c, i, e, "node '%s' needs 'node: X,Y,Z'", nm->value);
+			if (apenet_conf_triple(c, xyz, ',', v, e))
 				return -1;
 			if (v[0] >= cl->dims[0] || v[1] >= cl->dims[1] || v[2] >= cl->dims[2])
-				return conf_error(c, xyz, e, "'node': %u,%u,%u is outside the %ux%ux%u torus", v[0], v[1], v[2],
+				return apenet_conf_error(c, xyz, e, "'node': %u,%u,%u is outside the %ux%ux%u torus", v[0], v[1], v[2],
 						  cl->dims[0], cl->dims[1], cl->dims[2]);
 			if (strlen(nm->value) >= sizeof(cl->nodes[0].name) || !*nm->value)
-				return conf_error(c, nm, e, "'name': must be 1..63 characters");
+				return apenet_conf_error(c, nm, e, "'name': must be 1..63 characters");
 			for (unsigned k = 0; k < cl->nnodes; k++) {
 				if (!strcmp(cl->nodes[k].name, nm->value))
-					return conf_error(c, nm, e, "node name '%s' given twice", nm->value);
+					return apenet_conf_error(c, nm, e, "node name '%s' given twice", nm->value);
 				if (cl->nodes[k].x == v[0] && cl->nodes[k].y == v[1] && cl->nodes[k].z == v[2])
-					return conf_error(c, xyz, e, "node %u,%u,%u named twice ('%s' and '%s')", v[0], v[1],
+					return apenet_conf_error(c, xyz, e, "node %u,%u,%u named twice ('%s' and '%s')", v[0], v[1],
 							  v[2], cl->nodes[k].name, nm->value);
 			}
 			struct apenet_node_name *nn = &cl->nodes[cl->nnodes++];
@@ -178,24 +178,24 @@ static int load_cluster(const struct conf *c, const struct conf_node *m, struct 
 int apenet_config_load(const char *path, struct apenet_config *cfg, struct apenet_err *e)
 {
 	static const char *const keys[] = { "cluster", "thresholds", NULL };
-	struct conf *c;
-	const struct conf_node *n;
+	struct apenet_conf *c;
+	const struct apenet_conf_node *n;
 	int rc = -1;
 	apenet_config_defaults(cfg);
 	if (!path)
 		return 0;
 	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
-	if (conf_load(path, &c, e))
+	if (apenet_conf_load(path, &c, e))
 		return -1;
-	if (conf_expect(c, c->root, CONF_MAP, "document", e) || conf_check_keys(c, c->root, keys, e))
+	if (apenet_conf_expect(c, c->root, APENET_CONF_MAP, "document", e) || apenet_conf_check_keys(c, c->root, keys, e))
 		goto out;
-	if ((n = conf_get(c->root, "cluster")) && load_cluster(c, n, &cfg->cl, e))
+	if ((n = apenet_conf_get(c->root, "cluster")) && load_cluster(c, n, &cfg->cl, e))
 		goto out;
-	if ((n = conf_get(c->root, "thresholds")) && load_thresholds(c, n, &cfg->thr, e))
+	if ((n = apenet_conf_get(c->root, "thresholds")) && load_thresholds(c, n, &cfg->thr, e))
 		goto out;
 	rc = 0;
 out:
-	conf_free(c);
+	apenet_conf_free(c);
 	if (rc)
 		apenet_config_free(cfg);
 	return rc;

@@ -17,8 +17,8 @@ struct node {
 	int vertical; /* text: blocks, never a table */
 };
 
-struct out {
-	enum out_fmt fmt;
+struct apenet_out {
+	enum apenet_out_fmt fmt;
 	FILE *f;
 	struct node *root, *cur;
 	int oom;
@@ -35,7 +35,7 @@ static void out_die_oom(void)
 	exit(2);
 }
 
-static struct node *node_add(struct out *o, enum node_kind k, const char *key)
+static struct node *node_add(struct apenet_out *o, enum node_kind k, const char *key)
 {
 	struct node *n = calloc(1, sizeof(*n));
 	if (!n)
@@ -51,9 +51,9 @@ static struct node *node_add(struct out *o, enum node_kind k, const char *key)
 	return n;
 }
 
-struct out *out_new(enum out_fmt fmt, FILE *f, const char *command)
+struct apenet_out *apenet_out_new(enum apenet_out_fmt fmt, FILE *f, const char *command)
 {
-	struct out *o = calloc(1, sizeof(*o));
+	struct apenet_out *o = calloc(1, sizeof(*o));
 	if (!o)
 		out_die_oom();
 	o->fmt = fmt;
@@ -63,49 +63,49 @@ struct out *out_new(enum out_fmt fmt, FILE *f, const char *command)
 		out_die_oom();
 	o->root->kind = N_OBJ;
 	o->cur = o->root;
-	if (fmt == OUT_JSON) {
-		out_str(o, "schema", APENET_JSON_SCHEMA);
-		out_str(o, "command", command);
+	if (fmt == APENET_OUT_JSON) {
+		apenet_out_str(o, "schema", APENET_JSON_SCHEMA);
+		apenet_out_str(o, "command", command);
 	}
 	return o;
 }
 
-void out_obj_begin(struct out *o, const char *key)
+void apenet_out_obj_begin(struct apenet_out *o, const char *key)
 {
 	o->cur = node_add(o, N_OBJ, key);
 }
 
-void out_obj_begin_text(struct out *o, const char *key, const char *text)
+void apenet_out_obj_begin_text(struct apenet_out *o, const char *key, const char *text)
 {
-	out_obj_begin(o, key);
+	apenet_out_obj_begin(o, key);
 	o->cur->text = dupstr(text);
 	if (text && !o->cur->text)
 		out_die_oom();
 }
 
-void out_arr_begin(struct out *o, const char *key)
+void apenet_out_arr_begin(struct apenet_out *o, const char *key)
 {
 	o->cur = node_add(o, N_ARR, key);
 }
 
-void out_obj_end(struct out *o)
+void apenet_out_obj_end(struct apenet_out *o)
 {
 	if (o->cur->parent)
 		o->cur = o->cur->parent;
 }
 
-void out_arr_begin_vertical(struct out *o, const char *key)
+void apenet_out_arr_begin_vertical(struct apenet_out *o, const char *key)
 {
-	out_arr_begin(o, key);
+	apenet_out_arr_begin(o, key);
 	o->cur->vertical = 1;
 }
 
-void out_arr_end(struct out *o)
+void apenet_out_arr_end(struct apenet_out *o)
 {
-	out_obj_end(o);
+	apenet_out_obj_end(o);
 }
 
-static void scalar(struct out *o, enum node_kind k, const char *key, const char *text, const char *json)
+static void scalar(struct apenet_out *o, enum node_kind k, const char *key, const char *text, const char *json)
 {
 	struct node *n = node_add(o, k, key);
 	n->text = dupstr(text);
@@ -140,10 +140,10 @@ static char *json_escape(const char *s)
 	return r;
 }
 
-void out_str(struct out *o, const char *key, const char *v)
+void apenet_out_str(struct apenet_out *o, const char *key, const char *v)
 {
 	if (!v) {
-		out_null(o, key);
+		apenet_out_null(o, key);
 		return;
 	}
 	char *j = json_escape(v);
@@ -151,7 +151,7 @@ void out_str(struct out *o, const char *key, const char *v)
 	free(j);
 }
 
-void out_strf(struct out *o, const char *key, const char *fmt, ...)
+void apenet_out_strf(struct apenet_out *o, const char *key, const char *fmt, ...)
 {
 	char *s = NULL;
 	va_list ap;
@@ -160,25 +160,25 @@ void out_strf(struct out *o, const char *key, const char *fmt, ...)
 	va_end(ap);
 	if (r < 0)
 		out_die_oom();
-	out_str(o, key, s);
+	apenet_out_str(o, key, s);
 	free(s);
 }
 
-void out_int(struct out *o, const char *key, int64_t v)
+void apenet_out_int(struct apenet_out *o, const char *key, int64_t v)
 {
 	char b[32];
 	snprintf(b, sizeof(b), "%lld", (long long)v);
 	scalar(o, N_NUM, key, b, b);
 }
 
-void out_uint(struct out *o, const char *key, uint64_t v)
+void apenet_out_uint(struct apenet_out *o, const char *key, uint64_t v)
 {
 	char b[32];
 	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
 	scalar(o, N_NUM, key, b, b);
 }
 
-void out_hex(struct out *o, const char *key, uint64_t v, int digits)
+void apenet_out_hex(struct apenet_out *o, const char *key, uint64_t v, int digits)
 {
 	char t[32], j[32];
 	snprintf(t, sizeof(t), "0x%0*llx", digits, (unsigned long long)v);
@@ -186,11 +186,11 @@ void out_hex(struct out *o, const char *key, uint64_t v, int digits)
 	scalar(o, N_NUM, key, t, j);
 }
 
-void out_dbl(struct out *o, const char *key, double v, int prec)
+void apenet_out_dbl(struct apenet_out *o, const char *key, double v, int prec)
 {
 	char b[64];
 	if (!isfinite(v)) {
-		out_null(o, key);
+		apenet_out_null(o, key);
 		return;
 	}
 	if (v != 0 && (fabs(v) < 1e-4 || fabs(v) >= 1e15))
@@ -200,24 +200,24 @@ void out_dbl(struct out *o, const char *key, double v, int prec)
 	scalar(o, N_NUM, key, b, b);
 }
 
-void out_bool(struct out *o, const char *key, int v)
+void apenet_out_bool(struct apenet_out *o, const char *key, int v)
 {
 	scalar(o, N_BOOL, key, v ? "yes" : "no", v ? "true" : "false");
 }
 
-void out_null(struct out *o, const char *key)
+void apenet_out_null(struct apenet_out *o, const char *key)
 {
 	scalar(o, N_NULL, key, "-", "null");
 }
 
-int out_fmt_parse(const char *name)
+int apenet_out_fmt_parse(const char *name)
 {
 	if (!strcmp(name, "text"))
-		return OUT_TEXT;
+		return APENET_OUT_TEXT;
 	if (!strcmp(name, "json"))
-		return OUT_JSON;
+		return APENET_OUT_JSON;
 	if (!strcmp(name, "csv"))
-		return OUT_CSV;
+		return APENET_OUT_CSV;
 	return -1;
 }
 
@@ -491,15 +491,15 @@ static void node_free(struct node *n)
 	}
 }
 
-int out_finish(struct out *o)
+int apenet_out_finish(struct apenet_out *o)
 {
 	int blocks = 0;
 	switch (o->fmt) {
-	case OUT_JSON:
+	case APENET_OUT_JSON:
 		json_write(o->f, o->root, 0);
 		fputc('\n', o->f);
 		break;
-	case OUT_CSV:
+	case APENET_OUT_CSV:
 		csv_walk(o->f, o->root, "", &blocks);
 		break;
 	default:
@@ -511,7 +511,7 @@ int out_finish(struct out *o)
 	return rc;
 }
 
-void out_discard(struct out *o)
+void apenet_out_discard(struct apenet_out *o)
 {
 	node_free(o->root);
 	free(o);

@@ -14,43 +14,43 @@ static const char *const cable_keys[] = { "kind", "length", NULL };
 static const char *const node_keys[] = { "node", "variant", NULL };
 static const char *const link_keys[] = { "node", "link", "kind", "length", "measured", NULL };
 
-static int variant(const struct conf *c, const struct conf_node *n, const struct apenet_profile **p,
+static int variant(const struct apenet_conf *c, const struct apenet_conf_node *n, const struct apenet_profile **p,
 		   struct apenet_err *e)
 {
-	if (conf_expect(c, n, CONF_SCALAR, "variant", e))
+	if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, "variant", e))
 		return -1;
 	*p = apenet_profile_by_name(n->value);
 	if (!*p)
-		return conf_error(c, n, e,
+		return apenet_conf_error(c, n, e,
 				  "unknown variant '%s' (expected apenet+, apenet-v5, nanet-1, nanet-km3 or nanet-10)",
 				  n->value);
 	return 0;
 }
 
-static int kind(const struct conf *c, const struct conf_node *n, int *k, struct apenet_err *e)
+static int kind(const struct apenet_conf *c, const struct apenet_conf_node *n, int *k, struct apenet_err *e)
 {
-	if (conf_expect(c, n, CONF_SCALAR, "kind", e))
+	if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, "kind", e))
 		return -1;
 	if (!strcmp(n->value, "copper"))
 		*k = SIM_CABLE_COPPER;
 	else if (!strcmp(n->value, "optical"))
 		*k = SIM_CABLE_OPTICAL;
 	else
-		return conf_error(c, n, e, "'kind': '%s' is not copper or optical", n->value);
+		return apenet_conf_error(c, n, e, "'kind': '%s' is not copper or optical", n->value);
 	return 0;
 }
 
-static unsigned count(const struct conf_node *seq)
+static unsigned count(const struct apenet_conf_node *seq)
 {
 	unsigned n = 0;
-	for (const struct conf_node *i = seq->child; i; i = i->next)
+	for (const struct apenet_conf_node *i = seq->child; i; i = i->next)
 		n++;
 	return n;
 }
 
-static int load_cables(const struct conf *c, const struct conf_node *seq, struct sim_conf *sc, struct apenet_err *e)
+static int load_cables(const struct apenet_conf *c, const struct apenet_conf_node *seq, struct sim_conf *sc, struct apenet_err *e)
 {
-	if (conf_expect(c, seq, CONF_SEQ, "cables", e))
+	if (apenet_conf_expect(c, seq, APENET_CONF_SEQ, "cables", e))
 		return -1;
 	sc->cables = calloc(count(seq) + 1, sizeof(*sc->cables));
 	if (!sc->cables)
@@ -58,20 +58,20 @@ static int load_cables(const struct conf *c, const struct conf_node *seq, struct
 	char base[PATH_MAX];
 	snprintf(base, sizeof(base), "%s", c->file);
 	const char *dir = dirname(base);
-	for (const struct conf_node *i = seq->child; i; i = i->next) {
+	for (const struct apenet_conf_node *i = seq->child; i; i = i->next) {
 		struct sim_cable_conf *cc = &sc->cables[sc->ncables];
 		unsigned v[3];
-		const struct conf_node *n;
+		const struct apenet_conf_node *n;
 		cc->kind = -1;
-		if (conf_expect(c, i, CONF_MAP, "cable", e) || conf_check_keys(c, i, link_keys, e))
+		if (apenet_conf_expect(c, i, APENET_CONF_MAP, "cable", e) || apenet_conf_check_keys(c, i, link_keys, e))
 			return -1;
-		if (!(n = conf_get(i, "node")) || conf_triple(c, n, ',', v, e))
-			return n ? -1 : conf_error(c, i, e, "a cable needs 'node: X,Y,Z'");
+		if (!(n = apenet_conf_get(i, "node")) || apenet_conf_triple(c, n, ',', v, e))
+			return n ? -1 : apenet_conf_error(c, i, e, "a cable needs 'node: X,Y,Z'");
 		cc->x = v[0];
 		cc->y = v[1];
 		cc->z = v[2];
-		if (!(n = conf_get(i, "link")) || conf_expect(c, n, CONF_SCALAR, "link", e))
-			return n ? -1 : conf_error(c, i, e, "a cable needs 'link: NAME' (e.g. X+)");
+		if (!(n = apenet_conf_get(i, "link")) || apenet_conf_expect(c, n, APENET_CONF_SCALAR, "link", e))
+			return n ? -1 : apenet_conf_error(c, i, e, "a cable needs 'link: NAME' (e.g. X+)");
 		const struct apenet_profile *p = sc->prof;
 		for (unsigned k = 0; k < sc->nnodes; k++)
 			if (sc->nodes[k].x == v[0] && sc->nodes[k].y == v[1] && sc->nodes[k].z == v[2])
@@ -81,19 +81,19 @@ static int load_cables(const struct conf *c, const struct conf_node *seq, struct
 			if (!strcmp(p->links[l].name, n->value))
 				found = (int)l;
 		if (found < 0)
-			return conf_error(c, n, e, "'link': %s has no link '%s'", p->name, n->value);
+			return apenet_conf_error(c, n, e, "'link': %s has no link '%s'", p->name, n->value);
 		cc->link = (unsigned)found;
-		if ((n = conf_get(i, "kind")) && kind(c, n, &cc->kind, e))
+		if ((n = apenet_conf_get(i, "kind")) && kind(c, n, &cc->kind, e))
 			return -1;
-		if ((n = conf_get(i, "length")) && conf_double(c, n, 0.1, 100, &cc->length_m, e))
+		if ((n = apenet_conf_get(i, "length")) && apenet_conf_double(c, n, 0.1, 100, &cc->length_m, e))
 			return -1;
-		if ((n = conf_get(i, "measured"))) {
-			if (conf_expect(c, n, CONF_SCALAR, "measured", e))
+		if ((n = apenet_conf_get(i, "measured"))) {
+			if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, "measured", e))
 				return -1;
 			int w = n->value[0] == '/' ? snprintf(cc->csv, sizeof(cc->csv), "%s", n->value)
 						   : snprintf(cc->csv, sizeof(cc->csv), "%s/%s", dir, n->value);
 			if (w < 0 || (size_t)w >= sizeof(cc->csv))
-				return conf_error(c, n, e, "'measured': path too long");
+				return apenet_conf_error(c, n, e, "'measured': path too long");
 		}
 		sc->ncables++;
 	}
@@ -102,64 +102,64 @@ static int load_cables(const struct conf *c, const struct conf_node *seq, struct
 
 int sim_conf_load(const char *path, struct sim_conf *sc, struct apenet_err *e)
 {
-	struct conf *c;
-	if (conf_load(path, &c, e))
+	struct apenet_conf *c;
+	if (apenet_conf_load(path, &c, e))
 		return -1;
-	const struct conf_node *r = c->root, *n;
+	const struct apenet_conf_node *r = c->root, *n;
 	int rc = -1;
 	unsigned long u;
-	if (conf_expect(c, r, CONF_MAP, "document", e) || conf_check_keys(c, r, top_keys, e))
+	if (apenet_conf_expect(c, r, APENET_CONF_MAP, "document", e) || apenet_conf_check_keys(c, r, top_keys, e))
 		goto out;
-	if ((n = conf_get(r, "dims")) && conf_triple(c, n, 'x', sc->dims, e))
+	if ((n = apenet_conf_get(r, "dims")) && apenet_conf_triple(c, n, 'x', sc->dims, e))
 		goto out;
-	if ((n = conf_get(r, "variant")) && variant(c, n, &sc->prof, e))
+	if ((n = apenet_conf_get(r, "variant")) && variant(c, n, &sc->prof, e))
 		goto out;
-	if ((n = conf_get(r, "seed"))) {
-		if (conf_uint(c, n, 0, 0xffffffffu, &u, e))
+	if ((n = apenet_conf_get(r, "seed"))) {
+		if (apenet_conf_uint(c, n, 0, 0xffffffffu, &u, e))
 			goto out;
 		sc->seed = u;
 	}
-	if ((n = conf_get(r, "ber_accel"))) {
-		if (conf_uint(c, n, 1, 1000000000u, &u, e))
+	if ((n = apenet_conf_get(r, "ber_accel"))) {
+		if (apenet_conf_uint(c, n, 1, 1000000000u, &u, e))
 			goto out;
 		sc->ber_accel = (uint32_t)u;
 	}
-	if ((n = conf_get(r, "tick_ms"))) {
-		if (conf_uint(c, n, 1, 10000, &u, e))
+	if ((n = apenet_conf_get(r, "tick_ms"))) {
+		if (apenet_conf_uint(c, n, 1, 10000, &u, e))
 			goto out;
 		sc->tick_ms = (unsigned)u;
 	}
-	if ((n = conf_get(r, "cable"))) {
-		const struct conf_node *m;
-		if (conf_expect(c, n, CONF_MAP, "cable", e) || conf_check_keys(c, n, cable_keys, e))
+	if ((n = apenet_conf_get(r, "cable"))) {
+		const struct apenet_conf_node *m;
+		if (apenet_conf_expect(c, n, APENET_CONF_MAP, "cable", e) || apenet_conf_check_keys(c, n, cable_keys, e))
 			goto out;
-		if ((m = conf_get(n, "kind")) && kind(c, m, &sc->cable_kind, e))
+		if ((m = apenet_conf_get(n, "kind")) && kind(c, m, &sc->cable_kind, e))
 			goto out;
-		if ((m = conf_get(n, "length")) && conf_double(c, m, 0.1, 100, &sc->cable_m, e))
+		if ((m = apenet_conf_get(n, "length")) && apenet_conf_double(c, m, 0.1, 100, &sc->cable_m, e))
 			goto out;
 	}
-	if ((n = conf_get(r, "nodes"))) {
-		if (conf_expect(c, n, CONF_SEQ, "nodes", e))
+	if ((n = apenet_conf_get(r, "nodes"))) {
+		if (apenet_conf_expect(c, n, APENET_CONF_SEQ, "nodes", e))
 			goto out;
 		sc->nodes = calloc(count(n) + 1, sizeof(*sc->nodes));
 		if (!sc->nodes) {
 			apenet_err_set(e, APENET_EIO, "out of memory");
 			goto out;
 		}
-		for (const struct conf_node *i = n->child; i; i = i->next) {
+		for (const struct apenet_conf_node *i = n->child; i; i = i->next) {
 			struct sim_node_conf *nc = &sc->nodes[sc->nnodes];
 			unsigned v[3];
-			const struct conf_node *m;
-			if (conf_expect(c, i, CONF_MAP, "node", e) || conf_check_keys(c, i, node_keys, e))
+			const struct apenet_conf_node *m;
+			if (apenet_conf_expect(c, i, APENET_CONF_MAP, "node", e) || apenet_conf_check_keys(c, i, node_keys, e))
 				goto out;
-			if (!(m = conf_get(i, "node"))) {
-				conf_error(c, i, e, "an entry of 'nodes' needs 'node: X,Y,Z'");
+			if (!(m = apenet_conf_get(i, "node"))) {
+				apenet_conf_error(c, i, e, "an entry of 'nodes' needs 'node: X,Y,Z'");
 				goto out;
 			}
-			if (conf_triple(c, m, ',', v, e))
+			if (apenet_conf_triple(c, m, ',', v, e))
 				goto out;
 			if (v[0] >= sc->dims[0] || v[1] >= sc->dims[1] || v[2] >= sc->dims[2]) {
-				conf_error(c, m, e, "'node': %u,%u,%u is outside the %ux%ux%u torus", v[0], v[1], v[2],
+				apenet_conf_error(c, m, e, "'node': %u,%u,%u is outside the %ux%ux%u torus", v[0], v[1], v[2],
 					   sc->dims[0], sc->dims[1], sc->dims[2]);
 				goto out;
 			}
@@ -167,16 +167,16 @@ int sim_conf_load(const char *path, struct sim_conf *sc, struct apenet_err *e)
 			nc->y = v[1];
 			nc->z = v[2];
 			nc->prof = sc->prof;
-			if ((m = conf_get(i, "variant")) && variant(c, m, &nc->prof, e))
+			if ((m = apenet_conf_get(i, "variant")) && variant(c, m, &nc->prof, e))
 				goto out;
 			sc->nnodes++;
 		}
 	}
-	if ((n = conf_get(r, "cables")) && load_cables(c, n, sc, e))
+	if ((n = apenet_conf_get(r, "cables")) && load_cables(c, n, sc, e))
 		goto out;
 	rc = 0;
 out:
-	conf_free(c);
+	apenet_conf_free(c);
 	return rc;
 }
 

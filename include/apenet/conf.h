@@ -9,42 +9,42 @@
 
 #include "apenet/err.h"
 
-enum conf_kind { CONF_SCALAR, CONF_MAP, CONF_SEQ };
+enum apenet_conf_kind { APENET_CONF_SCALAR, APENET_CONF_MAP, APENET_CONF_SEQ };
 
-struct conf_node {
-	enum conf_kind kind;
+struct apenet_conf_node {
+	enum apenet_conf_kind kind;
 	char *key;   /* for an entry of a map */
 	char *value; /* for a scalar */
 	int line, col;         /* where the value starts */
 	int key_line, key_col; /* where its key starts, for an entry of a map */
-	struct conf_node *child, *next;
+	struct apenet_conf_node *child, *next;
 };
 
-struct conf {
+struct apenet_conf {
 	char *file;
-	struct conf_node *root;
+	struct apenet_conf_node *root;
 };
 
-int conf_load(const char *path, struct conf **out, struct apenet_err *e);
+int apenet_conf_load(const char *path, struct apenet_conf **out, struct apenet_err *e);
 /* The same from memory; name is used in messages. */
-int conf_load_string(const char *name, const char *text, struct conf **out, struct apenet_err *e);
-void conf_free(struct conf *c);
+int apenet_conf_load_string(const char *name, const char *text, struct apenet_conf **out, struct apenet_err *e);
+void apenet_conf_free(struct apenet_conf *c);
 
-const struct conf_node *conf_get(const struct conf_node *map, const char *key);
+const struct apenet_conf_node *apenet_conf_get(const struct apenet_conf_node *map, const char *key);
 /* "file:line:col: <message>", code APENET_EINVAL; returns -1. */
-int conf_error(const struct conf *c, const struct conf_node *n, struct apenet_err *e, const char *fmt, ...)
+int apenet_conf_error(const struct apenet_conf *c, const struct apenet_conf_node *n, struct apenet_err *e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* Rejects keys not in allowed[] (NULL-terminated), naming the ones that are. */
-int conf_check_keys(const struct conf *c, const struct conf_node *map, const char *const *allowed,
+int apenet_conf_check_keys(const struct apenet_conf *c, const struct apenet_conf_node *map, const char *const *allowed,
 		    struct apenet_err *e);
-int conf_expect(const struct conf *c, const struct conf_node *n, enum conf_kind k, const char *what,
+int apenet_conf_expect(const struct apenet_conf *c, const struct apenet_conf_node *n, enum apenet_conf_kind k, const char *what,
 		struct apenet_err *e);
-int conf_uint(const struct conf *c, const struct conf_node *n, unsigned long min, unsigned long max,
+int apenet_conf_uint(const struct apenet_conf *c, const struct apenet_conf_node *n, unsigned long min, unsigned long max,
 	      unsigned long *out, struct apenet_err *e);
-int conf_double(const struct conf *c, const struct conf_node *n, double min, double max, double *out,
+int apenet_conf_double(const struct apenet_conf *c, const struct apenet_conf_node *n, double min, double max, double *out,
 		struct apenet_err *e);
 /* "X,Y,Z" or "XxYxZ" triples; sep is ',' or 'x'. */
-int conf_triple(const struct conf *c, const struct conf_node *n, char sep, unsigned v[3],
+int apenet_conf_triple(const struct apenet_conf *c, const struct apenet_conf_node *n, char sep, unsigned v[3],
 		struct apenet_err *e);
 /* The same parsers on plain strings (command-line arguments). */
 int apenet_parse_triple(const char *s, char sep, unsigned v[3]);

@@ -6,7 +6,7 @@
  *     aligned tables;
  *   - JSON: one document {"schema": "apenet-diag/1", "command": ..., ...};
  *   - CSV: every array of flat objects as a header line plus rows.
- * The whole result is kept as a tree until out_finish(), so the text layout
+ * The whole result is kept as a tree until apenet_out_finish(), so the text layout
  * can size its columns.  The JSON schema is versioned (docs/json.md).
  */
 #ifndef APENET_OUT_H
@@ -17,37 +17,37 @@
 
 #define APENET_JSON_SCHEMA "apenet-diag/1"
 
-enum out_fmt { OUT_TEXT, OUT_JSON, OUT_CSV };
+enum apenet_out_fmt { APENET_OUT_TEXT, APENET_OUT_JSON, APENET_OUT_CSV };
 
-struct out;
+struct apenet_out;
 
-struct out *out_new(enum out_fmt fmt, FILE *f, const char *command);
+struct apenet_out *apenet_out_new(enum apenet_out_fmt fmt, FILE *f, const char *command);
 /* Objects and arrays; key is NULL for an element of an array. */
-void out_obj_begin(struct out *o, const char *key);
+void apenet_out_obj_begin(struct apenet_out *o, const char *key);
 /* An object that text and CSV show as one cell (e.g. node {x,y,z} as "1,0,0"). */
-void out_obj_begin_text(struct out *o, const char *key, const char *text);
-void out_obj_end(struct out *o);
-void out_arr_begin(struct out *o, const char *key);
-void out_arr_end(struct out *o);
+void apenet_out_obj_begin_text(struct apenet_out *o, const char *key, const char *text);
+void apenet_out_obj_end(struct apenet_out *o);
+void apenet_out_arr_begin(struct apenet_out *o, const char *key);
+void apenet_out_arr_end(struct apenet_out *o);
 /* An array whose elements text shows one below the other as "key[i]:"
  * blocks, not as a table (records with many fields: modules). */
-void out_arr_begin_vertical(struct out *o, const char *key);
+void apenet_out_arr_begin_vertical(struct apenet_out *o, const char *key);
 /* Scalars. */
-void out_str(struct out *o, const char *key, const char *v); /* NULL: null */
-void out_strf(struct out *o, const char *key, const char *fmt, ...)
+void apenet_out_str(struct apenet_out *o, const char *key, const char *v); /* NULL: null */
+void apenet_out_strf(struct apenet_out *o, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void out_int(struct out *o, const char *key, int64_t v);
-void out_uint(struct out *o, const char *key, uint64_t v);
-void out_hex(struct out *o, const char *key, uint64_t v, int digits); /* JSON: a number */
-void out_dbl(struct out *o, const char *key, double v, int prec);    /* NaN/inf: null */
-void out_bool(struct out *o, const char *key, int v);
-void out_null(struct out *o, const char *key);
+void apenet_out_int(struct apenet_out *o, const char *key, int64_t v);
+void apenet_out_uint(struct apenet_out *o, const char *key, uint64_t v);
+void apenet_out_hex(struct apenet_out *o, const char *key, uint64_t v, int digits); /* JSON: a number */
+void apenet_out_dbl(struct apenet_out *o, const char *key, double v, int prec);    /* NaN/inf: null */
+void apenet_out_bool(struct apenet_out *o, const char *key, int v);
+void apenet_out_null(struct apenet_out *o, const char *key);
 /* Render, free, and return 0 or -1 when the stream failed (EPIPE, full disk). */
-int out_finish(struct out *o);
+int apenet_out_finish(struct apenet_out *o);
 /* Free without printing (the data turned out to be unreliable). */
-void out_discard(struct out *o);
+void apenet_out_discard(struct apenet_out *o);
 
 /* Parse "--json"/"--csv" style names; -1 when unknown. */
-int out_fmt_parse(const char *name);
+int apenet_out_fmt_parse(const char *name);
 
 #endif

@@ -30,7 +30,7 @@ struct apenet_view {
 int apenet_view_collect(struct apenet_dev *d, const struct apenet_card *c, double interval_s, int modules,
 			struct apenet_view *v, struct apenet_err *e);
 /* Writes the view as an `apenet snapshot` document (always JSON-shaped). */
-void apenet_view_write(const struct apenet_view *v, struct out *o);
+void apenet_view_write(const struct apenet_view *v, struct apenet_out *o);
 /* Loads a snapshot file; errors name file:line:column. */
 int apenet_view_load(const char *path, struct apenet_view *v, struct apenet_err *e);
 

@@ -22,20 +22,20 @@
 
 /* ---- rendering helpers ---- */
 
-typedef void (*build_fn)(struct out *o);
+typedef void (*build_fn)(struct apenet_out *o);
 
 /* Renders what fn describes in format fmt and returns the text (malloc'd). */
-static char *render(enum out_fmt fmt, const char *command, build_fn fn)
+static char *render(enum apenet_out_fmt fmt, const char *command, build_fn fn)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	struct out *o = out_new(fmt, f, command);
+	struct apenet_out *o = apenet_out_new(fmt, f, command);
 	assert_non_null(o);
 	fn(o);
-	assert_int_equal(out_finish(o), 0);
+	assert_int_equal(apenet_out_finish(o), 0);
 	assert_int_equal(fclose(f), 0);
 	assert_non_null(buf);
 	assert_int_equal(strlen(buf), len);
@@ -269,49 +269,49 @@ static void test_validator(void **state)
 
 /* ---- JSON ---- */
 
-static void build_json_doc(struct out *o)
+static void build_json_doc(struct apenet_out *o)
 {
-	out_str(o, "s", "q\"b\\n\nt\tc\x01" "d\x7f");
-	out_int(o, "neg", -42);
-	out_uint(o, "big", UINT64_MAX);
-	out_hex(o, "h", 0xdead, 8);
-	out_dbl(o, "pi", 3.14159, 2);
-	out_dbl(o, "tiny", 1.5e-6, 2);
-	out_dbl(o, "nan", NAN, 3);
-	out_dbl(o, "inf", INFINITY, 3);
-	out_dbl(o, "minf", -INFINITY, 3);
-	out_bool(o, "yes", 1);
-	out_bool(o, "no", 0);
-	out_null(o, "nothing");
-	out_str(o, "nullstr", NULL);
-	out_strf(o, "fmt", "%s-%03d", "lane", 7);
-	out_obj_begin(o, "nested");
-	out_obj_begin(o, "deeper");
-	out_int(o, "x", 1);
-	out_obj_end(o);
-	out_arr_begin(o, "list");
-	out_int(o, NULL, 1);
-	out_str(o, NULL, "two");
-	out_obj_begin(o, NULL);
-	out_bool(o, "in", 1);
-	out_obj_end(o);
-	out_arr_end(o);
-	out_obj_end(o);
-	out_arr_begin(o, "empty");
-	out_arr_end(o);
-	out_obj_begin(o, "eobj");
-	out_obj_end(o);
-	out_obj_begin_text(o, "node", "1,0,0");
-	out_int(o, "x", 1);
-	out_int(o, "y", 0);
-	out_obj_end(o);
-	out_str(o, "k\"ey", "v");
+	apenet_out_str(o, "s", "q\"b\\n\nt\tc\x01" "d\x7f");
+	apenet_out_int(o, "neg", -42);
+	apenet_out_uint(o, "big", UINT64_MAX);
+	apenet_out_hex(o, "h", 0xdead, 8);
+	apenet_out_dbl(o, "pi", 3.14159, 2);
+	apenet_out_dbl(o, "tiny", 1.5e-6, 2);
+	apenet_out_dbl(o, "nan", NAN, 3);
+	apenet_out_dbl(o, "inf", INFINITY, 3);
+	apenet_out_dbl(o, "minf", -INFINITY, 3);
+	apenet_out_bool(o, "yes", 1);
+	apenet_out_bool(o, "no", 0);
+	apenet_out_null(o, "nothing");
+	apenet_out_str(o, "nullstr", NULL);
+	apenet_out_strf(o, "fmt", "%s-%03d", "lane", 7);
+	apenet_out_obj_begin(o, "nested");
+	apenet_out_obj_begin(o, "deeper");
+	apenet_out_int(o, "x", 1);
+	apenet_out_obj_end(o);
+	apenet_out_arr_begin(o, "list");
+	apenet_out_int(o, NULL, 1);
+	apenet_out_str(o, NULL, "two");
+	apenet_out_obj_begin(o, NULL);
+	apenet_out_bool(o, "in", 1);
+	apenet_out_obj_end(o);
+	apenet_out_arr_end(o);
+	apenet_out_obj_end(o);
+	apenet_out_arr_begin(o, "empty");
+	apenet_out_arr_end(o);
+	apenet_out_obj_begin(o, "eobj");
+	apenet_out_obj_end(o);
+	apenet_out_obj_begin_text(o, "node", "1,0,0");
+	apenet_out_int(o, "x", 1);
+	apenet_out_int(o, "y", 0);
+	apenet_out_obj_end(o);
+	apenet_out_str(o, "k\"ey", "v");
 }
 
 static void test_json_document(void **state)
 {
 	(void)state;
-	char *s = render(OUT_JSON, "test \"cmd\"", build_json_doc);
+	char *s = render(APENET_OUT_JSON, "test \"cmd\"", build_json_doc);
 
 	if (!json_valid(s))
 		fail_msg("writer produced malformed JSON:\n%s", s);
@@ -352,7 +352,7 @@ static void test_json_document(void **state)
 	free(s);
 }
 
-static void build_empty(struct out *o)
+static void build_empty(struct apenet_out *o)
 {
 	(void)o;
 }
@@ -360,12 +360,12 @@ static void build_empty(struct out *o)
 static void test_json_minimal(void **state)
 {
 	(void)state;
-	char *s = render(OUT_JSON, "list", build_empty);
+	char *s = render(APENET_OUT_JSON, "list", build_empty);
 
 	assert_string_equal(s, "{\n  \"schema\": \"apenet-diag/1\",\n  \"command\": \"list\"\n}\n");
 	assert_true(json_valid(s));
 	free(s);
-	s = render(OUT_JSON, NULL, build_empty);
+	s = render(APENET_OUT_JSON, NULL, build_empty);
 	assert_string_equal(s, "{\n  \"schema\": \"apenet-diag/1\",\n  \"command\": null\n}\n");
 	assert_true(json_valid(s));
 	free(s);
@@ -373,7 +373,7 @@ static void test_json_minimal(void **state)
 
 /* Every control character and a few UTF-8 bytes survive a round of the
  * validator, and each control byte shows as \u00XX or its short escape. */
-static void build_controls(struct out *o)
+static void build_controls(struct apenet_out *o)
 {
 	char str[64];
 	int j = 0;
@@ -383,13 +383,13 @@ static void build_controls(struct out *o)
 	str[j++] = (char)0xc3; /* é in UTF-8 passes through untouched */
 	str[j++] = (char)0xa9;
 	str[j] = 0;
-	out_str(o, "ctl", str);
+	apenet_out_str(o, "ctl", str);
 }
 
 static void test_json_controls(void **state)
 {
 	(void)state;
-	char *s = render(OUT_JSON, "c", build_controls);
+	char *s = render(APENET_OUT_JSON, "c", build_controls);
 
 	if (!json_valid(s))
 		fail_msg("malformed JSON:\n%s", s);
@@ -412,24 +412,24 @@ static void test_json_controls(void **state)
 
 /* ---- text ---- */
 
-static void build_scalars(struct out *o)
+static void build_scalars(struct apenet_out *o)
 {
-	out_str(o, "a", "1");
-	out_str(o, "long_key", "x");
-	out_int(o, "mid", -3);
-	out_bool(o, "flag", 0);
-	out_null(o, "gone");
-	out_hex(o, "reg", 0xbeef, 8);
-	out_dbl(o, "nan", NAN, 1);
-	out_obj_begin_text(o, "node", "1,0,0");
-	out_int(o, "x", 1);
-	out_obj_end(o);
+	apenet_out_str(o, "a", "1");
+	apenet_out_str(o, "long_key", "x");
+	apenet_out_int(o, "mid", -3);
+	apenet_out_bool(o, "flag", 0);
+	apenet_out_null(o, "gone");
+	apenet_out_hex(o, "reg", 0xbeef, 8);
+	apenet_out_dbl(o, "nan", NAN, 1);
+	apenet_out_obj_begin_text(o, "node", "1,0,0");
+	apenet_out_int(o, "x", 1);
+	apenet_out_obj_end(o);
 }
 
 static void test_text_scalars(void **state)
 {
 	(void)state;
-	char *s = render(OUT_TEXT, "t", build_scalars);
+	char *s = render(APENET_OUT_TEXT, "t", build_scalars);
 	static const char *key[] = { "a", "long_key", "mid", "flag", "gone", "reg", "nan", "node" };
 	static const char *val[] = { "1", "x", "-3", "no", "-", "0x0000beef", "-", "1,0,0" };
 	size_t n = sizeof(key) / sizeof(key[0]), kw = 0;
@@ -461,32 +461,32 @@ static const char *tbl_speed[] = { "7000", "10", "123456" };
 static const char *tbl_node[] = { "1,0,0", "0,10,0", "0,0,1" };
 static const int tbl_vod[] = { 4, 40, 7 };
 
-static void build_table(struct out *o)
+static void build_table(struct apenet_out *o)
 {
-	out_str(o, "title", "links");
-	out_arr_begin(o, "rows");
+	apenet_out_str(o, "title", "links");
+	apenet_out_arr_begin(o, "rows");
 	for (int i = 0; i < 3; i++) {
-		out_obj_begin(o, NULL);
-		out_str(o, "name", tbl_name[i]);
-		out_str(o, "speed", tbl_speed[i]);
-		out_obj_begin_text(o, "node", tbl_node[i]);
-		out_int(o, "x", i);
-		out_obj_end(o);
-		out_obj_begin(o, "pma");
-		out_int(o, "vod", tbl_vod[i]);
-		out_bool(o, "adapt", i == 1);
-		out_obj_end(o);
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_str(o, "name", tbl_name[i]);
+		apenet_out_str(o, "speed", tbl_speed[i]);
+		apenet_out_obj_begin_text(o, "node", tbl_node[i]);
+		apenet_out_int(o, "x", i);
+		apenet_out_obj_end(o);
+		apenet_out_obj_begin(o, "pma");
+		apenet_out_int(o, "vod", tbl_vod[i]);
+		apenet_out_bool(o, "adapt", i == 1);
+		apenet_out_obj_end(o);
 		if (i == 2)
-			out_str(o, "extra", "late");
-		out_obj_end(o);
+			apenet_out_str(o, "extra", "late");
+		apenet_out_obj_end(o);
 	}
-	out_arr_end(o);
+	apenet_out_arr_end(o);
 }
 
 static void test_text_table(void **state)
 {
 	(void)state;
-	char *s = render(OUT_TEXT, "t", build_table);
+	char *s = render(APENET_OUT_TEXT, "t", build_table);
 	const char *cols[] = { "name", "speed", "node", "pma.vod", "pma.adapt", "extra" };
 	enum { NC = 6 };
 	char cells[3][NC][32];
@@ -549,39 +549,39 @@ static void test_text_table(void **state)
 }
 
 /* Rows that hold arrays cannot be a table: "key[i]:" sections instead. */
-static void build_nontabular(struct out *o)
+static void build_nontabular(struct apenet_out *o)
 {
-	out_arr_begin(o, "links");
+	apenet_out_arr_begin(o, "links");
 	for (int i = 0; i < 2; i++) {
-		out_obj_begin(o, NULL);
-		out_str(o, "name", i ? "X-" : "X+");
-		out_arr_begin(o, "lanes");
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_str(o, "name", i ? "X-" : "X+");
+		apenet_out_arr_begin(o, "lanes");
 		for (int l = 0; l < 2; l++) {
-			out_obj_begin(o, NULL);
-			out_int(o, "lane", l);
-			out_str(o, "phase", l ? "deskew" : "up");
-			out_obj_end(o);
+			apenet_out_obj_begin(o, NULL);
+			apenet_out_int(o, "lane", l);
+			apenet_out_str(o, "phase", l ? "deskew" : "up");
+			apenet_out_obj_end(o);
 		}
-		out_arr_end(o);
-		out_obj_end(o);
+		apenet_out_arr_end(o);
+		apenet_out_obj_end(o);
 	}
-	out_arr_end(o);
-	out_arr_begin(o, "ids");
-	out_int(o, NULL, 1);
-	out_int(o, NULL, 2);
-	out_int(o, NULL, 3);
-	out_arr_end(o);
-	out_arr_begin(o, "none");
-	out_arr_end(o);
-	out_obj_begin(o, "sub");
-	out_int(o, "k", 5);
-	out_obj_end(o);
+	apenet_out_arr_end(o);
+	apenet_out_arr_begin(o, "ids");
+	apenet_out_int(o, NULL, 1);
+	apenet_out_int(o, NULL, 2);
+	apenet_out_int(o, NULL, 3);
+	apenet_out_arr_end(o);
+	apenet_out_arr_begin(o, "none");
+	apenet_out_arr_end(o);
+	apenet_out_obj_begin(o, "sub");
+	apenet_out_int(o, "k", 5);
+	apenet_out_obj_end(o);
 }
 
 static void test_text_nontabular(void **state)
 {
 	(void)state;
-	char *s = render(OUT_TEXT, "t", build_nontabular);
+	char *s = render(APENET_OUT_TEXT, "t", build_nontabular);
 	const char *want =
 		"links[0]:\n"
 		"  name: X+\n"
@@ -606,23 +606,23 @@ static void test_text_nontabular(void **state)
 
 /* An array whose first element is a scalar but later ones are not: each
  * element gets its own section (the text of a scalar, never a NULL). */
-static void build_mixed(struct out *o)
+static void build_mixed(struct apenet_out *o)
 {
-	out_arr_begin(o, "mix");
-	out_int(o, NULL, 1);
-	out_obj_begin(o, NULL);
-	out_int(o, "a", 2);
-	out_obj_end(o);
-	out_obj_begin_text(o, NULL, "0,1,0");
-	out_int(o, "y", 1);
-	out_obj_end(o);
-	out_arr_end(o);
+	apenet_out_arr_begin(o, "mix");
+	apenet_out_int(o, NULL, 1);
+	apenet_out_obj_begin(o, NULL);
+	apenet_out_int(o, "a", 2);
+	apenet_out_obj_end(o);
+	apenet_out_obj_begin_text(o, NULL, "0,1,0");
+	apenet_out_int(o, "y", 1);
+	apenet_out_obj_end(o);
+	apenet_out_arr_end(o);
 }
 
 static void test_text_mixed_array(void **state)
 {
 	(void)state;
-	char *s = render(OUT_TEXT, "t", build_mixed);
+	char *s = render(APENET_OUT_TEXT, "t", build_mixed);
 
 	assert_null(strstr(s, "(null)"));
 	assert_string_equal(s, "mix[0]:\n  1\nmix[1]:\n  a: 2\nmix[2]:\n  0,1,0\n");
@@ -631,42 +631,42 @@ static void test_text_mixed_array(void **state)
 
 /* ---- CSV ---- */
 
-static void build_csv(struct out *o)
+static void build_csv(struct apenet_out *o)
 {
-	out_str(o, "ignored", "scalar"); /* top-level scalars are not CSV */
-	out_arr_begin(o, "t1");
-	out_obj_begin(o, NULL);
-	out_str(o, "name", "a,b");
-	out_str(o, "note", "say \"hi\"");
-	out_str(o, "multi", "l1\nl2");
-	out_str(o, "plain", "p");
-	out_obj_end(o);
-	out_obj_begin(o, NULL);
-	out_str(o, "name", "c");
-	out_str(o, "note", "");
-	out_str(o, "multi", "cr\r");
-	out_hex(o, "plain", 0x1f, 2);
-	out_obj_end(o);
-	out_arr_end(o);
-	out_obj_begin(o, "grp");
-	out_arr_begin(o, "t2");
-	out_obj_begin(o, NULL);
-	out_obj_begin_text(o, "node", "1,2,3");
-	out_int(o, "x", 1);
-	out_obj_end(o);
-	out_obj_begin(o, "pma");
-	out_int(o, "vod", 4);
-	out_obj_end(o);
-	out_bool(o, "ok", 1);
-	out_obj_end(o);
-	out_arr_end(o);
-	out_obj_end(o);
+	apenet_out_str(o, "ignored", "scalar"); /* top-level scalars are not CSV */
+	apenet_out_arr_begin(o, "t1");
+	apenet_out_obj_begin(o, NULL);
+	apenet_out_str(o, "name", "a,b");
+	apenet_out_str(o, "note", "say \"hi\"");
+	apenet_out_str(o, "multi", "l1\nl2");
+	apenet_out_str(o, "plain", "p");
+	apenet_out_obj_end(o);
+	apenet_out_obj_begin(o, NULL);
+	apenet_out_str(o, "name", "c");
+	apenet_out_str(o, "note", "");
+	apenet_out_str(o, "multi", "cr\r");
+	apenet_out_hex(o, "plain", 0x1f, 2);
+	apenet_out_obj_end(o);
+	apenet_out_arr_end(o);
+	apenet_out_obj_begin(o, "grp");
+	apenet_out_arr_begin(o, "t2");
+	apenet_out_obj_begin(o, NULL);
+	apenet_out_obj_begin_text(o, "node", "1,2,3");
+	apenet_out_int(o, "x", 1);
+	apenet_out_obj_end(o);
+	apenet_out_obj_begin(o, "pma");
+	apenet_out_int(o, "vod", 4);
+	apenet_out_obj_end(o);
+	apenet_out_bool(o, "ok", 1);
+	apenet_out_obj_end(o);
+	apenet_out_arr_end(o);
+	apenet_out_obj_end(o);
 }
 
 static void test_csv(void **state)
 {
 	(void)state;
-	char *s = render(OUT_CSV, "c", build_csv);
+	char *s = render(APENET_OUT_CSV, "c", build_csv);
 	const char *want =
 		"# t1\n"
 		"name,note,multi,plain\n"
@@ -684,7 +684,7 @@ static void test_csv(void **state)
 static void test_csv_nothing(void **state)
 {
 	(void)state;
-	char *s = render(OUT_CSV, "c", build_scalars);
+	char *s = render(APENET_OUT_CSV, "c", build_scalars);
 
 	assert_string_equal(s, "");
 	free(s);
@@ -700,10 +700,10 @@ static void test_discard(void **state)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	for (int fmt = OUT_TEXT; fmt <= OUT_CSV; fmt++) {
-		struct out *o = out_new((enum out_fmt)fmt, f, "d");
+	for (int fmt = APENET_OUT_TEXT; fmt <= APENET_OUT_CSV; fmt++) {
+		struct apenet_out *o = apenet_out_new((enum apenet_out_fmt)fmt, f, "d");
 		build_table(o);
-		out_discard(o);
+		apenet_out_discard(o);
 	}
 	assert_int_equal(fflush(f), 0);
 	assert_int_equal(len, 0);
@@ -714,26 +714,26 @@ static void test_discard(void **state)
 static void test_fmt_parse(void **state)
 {
 	(void)state;
-	assert_int_equal(out_fmt_parse("json"), OUT_JSON);
-	assert_int_equal(out_fmt_parse("csv"), OUT_CSV);
-	assert_int_equal(out_fmt_parse("text"), OUT_TEXT);
-	assert_int_equal(out_fmt_parse("xml"), -1);
-	assert_int_equal(out_fmt_parse(""), -1);
-	assert_int_equal(out_fmt_parse("jsonx"), -1);
+	assert_int_equal(apenet_out_fmt_parse("json"), APENET_OUT_JSON);
+	assert_int_equal(apenet_out_fmt_parse("csv"), APENET_OUT_CSV);
+	assert_int_equal(apenet_out_fmt_parse("text"), APENET_OUT_TEXT);
+	assert_int_equal(apenet_out_fmt_parse("xml"), -1);
+	assert_int_equal(apenet_out_fmt_parse(""), -1);
+	assert_int_equal(apenet_out_fmt_parse("jsonx"), -1);
 }
 
-/* A full device: out_finish reports the failed write, in every format. */
+/* A full device: apenet_out_finish reports the failed write, in every format. */
 static void test_finish_error(void **state)
 {
 	(void)state;
-	for (int fmt = OUT_TEXT; fmt <= OUT_CSV; fmt++) {
+	for (int fmt = APENET_OUT_TEXT; fmt <= APENET_OUT_CSV; fmt++) {
 		FILE *f = fopen("/dev/full", "w");
 
 		if (!f)
 			skip();
-		struct out *o = out_new((enum out_fmt)fmt, f, "full");
+		struct apenet_out *o = apenet_out_new((enum apenet_out_fmt)fmt, f, "full");
 		build_table(o);
-		assert_int_equal(out_finish(o), -1);
+		assert_int_equal(apenet_out_finish(o), -1);
 		fclose(f);
 	}
 }
