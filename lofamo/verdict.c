@@ -12,11 +12,6 @@
 #include "apenet/pcie.h"
 #include "apenet/verdict.h"
 
-const char *apenet_sev_name(enum apenet_sev s)
-{
-	return s == APENET_SEV_FAIL ? "fail" : s == APENET_SEV_WARN ? "warn" : "ok";
-}
-
 void apenet_verdict_init(struct apenet_verdict *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -26,7 +21,7 @@ void apenet_verdict_init(struct apenet_verdict *v)
 void apenet_verdict_add(struct apenet_verdict *v, enum apenet_sev sev, const char *code, const char *fmt, ...)
 {
 	if (v->n < APENET_MAX_FINDINGS) {
-		struct apenet_finding *f = &v->f[v->n++];
+		struct apenet_vfinding *f = &v->f[v->n++];
 		va_list ap;
 		f->sev = sev;
 		snprintf(f->code, sizeof(f->code), "%s", code);

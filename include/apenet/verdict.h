@@ -9,14 +9,14 @@
 #define APENET_VERDICT_H
 
 #include "apenet/config.h"
+#include "apenet/finding.h"
 #include "apenet/ldm.h"
 #include "apenet/view.h"
 
-enum apenet_sev { APENET_SEV_OK = 0, APENET_SEV_WARN = 1, APENET_SEV_FAIL = 2 };
 
 #define APENET_MAX_FINDINGS 16
 
-struct apenet_finding {
+struct apenet_vfinding {
 	enum apenet_sev sev;
 	char code[32];
 	char text[320];
@@ -26,7 +26,7 @@ struct apenet_verdict {
 	enum apenet_sev sev;   /* the worst finding's */
 	char code[32];         /* "OK" or the worst finding's code */
 	char rec[320];         /* its recommendation */
-	struct apenet_finding f[APENET_MAX_FINDINGS];
+	struct apenet_vfinding f[APENET_MAX_FINDINGS];
 	unsigned n;
 };
 
@@ -54,7 +54,6 @@ struct apenet_link_stats {
 	int prbs;
 };
 
-const char *apenet_sev_name(enum apenet_sev s);
 void apenet_verdict_init(struct apenet_verdict *v);
 void apenet_verdict_add(struct apenet_verdict *v, enum apenet_sev sev, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
