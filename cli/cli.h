@@ -51,9 +51,16 @@ struct apenet_config;
 int cli_view(struct cli *c, const char *from, double interval_s, int modules, struct apenet_view *v);
 /* --config FILE, else $APENET_CONFIG, else defaults. Exit code on failure. */
 int cli_config(const char *cmd, const char *path, struct apenet_config *cfg);
-/* Adds {severity, code, recommendation} and the findings. */
-struct apenet_verdict;
-void cli_out_verdict(struct apenet_out *o, const struct apenet_verdict *v);
+/* The link object every command writes (cli/out_link.c), and its one-row form. */
+struct apenet_link_stats;
+struct apenet_findings;
+void cli_out_link(struct apenet_out *o, const struct apenet_view *v, unsigned l, const struct apenet_link_stats *st,
+		  const struct apenet_findings *fs, const struct apenet_config *cfg);
+void cli_out_link_row(struct apenet_out *o, const struct apenet_view *v, unsigned l, const struct apenet_link_stats *st,
+		      const struct apenet_findings *fs, const struct apenet_config *cfg);
+/* Writes the findings, finishes the output and returns the exit code:
+ * 0 none, 1 a warning or failure, 2 the output failed. */
+int cli_finish(struct apenet_out *o, const struct apenet_findings *fs);
 
 /* An LDM word, decoded (one cell in text). */
 void cli_out_ldm(struct apenet_out *o, const char *key, uint32_t word);

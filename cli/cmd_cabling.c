@@ -15,7 +15,7 @@
 
 #include "apenet/config.h"
 #include "apenet/verdict.h"
-#include "apenet/view.h"
+#include "apenet/snapfile.h"
 #include "cli.h"
 
 #define NONE (-1)
@@ -404,7 +404,7 @@ int cmd_cabling(struct cli *c)
 	} else {
 		static struct apenet_view v;
 		for (int i = 0; i < nfiles; i++)
-			if (apenet_view_load(files[i], &v, &e) || add_node(&cb, &v, files[i], &e)) {
+			if (apenet_snapfile_load(files[i], &v, &e) || add_node(&cb, &v, files[i], &e)) {
 				rc = cli_fail(&e);
 				goto out;
 			}

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apenet/verdict.h"
 #include "cli.h"
 
 static void out_pcie_pair(struct apenet_out *o, const char *key, unsigned gen, unsigned width)
@@ -54,6 +55,10 @@ int cmd_list(struct cli *c)
 		return CLI_EXIT_ERROR;
 	}
 
+	struct apenet_findings fs;
+	apenet_findings_init(&fs);
+	for (int i = 0; i < n; i++)
+		apenet_rules_card(&cards[i], &fs);
 	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "list");
 	apenet_out_arr_begin(o, "cards");
 	for (int i = 0; i < n; i++) {
@@ -92,13 +97,11 @@ int cmd_list(struct cli *c)
 		apenet_out_bool(o, "emulated", APENET_GET(ID_CAPS, EMULATED, caps));
 		out_pcie(o, card);
 		apenet_out_str(o, "state", "ok");
-		if (card->pcie_ok && card->pcie.degraded && rc == CLI_EXIT_OK)
-			rc = CLI_EXIT_FAULT; /* trained below what it can do */
 		apenet_out_obj_end(o);
 		apenet_dev_close(&d);
 	}
 	apenet_out_arr_end(o);
-	if (apenet_out_finish(o))
-		return CLI_EXIT_ERROR;
-	return rc;
+	int frc = cli_finish(o, &fs); /* a card trained below what it can do: 1 */
+	apenet_findings_free(&fs);
+	return rc == CLI_EXIT_ERROR || frc == CLI_EXIT_ERROR ? CLI_EXIT_ERROR : frc;
 }

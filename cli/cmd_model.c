@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "apenet/linkmodel.h"
+#include "apenet/finding.h"
 #include "cli.h"
 
 /* "16384", "16K", "16KB", "16KiB" -> bytes */
@@ -73,5 +74,8 @@ int cmd_model(struct cli *c)
 	apenet_out_dbl(o, "E_T", m.et, 4);
 	apenet_out_dbl(o, "raw_payload_MBps", m.raw_MBps, 1);
 	apenet_out_dbl(o, "max_payload_MBps", m.max_MBps, 1);
+	struct apenet_findings fs; /* a model judges no board: an empty list */
+	apenet_findings_init(&fs);
+	apenet_findings_write(o, &fs);
 	return apenet_out_finish(o) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 }

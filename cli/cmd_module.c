@@ -73,21 +73,23 @@ static void out_lanes(struct apenet_out *o, const struct apenet_sff8636 *m)
 }
 
 /* One module: decoded fields and its verdict; returns the severity. */
-static int out_module(struct apenet_out *o, const char *port, const uint8_t *buf, size_t len)
+static int out_module(struct apenet_out *o, int link, const char *port, const uint8_t *buf, size_t len,
+		      struct apenet_findings *fs)
 {
 	struct apenet_sff8636 m;
-	struct apenet_verdict vd;
 	char err[256], alarms[512];
-	apenet_verdict_init(&vd);
+	size_t first = fs->n;
+	struct apenet_finding *f;
 	apenet_out_obj_begin(o, NULL);
 	apenet_out_str(o, "port", port);
 	if (apenet_sff8636_decode(buf, len, &m, err, sizeof(err))) {
 		apenet_out_bool(o, "decoded", 0);
 		apenet_out_str(o, "error", err);
-		apenet_verdict_add(&vd, APENET_SEV_FAIL, "MODULE_UNREADABLE", "%s: %s", port, err);
-		cli_out_verdict(o, &vd);
+		f = apenet_finding_add(fs, APENET_SEV_FAIL, APENET_SUBJ_MODULE, link, -1, port, "MODULE_UNREADABLE");
+		apenet_finding_message(f, "%s: %s", port, err);
+		apenet_verdict_write(o, "verdict", fs, link);
 		apenet_out_obj_end(o);
-		return vd.sev;
+		return (int)f->sev;
 	}
 	apenet_out_bool(o, "decoded", 1);
 	apenet_out_uint(o, "bytes", m.len);
@@ -161,20 +163,26 @@ static int out_module(struct apenet_out *o, const char *port, const uint8_t *buf
 	apenet_out_obj_end(o);
 	int n = apenet_sff8636_alarms(&m, alarms, sizeof(alarms));
 	apenet_out_uint(o, "alarm_count", (unsigned)n);
-	if (!m.cc_base_ok || !m.cc_ext_ok)
-		apenet_verdict_add(&vd, APENET_SEV_FAIL, "MODULE_CHECKSUM",
-				   "%s: %s check code is wrong (stored 0x%02x, computed 0x%02x): the EEPROM is corrupt or "
-				   "misread; reseat the module and read again", port, !m.cc_base_ok ? "base" : "extended",
-				   !m.cc_base_ok ? m.cc_base_stored : m.cc_ext_stored,
-				   !m.cc_base_ok ? m.cc_base_computed : m.cc_ext_computed);
+	if (!m.cc_base_ok || !m.cc_ext_ok) {
+		f = apenet_finding_add(fs, APENET_SEV_FAIL, APENET_SUBJ_MODULE, link, -1, port, "MODULE_CHECKSUM");
+		apenet_finding_message(f, "%s: %s check code is wrong (stored 0x%02x, computed 0x%02x): the EEPROM is corrupt "
+				       "or misread", port, !m.cc_base_ok ? "base" : "extended",
+				       !m.cc_base_ok ? m.cc_base_stored : m.cc_ext_stored,
+				       !m.cc_base_ok ? m.cc_base_computed : m.cc_ext_computed);
+		apenet_finding_rec(f, "reseat the module and read again");
+	}
 	int lvl = module_level(&m);
-	if (lvl == 2)
-		apenet_verdict_add(&vd, APENET_SEV_FAIL, "MODULE_ALARM", "%s: %s", port, alarms);
-	else if (lvl == 1)
-		apenet_verdict_add(&vd, APENET_SEV_WARN, "MODULE_WARNING", "%s: %s", port, alarms);
-	cli_out_verdict(o, &vd);
+	if (lvl) {
+		f = apenet_finding_add(fs, lvl == 2 ? APENET_SEV_FAIL : APENET_SEV_WARN, APENET_SUBJ_MODULE, link, -1, port,
+				       lvl == 2 ? "MODULE_ALARM" : "MODULE_WARNING");
+		apenet_finding_message(f, "%s: %s", port, alarms);
+	}
+	apenet_verdict_write(o, "verdict", fs, link);
 	apenet_out_obj_end(o);
-	return vd.sev;
+	enum apenet_sev w = APENET_SEV_OK;
+	for (size_t i = first; i < fs->n; i++)
+		w = fs->f[i].sev > w ? fs->f[i].sev : w;
+	return (int)w;
 }
 
 int cmd_module(struct cli *c)
@@ -182,7 +190,7 @@ int cmd_module(struct cli *c)
 	const char *from = NULL, *file = NULL;
 	const struct cli_opt opts[] = { { "--from", &from, NULL }, { "--eeprom-file", &file, NULL }, { NULL, NULL, NULL } };
 	const char *pos[1] = { NULL };
-	int npos, worst = APENET_SEV_OK, only = -1;
+	int npos, only = -1;
 	static struct apenet_view v;
 	if (cli_parse(c, "module", opts, pos, 1, &npos))
 		return CLI_EXIT_ERROR;
@@ -196,17 +204,23 @@ int cmd_module(struct cli *c)
 			fprintf(stderr, "apenet: %s\n", err);
 			return CLI_EXIT_ERROR;
 		}
+		struct apenet_findings fs;
+		apenet_findings_init(&fs);
 		struct apenet_out *o = apenet_out_new(c->fmt, stdout, "module");
 		apenet_out_arr_begin_vertical(o, "modules");
-		worst = out_module(o, file, buf, len);
+		out_module(o, -1, file, buf, len, &fs);
 		apenet_out_arr_end(o);
-		return apenet_out_finish(o) ? CLI_EXIT_ERROR : cli_exit_sev(worst);
+		int rc = cli_finish(o, &fs);
+		apenet_findings_free(&fs);
+		return rc;
 	}
 	int rc = cli_view(c, from, 0, 1, &v);
 	if (rc)
 		return rc;
 	if (pos[0] && (only = cli_link_index(v.prof, pos[0])) < 0)
 		return cli_usage_error("module", "no port '%s' on a %s", pos[0], v.prof->name);
+	struct apenet_findings fs;
+	apenet_findings_init(&fs);
 	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "module");
 	apenet_out_str(o, "bdf", v.bdf);
 	apenet_out_str(o, "variant", v.prof->name);
@@ -216,22 +230,23 @@ int cmd_module(struct cli *c)
 			continue;
 		const struct apenet_link_profile *lp = &v.prof->links[l];
 		if (!APENET_GET(EE_STATUS, PRESENT, v.ee_status[l])) {
-			struct apenet_verdict vd;
-			apenet_verdict_init(&vd);
 			apenet_out_obj_begin(o, NULL);
 			apenet_out_str(o, "port", lp->name);
 			apenet_out_bool(o, "present", 0);
-			if (lp->has_module)
-				apenet_verdict_add(&vd, APENET_SEV_WARN, "MODULE_ABSENT",
-						   "%s: no module in the QSFP+ cage (or its EEPROM cannot be read)", lp->name);
-			cli_out_verdict(o, &vd);
+			if (lp->has_module) {
+				struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_WARN, APENET_SUBJ_MODULE, (int)l,
+									      -1, lp->name, "MODULE_ABSENT");
+				apenet_finding_message(f, "%s: no module in the QSFP+ cage (or its EEPROM cannot be read)",
+						       lp->name);
+			}
+			apenet_verdict_write(o, "verdict", &fs, (int)l);
 			apenet_out_obj_end(o);
-			worst = (int)vd.sev > worst ? (int)vd.sev : worst;
 			continue;
 		}
-		int s = out_module(o, lp->name, v.ee[l], APENET_EE_DATA_LEN);
-		worst = s > worst ? s : worst;
+		out_module(o, (int)l, lp->name, v.ee[l], APENET_EE_DATA_LEN, &fs);
 	}
 	apenet_out_arr_end(o);
-	return apenet_out_finish(o) ? CLI_EXIT_ERROR : cli_exit_sev(worst);
+	rc = cli_finish(o, &fs);
+	apenet_findings_free(&fs);
+	return rc;
 }

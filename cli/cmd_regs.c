@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "apenet/snapshot.h"
+#include "apenet/verdict.h"
 #include "cli.h"
 
 /* Registers whose fields are the LDM layout share the pseudo-register "LDM". */
@@ -112,8 +113,20 @@ int cmd_regs(struct cli *c)
 	if (apenet_dev_check(&d, &e)) {
 		apenet_out_discard(o);
 		rc = cli_fail(&e);
-	} else if (apenet_out_finish(o)) {
-		rc = CLI_EXIT_ERROR;
+	} else {
+		/* the state rules on this one sample (rates need two: apenet link) */
+		static struct apenet_view v;
+		struct apenet_config cfg;
+		struct apenet_findings fs;
+		apenet_config_defaults(&cfg);
+		apenet_findings_init(&fs);
+		memset(&v, 0, sizeof(v));
+		v.prof = d.prof;
+		v.s0 = v.s1 = s;
+		apenet_judge(&v, &cfg, NULL, &fs);
+		apenet_findings_write(o, &fs);
+		rc = apenet_out_finish(o) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+		apenet_findings_free(&fs);
 	}
 	apenet_dev_close(&d);
 	return rc;

@@ -8,50 +8,27 @@
 #include "apenet/view.h"
 #include "cli.h"
 
-static const char *level(double v, double warn, double fail)
+static void sensors(struct apenet_out *o, const struct apenet_view *v, const struct apenet_config *cfg)
 {
-	return v >= fail ? "fail" : v >= warn ? "warn" : "ok";
-}
-
-static void sensor(struct apenet_out *o, const char *name, double v, const char *unit, int prec, double warn, double fail,
-		   const char *state)
-{
-	apenet_out_obj_begin(o, NULL);
-	apenet_out_str(o, "name", name);
-	apenet_out_dbl(o, "value", v, prec);
-	apenet_out_str(o, "unit", unit);
-	if (warn == warn) /* NaN: no threshold */
-		apenet_out_dbl(o, "warn", warn, prec);
-	else
-		apenet_out_null(o, "warn");
-	if (fail == fail)
-		apenet_out_dbl(o, "fail", fail, prec);
-	else
-		apenet_out_null(o, "fail");
-	apenet_out_str(o, "state", state);
-	apenet_out_obj_end(o);
-}
-
-static void sensors(struct apenet_out *o, const struct apenet_view *v, const struct apenet_thresholds *t)
-{
-	const struct apenet_snapshot *s = &v->s1;
-	const double nan = __builtin_nan("");
-	double ft = (int32_t)(uint32_t)s->g.SENS_FPGA_TEMP / 1000.0, bt = (int32_t)(uint32_t)s->g.SENS_BOARD_TEMP / 1000.0;
-	double nom = (double)s->g.SENS_VCORE_NOM, vc = (double)s->g.SENS_VCORE;
-	double droop = nom > 0 ? 100 * (nom - vc) / nom : 0;
-	double v12off = 100 * (((double)s->g.SENS_V12 > 12000 ? (double)s->g.SENS_V12 - 12000 : 12000 - (double)s->g.SENS_V12) / 12000);
+	struct apenet_sensor sn[APENET_NSENSORS];
+	unsigned n = apenet_sensors(v, cfg, NULL, sn);
 	apenet_out_arr_begin(o, "sensors");
-	sensor(o, "fpga_temp", ft, "C", 1, t->fpga_temp_warn_c, t->fpga_temp_fail_c, level(ft, t->fpga_temp_warn_c, t->fpga_temp_fail_c));
-	sensor(o, "board_temp", bt, "C", 1, t->board_temp_warn_c, t->board_temp_fail_c,
-	       level(bt, t->board_temp_warn_c, t->board_temp_fail_c));
-	sensor(o, "vcore", vc, "mV", 0, nom * (1 - t->vdroop_warn_pct / 100), nom * (1 - t->vdroop_fail_pct / 100),
-	       level(droop, t->vdroop_warn_pct, t->vdroop_fail_pct));
-	sensor(o, "vxcvr", (double)s->g.SENS_VXCVR, "mV", 0, nan, nan, "ok");
-	sensor(o, "vio", (double)s->g.SENS_VIO, "mV", 0, nan, nan, "ok");
-	sensor(o, "v12", (double)s->g.SENS_V12, "mV", 0, 12000 * (1 - t->v12_tol_warn_pct / 100),
-	       12000 * (1 - t->v12_tol_fail_pct / 100), level(v12off, t->v12_tol_warn_pct, t->v12_tol_fail_pct));
-	sensor(o, "icore", (double)s->g.SENS_ICORE, "mA", 0, nan, nan, "ok");
-	sensor(o, "i12", (double)s->g.SENS_I12, "mA", 0, nan, nan, "ok");
+	for (unsigned i = 0; i < n; i++) {
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_str(o, "name", sn[i].name);
+		if (sn[i].present)
+			apenet_out_dbl(o, "value", sn[i].value, sn[i].prec);
+		else
+			apenet_out_null(o, "value");
+		apenet_out_str(o, "unit", sn[i].unit);
+		/* infinite limits: none (the writer shows them as null) */
+		apenet_out_dbl(o, "low_fail", sn[i].low_fail, sn[i].prec);
+		apenet_out_dbl(o, "low_warn", sn[i].low_warn, sn[i].prec);
+		apenet_out_dbl(o, "high_warn", sn[i].high_warn, sn[i].prec);
+		apenet_out_dbl(o, "high_fail", sn[i].high_fail, sn[i].prec);
+		apenet_out_str(o, "state", sn[i].present ? apenet_sev_name(sn[i].sev) : "absent");
+		apenet_out_obj_end(o);
+	}
 	apenet_out_arr_end(o);
 }
 
@@ -99,11 +76,9 @@ int cmd_status(struct cli *c)
 		return rc;
 	}
 	const struct apenet_snapshot *s = &v.s1;
-	struct apenet_verdict board, all;
-	apenet_rules_board(&v, &cfg, &board);
-	apenet_verdict_init(&all);
-	for (unsigned i = 0; i < board.n; i++)
-		apenet_verdict_add(&all, board.f[i].sev, board.f[i].code, "%s", board.f[i].text);
+	struct apenet_findings fs;
+	apenet_findings_init(&fs);
+	apenet_judge(&v, &cfg, NULL, &fs);
 
 	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "status");
 	apenet_out_obj_begin(o, "board");
@@ -120,36 +95,18 @@ int cmd_status(struct cli *c)
 	apenet_out_dbl(o, "uptime_s", s->g.TIMESTAMP >= s->g.UPTIME_TS ? apenet_ticks_to_s(s, s->g.TIMESTAMP - s->g.UPTIME_TS) : 0, 1);
 	apenet_out_str(o, "source", v.source);
 	apenet_out_obj_end(o);
-	sensors(o, &v, &cfg.thr);
+	sensors(o, &v, &cfg);
 	watchdog(o, &v);
 	cli_out_ldm(o, "ldm", (uint32_t)s->g.LDM_OWN);
-	apenet_out_arr_begin(o, "neighbours");
+	/* each link in the shape `link` writes; a row each for people */
+	apenet_out_arr_begin(o, "links");
 	for (unsigned l = 0; l < v.prof->nlinks; l++) {
 		struct apenet_link_stats st;
-		struct apenet_verdict lv;
 		apenet_link_stats(&v, l, &st);
-		apenet_rules_link(&v, l, &st, &cfg, &lv);
-		for (unsigned i = 0; i < lv.n; i++)
-			apenet_verdict_add(&all, lv.f[i].sev, lv.f[i].code, "%s", lv.f[i].text);
-		apenet_out_obj_begin(o, NULL);
-		apenet_out_str(o, "link", v.prof->links[l].name);
-		apenet_out_str(o, "state", apenet_link_state_name(st.state));
-		if (st.partner_valid && !st.partner_ext) {
-			char t[32];
-			snprintf(t, sizeof(t), "%u,%u,%u", st.partner[0], st.partner[1], st.partner[2]);
-			apenet_out_str(o, "from", t);
-		} else {
-			apenet_out_str(o, "from", st.partner_ext ? "external" : NULL);
-		}
-		if (s->link[l].LINK_LDM_RX_COUNT) {
-			apenet_out_dbl(o, "age_ms", st.ldm_age_s * 1000, 1);
-			cli_out_ldm(o, "ldm", (uint32_t)s->link[l].LINK_LDM_RX);
-		} else {
-			apenet_out_null(o, "age_ms");
-			apenet_out_null(o, "ldm");
-		}
-		apenet_out_str(o, "verdict", apenet_sev_name(lv.sev));
-		apenet_out_obj_end(o);
+		if (c->fmt == APENET_OUT_JSON)
+			cli_out_link(o, &v, l, &st, &fs, &cfg);
+		else
+			cli_out_link_row(o, &v, l, &st, &fs, &cfg);
 	}
 	apenet_out_arr_end(o);
 	apenet_out_obj_begin(o, "pcie");
@@ -161,8 +118,9 @@ int cmd_status(struct cli *c)
 		apenet_out_str(o, "error", v.pcie_err);
 	}
 	apenet_out_obj_end(o);
-	cli_out_verdict(o, &all);
-	rc = apenet_out_finish(o) ? CLI_EXIT_ERROR : cli_exit_sev(all.sev);
+	apenet_verdict_write(o, "verdict", &fs, -1);
+	rc = cli_finish(o, &fs);
+	apenet_findings_free(&fs);
 	apenet_config_free(&cfg);
 	return rc;
 }

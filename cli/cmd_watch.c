@@ -1,13 +1,17 @@
 /* apenet watch: live rates per link every interval, in the manner of
- * ibswportwatch, until interrupted (or --count samples). */
+ * ibswportwatch, until interrupted (or --count samples).  It judges every
+ * interval as the agent will, through the same sampler and rules, and holds
+ * findings with the same hysteresis (clear_after_samples): a finding that
+ * comes and goes with the noise does not blink. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "apenet/config.h"
+#include "apenet/sampler.h"
 #include "apenet/verdict.h"
-#include "apenet/view.h"
 #include "cli.h"
 
 static volatile sig_atomic_t watch_stop;
@@ -27,6 +31,7 @@ int cmd_watch(struct cli *c)
 	int npos;
 	double iv = 1.0, cnt = 0;
 	static struct apenet_view v;
+	static struct apenet_sample smp[2];
 	struct apenet_config cfg;
 	if (cli_parse(c, "watch", opts, pos, 0, &npos) ||
 	    (interval && cli_number("watch", "--interval", interval, 0.01, 3600, &iv)) ||
@@ -35,44 +40,51 @@ int cmd_watch(struct cli *c)
 	int rc = cli_config("watch", config, &cfg);
 	if (rc)
 		return rc;
-	struct apenet_site site;
-	struct apenet_dev d;
+	struct apenet_sampler s;
 	struct apenet_err e = { 0 };
-	if (cli_open(c, &d, &site)) {
+	if (apenet_sampler_open(&s, c->sim, c->bdf, &e)) {
 		apenet_config_free(&cfg);
-		return CLI_EXIT_ERROR;
+		return cli_fail(&e);
 	}
 	struct sigaction sa = { .sa_handler = on_sigint };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	memset(&v, 0, sizeof(v));
-	v.prof = d.prof;
-	snprintf(v.bdf, sizeof(v.bdf), "%s", d.bdf);
+	struct apenet_latch latch;
+	struct apenet_findings now, held;
+	apenet_latch_init(&latch, 1, (unsigned)cfg.thr.clear_after_samples);
+	apenet_findings_init(&now);
+	apenet_findings_init(&held);
 	rc = CLI_EXIT_OK;
-	if (apenet_snapshot_read(&d, &v.s1, &e)) {
+	unsigned cur = 0;
+	if (apenet_sampler_take(&s, APENET_SAMPLE_PCIE, &smp[cur], &e)) {
 		rc = cli_fail(&e);
 		goto out;
 	}
 	for (unsigned long n = 0; !watch_stop && (cnt == 0 || n < (unsigned long)cnt); n++) {
 		struct timespec ts = { (time_t)iv, (long)((iv - (double)(time_t)iv) * 1e9) };
-		while (nanosleep(&ts, &ts) && !watch_stop)
+		while (nanosleep(&ts, &ts) && errno == EINTR && !watch_stop)
 			;
 		if (watch_stop)
 			break;
-		v.s0 = v.s1;
-		if (apenet_snapshot_read(&d, &v.s1, &e)) {
+		if (apenet_sampler_take(&s, APENET_SAMPLE_PCIE, &smp[cur ^ 1], &e)) {
 			rc = cli_fail(&e); /* card gone: say so, stop */
 			break;
 		}
+		apenet_view_pair(&v, &smp[cur], &smp[cur ^ 1]);
+		cur ^= 1;
+		apenet_findings_clear(&now);
+		apenet_findings_clear(&held);
+		apenet_judge(&v, &cfg, NULL, &now);
+		apenet_latch_step(&latch, &now, &held);
 		struct apenet_out *o = apenet_out_new(c->fmt, stdout, "watch");
 		apenet_out_uint(o, "sample", n + 1);
 		apenet_out_dbl(o, "interval_s", apenet_view_dt(&v), 3);
 		apenet_out_arr_begin(o, "links");
 		for (unsigned l = 0; l < v.prof->nlinks; l++) {
 			struct apenet_link_stats st;
-			struct apenet_verdict vd;
+			long at;
 			apenet_link_stats(&v, l, &st);
-			apenet_rules_link(&v, l, &st, &cfg, &vd);
+			apenet_findings_worst_at(&held, (int)l, &at);
 			apenet_out_obj_begin(o, NULL);
 			apenet_out_str(o, "name", v.prof->links[l].name);
 			apenet_out_str(o, "state", apenet_link_state_name(st.state));
@@ -83,10 +95,11 @@ int cmd_watch(struct cli *c)
 			apenet_out_dbl(o, "util_pct", st.util * 100, 1);
 			apenet_out_dbl(o, "crc_per_min", st.crc_per_min, 1);
 			apenet_out_uint(o, "down", st.down_delta);
-			apenet_out_str(o, "verdict", vd.code);
+			apenet_out_str(o, "verdict", at >= 0 ? held.f[at].code : "OK");
 			apenet_out_obj_end(o);
 		}
 		apenet_out_arr_end(o);
+		apenet_findings_write(o, &held);
 		if (apenet_out_finish(o)) {
 			rc = CLI_EXIT_ERROR;
 			break;
@@ -96,7 +109,10 @@ int cmd_watch(struct cli *c)
 		fflush(stdout);
 	}
 out:
-	apenet_dev_close(&d);
+	apenet_latch_free(&latch);
+	apenet_findings_free(&now);
+	apenet_findings_free(&held);
+	apenet_sampler_close(&s);
 	apenet_config_free(&cfg);
 	return rc;
 }

@@ -4,9 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "apenet/config.h"
 #include "apenet/verdict.h"
+#include "apenet/sampler.h"
+#include "apenet/snapfile.h"
 #include "apenet/view.h"
 #include "cli.h"
 
@@ -58,21 +61,26 @@ int cli_number(const char *cmd, const char *opt, const char *s, double min, doub
 int cli_view(struct cli *c, const char *from, double interval_s, int modules, struct apenet_view *v)
 {
 	struct apenet_err e = { 0 };
-	if (from) {
-		if (apenet_view_load(from, v, &e))
-			return cli_fail(&e);
-		return 0;
+	if (from)
+		return apenet_snapfile_load(from, v, &e) ? cli_fail(&e) : 0;
+	static struct apenet_sample a, b; /* large: static */
+	struct apenet_sampler s;
+	unsigned flags = APENET_SAMPLE_PCIE | (modules ? APENET_SAMPLE_MODULES : 0);
+	if (apenet_sampler_open(&s, c->sim, c->bdf, &e))
+		return cli_fail(&e);
+	int rc = apenet_sampler_take(&s, flags, &a, &e);
+	if (!rc && interval_s > 0) {
+		/* a command waits; the sampler itself never does */
+		struct timespec ts = { (time_t)interval_s, (long)((interval_s - (double)(time_t)interval_s) * 1e9) };
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		rc = apenet_sampler_take(&s, APENET_SAMPLE_PCIE, &b, &e);
 	}
-	struct apenet_site site;
-	struct apenet_card card;
-	if (apenet_site_init(&site, c->sim, &e) || apenet_pci_pick(&site, c->bdf, &card, &e))
+	apenet_sampler_close(&s);
+	if (rc)
 		return cli_fail(&e);
-	struct apenet_dev d;
-	if (apenet_dev_open_card(&d, &site, &card, &e))
-		return cli_fail(&e);
-	int rc = apenet_view_collect(&d, &card, interval_s, modules, v, &e);
-	apenet_dev_close(&d);
-	return rc ? cli_fail(&e) : 0;
+	apenet_view_pair(v, &a, interval_s > 0 ? &b : &a);
+	return 0;
 }
 
 int cli_config(const char *cmd, const char *path, struct apenet_config *cfg)
@@ -86,26 +94,12 @@ int cli_config(const char *cmd, const char *path, struct apenet_config *cfg)
 	return 0;
 }
 
-void cli_out_verdict(struct apenet_out *o, const struct apenet_verdict *v)
+int cli_finish(struct apenet_out *o, const struct apenet_findings *fs)
 {
-	char t[360];
-	snprintf(t, sizeof(t), "%s %s%s%s", apenet_sev_name(v->sev), v->code, v->rec[0] ? ": " : "", v->rec);
-	apenet_out_obj_begin_text(o, "verdict", t);
-	apenet_out_str(o, "severity", apenet_sev_name(v->sev));
-	apenet_out_str(o, "code", v->code);
-	apenet_out_str(o, "recommendation", v->rec[0] ? v->rec : "none");
-	apenet_out_obj_end(o);
-	if (v->n > 1) {
-		apenet_out_arr_begin(o, "findings");
-		for (unsigned i = 0; i < v->n; i++) {
-			apenet_out_obj_begin(o, NULL);
-			apenet_out_str(o, "severity", apenet_sev_name(v->f[i].sev));
-			apenet_out_str(o, "code", v->f[i].code);
-			apenet_out_str(o, "text", v->f[i].text);
-			apenet_out_obj_end(o);
-		}
-		apenet_out_arr_end(o);
-	}
+	apenet_findings_write(o, fs);
+	if (apenet_out_finish(o))
+		return CLI_EXIT_ERROR;
+	return cli_exit_sev(apenet_findings_worst(fs, NULL));
 }
 
 int cli_exit_sev(int sev)

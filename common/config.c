@@ -22,6 +22,8 @@ void apenet_config_defaults(struct apenet_config *c)
 		.align_restarts_warn = 3, .align_restarts_warn_per_hour = 6,
 		.ldm_age_warn_ms = 500, .ldm_age_fail_ms = 2000,
 		.fifo_hwm_warn_pct = 95,
+		.rate_confidence = 0.95, .rate_min_events = 3, .since_clear_min_s = 600,
+		.clear_after_samples = 10, .temp_clear_margin_c = 2, .supply_clear_margin_pct = 0.5,
 	};
 	c->cl.wrap[0] = c->cl.wrap[1] = c->cl.wrap[2] = 1;
 }
@@ -46,6 +48,8 @@ static const struct {
 	T(crc_fail_per_min, 0, 1e12), T(payload_warn_per_min, 0, 1e12), T(lane_errors_warn_per_min, 0, 1e12),
 	T(flaps_fail, 1, 1e9), T(align_restarts_warn, 1, 1e9), T(align_restarts_warn_per_hour, 0, 1e12),
 	T(ldm_age_warn_ms, 0, 1e9), T(ldm_age_fail_ms, 0, 1e9), T(fifo_hwm_warn_pct, 0, 100),
+	T(rate_confidence, 0.5, 0.999999), T(rate_min_events, 1, 1e9), T(since_clear_min_s, 0, 1e9),
+	T(clear_after_samples, 0, 1e9), T(temp_clear_margin_c, 0, 50), T(supply_clear_margin_pct, 0, 50),
 #undef T
 };
 #define NTHR (sizeof(thr_keys) / sizeof(thr_keys[0]))

@@ -516,3 +516,8 @@ void apenet_out_discard(struct apenet_out *o)
 	node_free(o->root);
 	free(o);
 }
+
+enum apenet_out_fmt apenet_out_format(const struct apenet_out *o)
+{
+	return o->fmt;
+}

@@ -9,13 +9,20 @@
 #include "apenet/finding.h"
 #include "apenet/out.h"
 
+/* Text: a table of severity, where, code and one sentence with the
+ * recommendation and the evidence; JSON and CSV: every field. */
 static void one(struct apenet_out *o, const struct apenet_finding *f)
 {
-	char t[1200];
-	snprintf(t, sizeof(t), "%-4s %s%s%s: %s%s%s%s%s%s", apenet_sev_name(f->sev), f->where, f->where[0] ? " " : "",
-		 f->code, f->message, f->rec[0] ? "; " : "", f->rec, f->evidence[0] ? " [" : "", f->evidence,
-		 f->evidence[0] ? "]" : "");
-	apenet_out_obj_begin_text(o, NULL, t);
+	apenet_out_obj_begin(o, NULL);
+	if (apenet_out_format(o) == APENET_OUT_TEXT) {
+		apenet_out_str(o, "severity", apenet_sev_name(f->sev));
+		apenet_out_str(o, "where", f->where[0] ? f->where : "-");
+		apenet_out_str(o, "code", f->code);
+		apenet_out_strf(o, "finding", "%s%s%s%s%s%s", f->message, f->rec[0] ? "; " : "", f->rec,
+				f->evidence[0] ? " [" : "", f->evidence, f->evidence[0] ? "]" : "");
+		apenet_out_obj_end(o);
+		return;
+	}
 	apenet_out_str(o, "subject", apenet_subject_name(f->subject));
 	if (f->subject != APENET_SUBJ_SENSOR && f->subject != APENET_SUBJ_BOARD && f->where[0])
 		apenet_out_str(o, "link", f->where);

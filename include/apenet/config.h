@@ -24,6 +24,18 @@ struct apenet_thresholds {
 	double align_restarts_warn_per_hour;         /* ...and at this rate */
 	double ldm_age_warn_ms, ldm_age_fail_ms;     /* last LDM received from a neighbour */
 	double fifo_hwm_warn_pct;                    /* RX FIFO high-water mark, % of T_RED */
+	/* How sure a rate rule must be (docs/verdicts.md, "Rates"): it fires
+	 * only on at least rate_min_events events whose rate's lower bound at
+	 * rate_confidence clears the threshold. */
+	double rate_confidence;
+	double rate_min_events;
+	double since_clear_min_s;                    /* counts since the clear are judged over at least this */
+	/* Hysteresis, for whoever judges sample after sample (the agent): a
+	 * finding clears after clear_after_samples clean samples; a sensor
+	 * finding clears only this far on the good side of its threshold. */
+	double clear_after_samples;
+	double temp_clear_margin_c;
+	double supply_clear_margin_pct;
 };
 
 struct apenet_node_name {

@@ -47,6 +47,8 @@ int apenet_out_finish(struct apenet_out *o);
 /* Free without printing (the data turned out to be unreliable). */
 void apenet_out_discard(struct apenet_out *o);
 
+/* The format o renders to (a writer of records may lay them out for it). */
+enum apenet_out_fmt apenet_out_format(const struct apenet_out *o);
 /* Parse "--json"/"--csv" style names; -1 when unknown. */
 int apenet_out_fmt_parse(const char *name);
 

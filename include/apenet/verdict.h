@@ -1,68 +1,87 @@
 /*
- * Verdicts: from a board view and the thresholds, a severity (ok / warn /
- * fail), a stable code and a one-line recommendation in plain words, per link
- * and for the board.  The rules live in lofamo/ (the local fault rules the
- * node agent will run too); the codes are documented in docs/verdicts.md and
- * never change meaning.
+ * The one judge: pure functions over a sample pair (struct apenet_view) and
+ * the thresholds, returning findings (apenet/finding.h) with stable codes
+ * (docs/verdicts.md).  The CLI prints them; the agent runs the same rules
+ * every period and keeps their state with a latch (hysteresis) between
+ * samples.  Rules that read a rate say how sure they are: a rate fires only
+ * when the events seen prove it at the configured confidence.
  */
 #ifndef APENET_VERDICT_H
 #define APENET_VERDICT_H
 
 #include "apenet/config.h"
+#include "apenet/dev.h"
 #include "apenet/finding.h"
 #include "apenet/ldm.h"
+#include "apenet/linkstats.h"
 #include "apenet/view.h"
 
-
-#define APENET_MAX_FINDINGS 16
-
-struct apenet_vfinding {
-	enum apenet_sev sev;
-	char code[32];
-	char text[320];
-};
-
-struct apenet_verdict {
-	enum apenet_sev sev;   /* the worst finding's */
-	char code[32];         /* "OK" or the worst finding's code */
-	char rec[320];         /* its recommendation */
-	struct apenet_vfinding f[APENET_MAX_FINDINGS];
-	unsigned n;
-};
-
-/* What a link did over the interval, from counter and TIMESTAMP deltas. */
-struct apenet_link_stats {
-	double dt;                      /* seconds between the samples */
-	unsigned state, phase, lanes_up, lanes_used, nlanes;
-	double tx_Bps, rx_Bps, tx_pps, rx_pps;
-	double crc_per_min, retrans_per_min, payload_per_min;
-	uint64_t down_delta, restarts_delta;
-	double lane_err_per_min[APENET_MAX_LANES]; /* 8b/10b code + disparity */
-	uint64_t lane_restarts[APENET_MAX_LANES];  /* since cleared */
-	double since_clear_s;
-	double max_MBps;                /* the efficiency model's bound for the lanes up */
-	double util;                    /* rx payload / bound */
-	int partner_valid, partner_ext;
-	unsigned partner[3], partner_port;
-	int expect_valid;               /* the torus neighbour this link should face */
-	unsigned expect[3], expect_port;
-	int expect_wrap, expect_dim;    /* the cable closes the ring of dimension expect_dim */
-	int ldm_valid;
-	double ldm_age_s;
-	struct apenet_ldm ldm;
-	double fifo_hwm_pct;
-	int prbs;
-};
-
-void apenet_verdict_init(struct apenet_verdict *v);
-void apenet_verdict_add(struct apenet_verdict *v, enum apenet_sev sev, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-void apenet_link_stats(const struct apenet_view *v, unsigned l, struct apenet_link_stats *st);
 /* "node 1,0,0" or "node quong02 (1,0,0)" */
 void apenet_node_label(const struct apenet_config *cfg, const unsigned xyz[3], char *buf, size_t n);
+
+/*
+ * Rules.  Each appends to out.  latched (may be NULL) is what the caller
+ * currently holds raised (the agent's latch): a rule with a clear level
+ * (sensors) keeps such a finding until the value is back past it.
+ */
 void apenet_rules_link(const struct apenet_view *v, unsigned l, const struct apenet_link_stats *st,
-		       const struct apenet_config *cfg, struct apenet_verdict *out);
-void apenet_rules_board(const struct apenet_view *v, const struct apenet_config *cfg, struct apenet_verdict *out);
+		       const struct apenet_config *cfg, struct apenet_findings *out);
+void apenet_rules_board(const struct apenet_view *v, const struct apenet_config *cfg,
+			const struct apenet_findings *latched, struct apenet_findings *out);
+/* PCIe link training and AER, from config space. */
+void apenet_rules_pcie(int ok, const struct apenet_pcie_info *p, const char *err, struct apenet_findings *out);
+/* A card as the PCI scan found it: gone (all ones) or its PCIe state. */
+void apenet_rules_card(const struct apenet_card *c, struct apenet_findings *out);
+/* Board, sensors and every link. */
+void apenet_judge(const struct apenet_view *v, const struct apenet_config *cfg, const struct apenet_findings *latched,
+		  struct apenet_findings *out);
+
+/*
+ * Rate evidence: k events over t_s seconds against a threshold per unit_s
+ * (60: per minute).  Fires (returns 1) when k >= min_events and the lower
+ * confidence bound of the rate clears the threshold; rate and lower receive
+ * the point rate and that bound either way.
+ */
+int apenet_rate_proven(uint64_t k, double t_s, double thr, double unit_s, const struct apenet_thresholds *t,
+		       double *rate, double *lower);
+
+/* The board's sensors as status shows them, judged by the same rules. */
+#define APENET_NSENSORS 8
+struct apenet_sensor {
+	const char *name;       /* "fpga_temp" */
+	const char *unit;       /* "C", "mV", "mA" */
+	int prec;
+	double value;
+	int present;            /* the board has it (a board without 12 V sensing reads 0) */
+	double low_warn, low_fail, high_warn, high_fail; /* NaN: no such limit */
+	enum apenet_sev sev;
+	const char *code;       /* the finding code when sev > ok */
+	double crossed;         /* the limit crossed */
+};
+unsigned apenet_sensors(const struct apenet_view *v, const struct apenet_config *cfg,
+			const struct apenet_findings *latched, struct apenet_sensor out[APENET_NSENSORS]);
+
+/*
+ * Hysteresis for a judge that runs sample after sample.  A finding is
+ * raised the first sample it appears (or after raise_after samples in a
+ * row) and stays raised, with its latest text, until clear_after samples in
+ * a row come without it.  Keyed by (code, subject, link, lane, where).
+ */
+struct apenet_latch_entry {
+	struct apenet_finding f;
+	unsigned seen, clean;   /* consecutive samples with / without it */
+	int raised;
+	int hit;                /* seen in the sample being fed */
+};
+struct apenet_latch {
+	struct apenet_latch_entry *e;
+	size_t n, cap;
+	unsigned raise_after, clear_after;
+};
+void apenet_latch_init(struct apenet_latch *l, unsigned raise_after, unsigned clear_after);
+void apenet_latch_free(struct apenet_latch *l);
+/* Feeds one sample's findings; raised receives what is raised now.
+ * Returns the number of entries that changed state (raised or cleared). */
+unsigned apenet_latch_step(struct apenet_latch *l, const struct apenet_findings *now, struct apenet_findings *raised);
 
 #endif

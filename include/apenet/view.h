@@ -1,14 +1,14 @@
 /*
- * Everything a command reads about one board: its PCI view, two register
- * snapshots an interval apart (rates come from their counter and TIMESTAMP
- * deltas, never from clearing counters), and its module EEPROM pages.
- * Filled live from a card, or loaded from an `apenet snapshot` file so any
+ * Everything a command or the agent judges about one board: its PCI view,
+ * two register snapshots an interval apart (rates come from their counter
+ * and TIMESTAMP deltas, never from clearing counters), and its module
+ * EEPROM pages.  Made from two samples of the sampler (apenet/sampler.h),
+ * or loaded from an `apenet snapshot` file (apenet/snapfile.h) so any
  * command can be replayed offline (--from FILE).
  */
 #ifndef APENET_VIEW_H
 #define APENET_VIEW_H
 
-#include "apenet/out.h"
 #include "apenet/snapshot.h"
 
 struct apenet_view {
@@ -18,21 +18,12 @@ struct apenet_view {
 	struct apenet_pcie_info pcie;
 	char pcie_err[160];
 	struct apenet_snapshot s0, s1; /* s1 is the later one; equal when there is no interval */
+	int64_t host_ms[2];            /* host epoch time of each sample (ms); 0: unknown */
 	uint32_t ee_status[APENET_MAX_LINKS];
 	uint8_t ee[APENET_MAX_LINKS][APENET_EE_DATA_LEN];
 	char source[64];               /* "live" or "file" */
 	uint64_t reads;                /* register reads it took */
 };
-
-/* Reads the board twice, interval_s apart (0: once), and with modules set
- * its EEPROM windows too (160 reads a port: only the commands that show
- * modules pay for them). */
-int apenet_view_collect(struct apenet_dev *d, const struct apenet_card *c, double interval_s, int modules,
-			struct apenet_view *v, struct apenet_err *e);
-/* Writes the view as an `apenet snapshot` document (always JSON-shaped). */
-void apenet_view_write(const struct apenet_view *v, struct apenet_out *o);
-/* Loads a snapshot file; errors name file:line:column. */
-int apenet_view_load(const char *path, struct apenet_view *v, struct apenet_err *e);
 
 /* Seconds between the two samples (by the board's TIMESTAMP). */
 double apenet_view_dt(const struct apenet_view *v);

@@ -1,0 +1,160 @@
+/*
+ * libpci kept open on one card for a sampler.  On a real machine libpci's
+ * sysfs method reads config space afresh on every call.  The dump method
+ * (an emulated node's pci.lspci, or a saved `lspci -xxx` file) reads its file
+ * once at init: the handle re-opens it when the file changed (size or
+ * mtime), which is what a dump is, a file, not a bus.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <pci/pci.h>
+
+#include "apenet/sampler.h"
+
+struct apenet_pci_handle {
+	char dump[PATH_MAX];
+	char bdf[16];
+	struct pci_access *pa;
+	struct pci_dev *dev;
+	struct timespec mtime;
+	off_t size;
+	jmp_buf jb;
+	char fatal[256];
+};
+
+/* libpci's error callback must not return: it jumps back into the call
+ * that reached libpci, which reports the message as an error. */
+static struct apenet_pci_handle *current;
+
+static void handle_fatal(char *msg, ...) PCI_PRINTF(1, 2) PCI_NONRET;
+static void handle_fatal(char *msg, ...)
+{
+	va_list ap;
+	va_start(ap, msg);
+	vsnprintf(current->fatal, sizeof(current->fatal), msg, ap);
+	va_end(ap);
+	longjmp(current->jb, 1);
+}
+
+static void handle_quiet(char *msg, ...) PCI_PRINTF(1, 2);
+static void handle_quiet(char *msg, ...)
+{
+	(void)msg;
+}
+
+static void drop(struct apenet_pci_handle *h)
+{
+	if (h->pa)
+		pci_cleanup(h->pa);
+	h->pa = NULL;
+	h->dev = NULL;
+}
+
+static int attach(struct apenet_pci_handle *h, struct apenet_err *e)
+{
+	struct pci_access *volatile pa = pci_alloc();
+	if (!pa)
+		return apenet_err_set(e, APENET_EIO, "libpci: cannot allocate");
+	pa->error = handle_fatal;
+	pa->warning = handle_quiet;
+	pa->debug = handle_quiet;
+	current = h;
+	if (setjmp(h->jb)) {
+		pci_cleanup(pa);
+		return apenet_err_set(e, APENET_EIO, "libpci: %s", h->fatal);
+	}
+	if (h->dump[0]) {
+		struct stat st;
+		if (stat(h->dump, &st)) {
+			pci_cleanup(pa);
+			return apenet_err_set(e, APENET_ENODEV, "%s: cannot read the config-space dump", h->dump);
+		}
+		h->mtime = st.st_mtim;
+		h->size = st.st_size;
+		pa->method = PCI_ACCESS_DUMP;
+		pci_set_param(pa, "dump.name", h->dump);
+	}
+	pci_init(pa);
+	pci_scan_bus(pa);
+	for (struct pci_dev *d = pa->devices; d; d = d->next) {
+		char bdf[32];
+		snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%d", d->domain & 0xffff, d->bus, d->dev, d->func);
+		if (!strcmp(bdf, h->bdf)) {
+			h->pa = pa;
+			h->dev = d;
+			return 0;
+		}
+	}
+	pci_cleanup(pa);
+	return apenet_err_set(e, APENET_ENODEV, "%s: no PCI function at that address any more", h->bdf);
+}
+
+int apenet_pci_handle_open(const struct apenet_site *site, const char *bdf, struct apenet_pci_handle **out,
+			   struct apenet_err *e)
+{
+	struct apenet_pci_handle *h = calloc(1, sizeof(*h));
+	if (!h)
+		return apenet_err_set(e, APENET_EIO, "out of memory");
+	snprintf(h->dump, sizeof(h->dump), "%s", site->dump);
+	snprintf(h->bdf, sizeof(h->bdf), "%s", bdf);
+	if (attach(h, e)) {
+		free(h);
+		return -1;
+	}
+	*out = h;
+	return 0;
+}
+
+static int dump_changed(const struct apenet_pci_handle *h)
+{
+	struct stat st;
+	if (!h->dump[0] || stat(h->dump, &st))
+		return 0;
+	return st.st_size != h->size || st.st_mtim.tv_sec != h->mtime.tv_sec || st.st_mtim.tv_nsec != h->mtime.tv_nsec;
+}
+
+int apenet_pci_handle_read(struct apenet_pci_handle *h, struct apenet_card *c, struct apenet_err *e)
+{
+	if (dump_changed(h)) {
+		drop(h);
+		if (attach(h, e))
+			return -1;
+	}
+	if (!h->dev && attach(h, e))
+		return -1;
+	uint8_t cfg[4096];
+	volatile int len = 4096;
+	current = h;
+	if (setjmp(h->jb)) {
+		drop(h); /* attach again next time */
+		return apenet_err_set(e, APENET_EIO, "libpci: %s", h->fatal);
+	}
+	if (!pci_read_block(h->dev, 0, cfg, len)) {
+		len = 256;
+		if (!pci_read_block(h->dev, 0, cfg, len)) {
+			len = 64;
+			if (!pci_read_block(h->dev, 0, cfg, len))
+				return apenet_err_set(e, APENET_EIO, "%s: config space unreadable", h->bdf);
+		}
+	}
+	c->gone = cfg[0] == 0xff && cfg[1] == 0xff && cfg[2] == 0xff && cfg[3] == 0xff;
+	c->pcie_ok = 0;
+	c->pcie_err[0] = 0;
+	memset(&c->pcie, 0, sizeof(c->pcie));
+	if (!c->gone)
+		c->pcie_ok = apenet_pcie_parse(cfg, (size_t)len, &c->pcie, c->pcie_err, sizeof(c->pcie_err)) == 0;
+	return 0;
+}
+
+void apenet_pci_handle_close(struct apenet_pci_handle *h)
+{
+	if (!h)
+		return;
+	drop(h);
+	free(h);
+}
