@@ -212,7 +212,7 @@ const struct apenet_conf_node *apenet_conf_get(const struct apenet_conf_node *ma
 
 int apenet_conf_error(const struct apenet_conf *c, const struct apenet_conf_node *n, struct apenet_err *e, const char *fmt, ...)
 {
-	char msg[400];
+	char msg[900];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -242,7 +242,7 @@ int apenet_conf_check_keys(const struct apenet_conf *c, const struct apenet_conf
 		for (const char *const *a = allowed; *a; a++)
 			ok |= !strcmp(*a, n->key);
 		if (!ok) {
-			char list[448] = "";
+			char list[900] = "";
 			size_t len = 0;
 			for (const char *const *a = allowed; *a && len < sizeof(list); a++)
 				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", len ? ", " : "", *a);

@@ -16,7 +16,7 @@ enum apenet_errcode {
 
 struct apenet_err {
 	int code;
-	char msg[512];
+	char msg[1024];
 };
 
 int apenet_err_set(struct apenet_err *e, int code, const char *fmt, ...)
