@@ -218,8 +218,9 @@ static int load(struct apenet_conf *c, struct apenet_view *v, struct apenet_err 
 	r = c->root;
 	if (apenet_conf_expect(c, r, APENET_CONF_MAP, "document", e) || need(c, r, "schema", APENET_CONF_SCALAR, &x, e))
 		goto out;
-	if (strcmp(x->value, APENET_JSON_SCHEMA)) {
-		apenet_conf_error(c, x, e, "schema '%s' is not %s", x->value, APENET_JSON_SCHEMA);
+	/* /1 snapshots (before findings) hold the same registers: still replayable */
+	if (strcmp(x->value, APENET_JSON_SCHEMA) && strcmp(x->value, "apenet-diag/1")) {
+		apenet_conf_error(c, x, e, "schema '%s' is not %s (or apenet-diag/1)", x->value, APENET_JSON_SCHEMA);
 		goto out;
 	}
 	if (need(c, r, "command", APENET_CONF_SCALAR, &x, e))

@@ -4,7 +4,7 @@
  * writer renders it as
  *   - text: "key: value" blocks for people; arrays of flat objects become
  *     aligned tables;
- *   - JSON: one document {"schema": "apenet-diag/1", "command": ..., ...};
+ *   - JSON: one document {"schema": "apenet-diag/2", "command": ..., ...};
  *   - CSV: every array of flat objects as a header line plus rows.
  * The whole result is kept as a tree until apenet_out_finish(), so the text layout
  * can size its columns.  The JSON schema is versioned (docs/json.md).
@@ -15,7 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define APENET_JSON_SCHEMA "apenet-diag/1"
+/* /2: findings with structured fields, one link shape (issue 7); /1 snapshots still load */
+#define APENET_JSON_SCHEMA "apenet-diag/2"
 
 enum apenet_out_fmt { APENET_OUT_TEXT, APENET_OUT_JSON, APENET_OUT_CSV };
 

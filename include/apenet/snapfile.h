@@ -1,6 +1,6 @@
 /*
  * The snapshot codec: a board view as the versioned `apenet snapshot`
- * document (JSON, schema apenet-diag/1) and back.  Errors name
+ * document (JSON, schema apenet-diag/2) and back.  Errors name
  * file:line:column.
  */
 #ifndef APENET_SNAPFILE_H

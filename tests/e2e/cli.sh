@@ -16,7 +16,7 @@ N="$T/sim/node-1-0-0"
 
 # apenet list --json: the card through libpci's dump method
 "$BIN/apenet" list --json --sim "$N" >"$T/list.json" || fail "apenet list --json exit $?"
-[ "$(jq -r .schema "$T/list.json")" = "apenet-diag/1" ] || fail "schema"
+[ "$(jq -r .schema "$T/list.json")" = "apenet-diag/2" ] || fail "schema"
 [ "$(jq -r '.cards | length' "$T/list.json")" = 1 ] || fail "cards length"
 [ "$(jq -r '.cards[0].bdf' "$T/list.json")" = "0000:03:00.0" ] || fail "bdf"
 [ "$(jq -r '.cards[0].variant' "$T/list.json")" = "apenet+" ] || fail "variant"

@@ -319,7 +319,7 @@ static void test_json_document(void **state)
 	const char *head = "{\n  \"schema\": \"" APENET_JSON_SCHEMA "\",\n  \"command\": \"test \\\"cmd\\\"\",\n";
 	if (strncmp(s, head, strlen(head)))
 		fail_msg("JSON does not start with schema and command:\n%s", s);
-	assert_string_equal(APENET_JSON_SCHEMA, "apenet-diag/1");
+	assert_string_equal(APENET_JSON_SCHEMA, "apenet-diag/2");
 	/* Escapes: quote, backslash, newline, tab, control 0x01, DEL. */
 	assert_non_null(strstr(s, "\"s\": \"q\\\"b\\\\n\\nt\\tc\\u0001d\\u007f\""));
 	assert_non_null(strstr(s, "\"neg\": -42,"));
@@ -362,11 +362,11 @@ static void test_json_minimal(void **state)
 	(void)state;
 	char *s = render(APENET_OUT_JSON, "list", build_empty);
 
-	assert_string_equal(s, "{\n  \"schema\": \"apenet-diag/1\",\n  \"command\": \"list\"\n}\n");
+	assert_string_equal(s, "{\n  \"schema\": \"apenet-diag/2\",\n  \"command\": \"list\"\n}\n");
 	assert_true(json_valid(s));
 	free(s);
 	s = render(APENET_OUT_JSON, NULL, build_empty);
-	assert_string_equal(s, "{\n  \"schema\": \"apenet-diag/1\",\n  \"command\": null\n}\n");
+	assert_string_equal(s, "{\n  \"schema\": \"apenet-diag/2\",\n  \"command\": null\n}\n");
 	assert_true(json_valid(s));
 	free(s);
 }
