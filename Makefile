@@ -3,6 +3,7 @@
 #   make test        build with ASan+UBSan into build/asan/ and run every test
 #   make demo        bring up an emulated 4x4x1 QUonG torus and show it
 #   make bench       run the benchmarks under bench/
+#   make soak        make test 20 times with both cores busy (RUNS=, HOGS=)
 #   make install     PREFIX=/usr/local DESTDIR=
 #   make V=1         show the commands
 .DEFAULT_GOAL := all
@@ -49,7 +50,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
-.PHONY: all test unit e2e check-docs demo bench install clean distclean
+.PHONY: all test unit e2e check-docs demo bench soak install clean distclean
 all: $(PROGS)
 
 $(B)/obj/%.o: %.c build/config.mk
@@ -101,6 +102,9 @@ test:
 bench:
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
 	$(Q)APENET_BIN=$(CURDIR)/$(B)/bin sh bench/run.sh $(B)
+
+soak:
+	$(Q)sh tools/soak.sh
 
 demo: all
 	$(Q)sh tools/demo.sh $(B)/bin
