@@ -1,53 +1,12 @@
 /* Enumerate APEnet cards with libpci: sysfs on a real machine, the dump
  * access method on an emulated node. */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <pci/pci.h>
 
 #include "apenet/dev.h"
-#include "apenet/log.h"
-
-/*
- * libpci reports a fatal error (a dump it cannot parse, no access method,
- * no memory) through pa->error, which must not return: libpci's own default
- * exits the process.  A library a daemon lives in cannot do that, so the
- * callback keeps the message and longjmps back to the apenet_pci_scan call
- * that entered libpci; the scan then cleans up and returns an error.
- * Thread-local: each thread's scan has its own way back.
- */
-struct pci_escape {
-	jmp_buf env;
-	char msg[256];
-};
-static _Thread_local struct pci_escape *pci_escape;
-
-static void pci_fatal(char *msg, ...) PCI_PRINTF(1, 2) PCI_NONRET;
-static void pci_warning(char *msg, ...) PCI_PRINTF(1, 2);
-
-static void pci_fatal(char *msg, ...)
-{
-	struct pci_escape *x = pci_escape;
-	va_list ap;
-	va_start(ap, msg);
-	vsnprintf(x->msg, sizeof(x->msg), msg, ap);
-	va_end(ap);
-	longjmp(x->env, 1);
-}
-
-/* Warnings (and debug output, when enabled) go to the log at info: they were
- * never shown before, and a daemon can raise its threshold to see them. */
-static void pci_warning(char *msg, ...)
-{
-	char buf[256];
-	va_list ap;
-	va_start(ap, msg);
-	vsnprintf(buf, sizeof(buf), msg, ap);
-	va_end(ap);
-	apenet_log(APENET_LOG_INFO, "libpci: %s", buf);
-}
+#include "pci_guard.h"
 
 static int all_ones(const uint8_t *b, size_t n)
 {
@@ -63,26 +22,16 @@ int apenet_pci_scan(const struct apenet_site *s, struct apenet_card *cards, int 
 	struct pci_access *pa = pci_alloc();
 	if (!pa)
 		return apenet_err_set(e, APENET_EIO, "libpci: cannot allocate");
-	pa->error = pci_fatal;
-	pa->warning = pci_warning;
-	pa->debug = pci_warning;
-	struct pci_escape x;
-	struct pci_escape *volatile outer = pci_escape; /* a scan from a libpci callback: unlikely, kept working */
-	volatile int cleaning = 0;
-	pci_escape = &x;
-	if (setjmp(x.env)) {
-		/* libpci failed: x.msg says why.  pci_cleanup frees what it had
-		 * built; should cleanup itself fail we land here again and give up
-		 * on the rest (a leak beats an exit). */
-		if (!cleaning) {
-			cleaning = 1;
-			pci_cleanup(pa);
-		}
-		pci_escape = outer;
+	apenet_pci_callbacks(pa);
+	struct apenet_pci_guard g;
+	apenet_pci_guard_push(&g);
+	if (setjmp(g.env)) {
+		apenet_pci_guard_pop(&g);
+		apenet_pci_cleanup(pa);
 		*n = 0;
-		if (s->dump[0] && !strstr(x.msg, s->dump))
-			return apenet_err_set(e, APENET_EIO, "libpci: %s (reading %s)", x.msg, s->dump);
-		return apenet_err_set(e, APENET_EIO, "libpci: %s", x.msg);
+		if (s->dump[0] && !strstr(g.msg, s->dump))
+			return apenet_err_set(e, APENET_EIO, "libpci: %s (reading %s)", g.msg, s->dump);
+		return apenet_err_set(e, APENET_EIO, "libpci: %s", g.msg);
 	}
 	if (s->dump[0]) {
 		pa->method = PCI_ACCESS_DUMP;
@@ -125,8 +74,7 @@ int apenet_pci_scan(const struct apenet_site *s, struct apenet_card *cards, int 
 			c->pcie_ok = apenet_pcie_parse(cfg, (size_t)len, &c->pcie, c->pcie_err,
 						       sizeof(c->pcie_err)) == 0;
 	}
-	cleaning = 1;
-	pci_cleanup(pa);
-	pci_escape = outer;
+	apenet_pci_guard_pop(&g);
+	apenet_pci_cleanup(pa);
 	return 0;
 }

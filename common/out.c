@@ -565,5 +565,5 @@ void apenet_out_discard(struct apenet_out *o)
 
 enum apenet_out_fmt apenet_out_format(const struct apenet_out *o)
 {
-	return o->fmt;
+	return o ? o->fmt : APENET_OUT_TEXT; /* NULL: apenet_out_new ran out of memory */
 }

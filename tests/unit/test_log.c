@@ -21,6 +21,7 @@
 
 #include "apenet/dev.h"
 #include "apenet/log.h"
+#include "apenet/sampler.h"
 
 struct seen {
 	int n;
@@ -199,6 +200,33 @@ static void remove_node(const char *dir)
 	rmdir(dir);
 }
 
+static void write_file(const char *path, const char *text)
+{
+	/* Through a rename, as the emulator publishes its dump: a reader sees
+	 * the old file or the new one, never half of it. */
+	char tmp[PATH_MAX + 8];
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	FILE *f = fopen(tmp, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(rename(tmp, path), 0);
+}
+
+static char *read_text(const char *rel)
+{
+	const char *src = getenv("APENET_SRCDIR");
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", src ? src : ".", rel);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char text[16384];
+	size_t len = fread(text, 1, sizeof(text) - 1, f);
+	text[len] = 0;
+	fclose(f);
+	return text;
+}
+
 static void scan_fails(const char *dump, const char *want)
 {
 	char dir[64];
@@ -245,21 +273,49 @@ static void test_scan_works_after_a_fatal_error(void **state)
 	assert_int_equal(apenet_site_init(&site, bad, &e), 0);
 	assert_int_equal(apenet_pci_scan(&site, cards, APENET_MAX_CARDS, &n, &e), -1);
 	/* A well-formed dump of an APEnet+ (tests/data) scans as before. */
-	const char *src = getenv("APENET_SRCDIR");
-	char path[PATH_MAX], text[16384];
-	snprintf(path, sizeof(path), "%s/tests/data/apenet-gen2x8.lspci", src ? src : ".");
-	FILE *f = fopen(path, "r");
-	assert_non_null(f);
-	size_t len = fread(text, 1, sizeof(text) - 1, f);
-	text[len] = 0;
-	fclose(f);
-	node_with_dump(good, sizeof(good), text);
+	node_with_dump(good, sizeof(good), read_text("tests/data/apenet-gen2x8.lspci"));
 	assert_int_equal(apenet_site_init(&site, good, &e), 0);
 	assert_int_equal(apenet_pci_scan(&site, cards, APENET_MAX_CARDS, &n, &e), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(cards[0].bdf, "0000:03:00.0");
 	remove_node(bad);
 	remove_node(good);
+}
+
+/* The sampler's long-lived libpci handle: a dump that turns bad is an error
+ * on that read, and the handle recovers when the dump is good again. */
+static void test_pci_handle_survives_a_bad_dump(void **state)
+{
+	(void)state;
+	char dir[64], dump[PATH_MAX];
+	const char *good = read_text("tests/data/apenet-gen2x8.lspci");
+	struct apenet_site site;
+	struct apenet_err e = { 0 };
+	struct apenet_pci_handle *h = NULL;
+	struct apenet_card c;
+	node_with_dump(dir, sizeof(dir), "0000:03:00.0 Processing accelerators\n00: zz\n");
+	snprintf(dump, sizeof(dump), "%s/%s", dir, APENET_SIM_DUMP);
+	assert_int_equal(apenet_site_init(&site, dir, &e), 0);
+	assert_int_equal(apenet_pci_handle_open(&site, "0000:03:00.0", &h, &e), -1);
+	assert_non_null(strstr(e.msg, "libpci: dump: Malformed line"));
+
+	write_file(dump, good);
+	assert_int_equal(apenet_pci_handle_open(&site, "0000:03:00.0", &h, &e), 0);
+	assert_int_equal(apenet_pci_handle_read(h, &c, &e), 0);
+	assert_true(c.pcie_ok);
+
+	/* Bad, with a different size so that the handle sees the change. */
+	write_file(dump, "0000:03:00.0 Processing accelerators\n00: zz 11 22\n");
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(apenet_pci_handle_read(h, &c, &e), -1);
+	assert_non_null(strstr(e.msg, "libpci: dump: Malformed line"));
+	assert_int_equal(apenet_pci_handle_read(h, &c, &e), -1); /* and again, still no exit */
+
+	write_file(dump, good);
+	assert_int_equal(apenet_pci_handle_read(h, &c, &e), 0);
+	assert_true(c.pcie_ok);
+	apenet_pci_handle_close(h);
+	remove_node(dir);
 }
 
 int main(void)
@@ -273,6 +329,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_syslog_sink, reset),
 		cmocka_unit_test_teardown(test_libpci_fatal_errors_return, reset),
 		cmocka_unit_test_teardown(test_scan_works_after_a_fatal_error, reset),
+		cmocka_unit_test_teardown(test_pci_handle_survives_a_bad_dump, reset),
 	};
 	return cmocka_run_group_tests_name("log", tests, NULL, NULL);
 }
