@@ -293,9 +293,19 @@ static void test_busy_lock_names_file_and_holder(void **state)
 	assert_true(waited >= 0.2 && waited < 5);
 	/* The command never reached the card. */
 	assert_int_equal(apenet_rd32(&d, APENET_REG_CMD_SEQ), apenet_rd32(&d, APENET_REG_CMD_DONE_SEQ));
+	/* The CLI says the same after its 5 s, and exits 2. */
+	char node[PATH_MAX + 64], out[1024], err[1024];
+	e2e_node_dir(&sim, 0, 0, 0, node, sizeof(node));
+	assert_int_equal(e2e_run(out, sizeof(out), err, sizeof(err), "apenet", "--sim", node, "clear-counters", NULL),
+			 2);
+	printf("apenet clear-counters: %s", err);
+	assert_non_null(strstr(err, "command region busy"));
+	assert_non_null(strstr(err, want));
+	assert_int_equal(apenet_rd32(&d, APENET_REG_CMD_SEQ), apenet_rd32(&d, APENET_REG_CMD_DONE_SEQ));
 
 	/* Released: the next command goes through. */
 	close(to);
+	close(from);
 	int st;
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
