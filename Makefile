@@ -4,11 +4,13 @@
 #   make demo        bring up an emulated 4x4x1 QUonG torus and show it
 #   make bench       run the benchmarks under bench/
 #   make soak        make test 20 times with both cores busy (RUNS=, HOGS=)
-#   make install     PREFIX=/usr/local DESTDIR=
+#   make install     PREFIX=/usr/local DESTDIR= (programs, libapenet.a, headers, apenet.pc, docs)
 #   make V=1         show the commands
 .DEFAULT_GOAL := all
 PREFIX ?= /usr/local
 DESTDIR ?=
+LIBDIR ?= $(PREFIX)/lib
+VERSION := 0.1
 B ?= build
 SAN ?= 0
 
@@ -80,7 +82,10 @@ $(B)/bin/apenet-regmap-doc: $(call obj,tools/regmap_doc.c) $(LIB_A)
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(SIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(CMOCKA_LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(TEST_LDFLAGS) $(CFLAGS) $^ $(LIBS) $(CMOCKA_LIBS) -o $@
+# The writer's out-of-memory test fails allocations on demand through these.
+$(B)/tests/test_out_oom: TEST_LDFLAGS := \
+	-Wl,--wrap=malloc,--wrap=calloc,--wrap=strdup,--wrap=vasprintf,--wrap=__vasprintf_chk
 $(B)/tests/%: $(B)/obj/tests/e2e/%.o $(B)/obj/tests/e2e/e2e_util.o $(SIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
@@ -112,11 +117,22 @@ demo: all
 docs/regmap.md: $(B)/bin/apenet-regmap-doc
 	$(Q)$< > $@
 
+# pkg-config: only a static library is installed, so libpci, libyaml and
+# libm are always needed beside it: Requires and Libs, not *.private.  Paths
+# hang off ${prefix}, so --define-variable=prefix=... relocates them.
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/apenet \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/apenet $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(PREFIX)/share/doc/apenet-diag $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(B)/bin/apenet $(B)/bin/apenet-sim $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/apenet/*.h $(DESTDIR)$(PREFIX)/include/apenet/
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(PC_LIBDIR)' 'includedir=$${prefix}/include' '' \
+		'Name: apenet' \
+		'Description: APEnet+ diagnostics library: device layer, output writer, fault rules' \
+		'Version: $(VERSION)' 'Requires: libpci yaml-0.1' \
+		'Libs: -L$${libdir} -lapenet -lm' 'Cflags: -I$${includedir}' \
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/apenet.pc
 	install -d $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/commands
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/
 	install -m 644 docs/commands/*.md $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/commands/

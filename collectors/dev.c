@@ -40,6 +40,7 @@ int apenet_dev_open(struct apenet_dev *d, const struct apenet_site *s, const cha
 {
 	struct apenet_card c;
 	memset(d, 0, sizeof(*d));
+	d->lock_fd = -1;
 	if (apenet_pci_pick(s, bdf, &c, e))
 		return -1;
 	return apenet_dev_open_card(d, s, &c, e);
@@ -50,11 +51,14 @@ int apenet_dev_open_card(struct apenet_dev *d, const struct apenet_site *s, cons
 {
 	struct apenet_card c = *cp;
 	memset(d, 0, sizeof(*d));
+	d->lock_fd = -1;
 	if (c.gone)
 		return apenet_err_set(e, APENET_EGONE, "card not responding at %s: config space reads all ones",
 				      c.bdf);
 	snprintf(d->bdf, sizeof(d->bdf), "%s", c.bdf);
 	d->prof = c.prof;
+	snprintf(d->lock_path, sizeof(d->lock_path), "%s/apenet-%s.lock", s->lockdir[0] ? s->lockdir : APENET_LOCK_DIR,
+		 c.bdf);
 
 	char path[PATH_MAX + 32];
 	snprintf(path, sizeof(path), "%s/%s/resource0", s->devroot, c.bdf);
@@ -97,9 +101,14 @@ int apenet_dev_open_card(struct apenet_dev *d, const struct apenet_site *s, cons
 
 void apenet_dev_close(struct apenet_dev *d)
 {
-	if (d->bar)
-		munmap((void *)d->bar, d->bar_len);
+	if (!d->bar)
+		return; /* never opened, or closed already: lock_fd means nothing */
+	munmap((void *)d->bar, d->bar_len);
 	d->bar = NULL;
+	if (d->lock_fd >= 0)
+		close(d->lock_fd); /* drops the lock too, should a caller still hold it */
+	d->lock_fd = -1;
+	d->lock_depth = 0;
 }
 
 int apenet_dev_check(struct apenet_dev *d, struct apenet_err *e)
@@ -120,27 +129,47 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-int apenet_dev_command(struct apenet_dev *d, uint32_t code, uint32_t arg, int timeout_ms,
-		       struct apenet_err *e)
+int apenet_dev_command_result(struct apenet_dev *d, uint32_t code, uint32_t arg, int timeout_ms, uint32_t *result,
+			      struct apenet_err *e)
 {
+	if (apenet_dev_lock(d, timeout_ms, e))
+		return -1;
+	/* Everything from here to RESULT is ours alone: the sequence number, the
+	 * CODE and ARG the firmware will read, and the RESULT it leaves. */
 	uint32_t seq = apenet_rd32(d, APENET_REG_CMD_DONE_SEQ) + 1;
 	apenet_wr32(d, APENET_REG_CMD_CODE, code);
 	apenet_wr32(d, APENET_REG_CMD_ARG, arg);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* CODE and ARG land before the doorbell */
 	apenet_wr32(d, APENET_REG_CMD_SEQ, seq);
-	for (int waited = 0; waited <= timeout_ms; waited += 2) {
+	int rc = -1;
+	for (int waited = 0;; waited += 2) {
 		uint32_t done = apenet_rd32(d, APENET_REG_CMD_DONE_SEQ);
 		if (done == APENET_ALL_ONES && apenet_dev_check(d, e))
-			return -1;
+			break;
 		if (done == seq) {
-			uint32_t r = apenet_rd32(d, APENET_REG_CMD_RESULT);
-			if (r != APENET_CMDERR_OK)
-				return apenet_err_set(e, APENET_EINVAL, "%s: command %u (arg %u) failed: CMD_RESULT %u",
-						      d->bdf, code, arg, r);
-			return 0;
+			*result = apenet_rd32(d, APENET_REG_CMD_RESULT);
+			rc = 0;
+			break;
+		}
+		if (waited >= timeout_ms) {
+			apenet_err_set(e, APENET_EBUSY, "%s: command %u not acknowledged within %d ms (firmware hung?)",
+				       d->bdf, code, timeout_ms);
+			break;
 		}
 		sleep_ms(2);
 	}
-	return apenet_err_set(e, APENET_EBUSY, "%s: command %u not acknowledged within %d ms (firmware hung?)",
-			      d->bdf, code, timeout_ms);
+	apenet_dev_unlock(d);
+	return rc;
+}
+
+int apenet_dev_command(struct apenet_dev *d, uint32_t code, uint32_t arg, int timeout_ms,
+		       struct apenet_err *e)
+{
+	uint32_t r;
+	if (apenet_dev_command_result(d, code, arg, timeout_ms, &r, e))
+		return -1;
+	if (r != APENET_CMDERR_OK)
+		return apenet_err_set(e, APENET_EINVAL, "%s: command %u (arg %u) failed: CMD_RESULT %u", d->bdf, code,
+				      arg, r);
+	return 0;
 }

@@ -1,33 +1,12 @@
 /* Enumerate APEnet cards with libpci: sysfs on a real machine, the dump
  * access method on an emulated node. */
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <pci/pci.h>
 
 #include "apenet/dev.h"
-
-/* libpci reports fatal errors through a callback that must not return. */
-static void pci_fatal(char *msg, ...) PCI_PRINTF(1, 2) PCI_NONRET;
-static void pci_quiet(char *msg, ...) PCI_PRINTF(1, 2);
-
-static void pci_fatal(char *msg, ...)
-{
-	va_list ap;
-	va_start(ap, msg);
-	fputs("apenet: libpci: ", stderr);
-	vfprintf(stderr, msg, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(2);
-}
-
-static void pci_quiet(char *msg, ...)
-{
-	(void)msg;
-}
+#include "pci_guard.h"
 
 static int all_ones(const uint8_t *b, size_t n)
 {
@@ -43,9 +22,17 @@ int apenet_pci_scan(const struct apenet_site *s, struct apenet_card *cards, int 
 	struct pci_access *pa = pci_alloc();
 	if (!pa)
 		return apenet_err_set(e, APENET_EIO, "libpci: cannot allocate");
-	pa->error = pci_fatal;
-	pa->warning = pci_quiet;
-	pa->debug = pci_quiet;
+	apenet_pci_callbacks(pa);
+	struct apenet_pci_guard g;
+	apenet_pci_guard_push(&g);
+	if (setjmp(g.env)) {
+		apenet_pci_guard_pop(&g);
+		apenet_pci_cleanup(pa);
+		*n = 0;
+		if (s->dump[0] && !strstr(g.msg, s->dump))
+			return apenet_err_set(e, APENET_EIO, "libpci: %s (reading %s)", g.msg, s->dump);
+		return apenet_err_set(e, APENET_EIO, "libpci: %s", g.msg);
+	}
 	if (s->dump[0]) {
 		pa->method = PCI_ACCESS_DUMP;
 		pci_set_param(pa, "dump.name", (char *)s->dump);
@@ -87,6 +74,7 @@ int apenet_pci_scan(const struct apenet_site *s, struct apenet_card *cards, int 
 			c->pcie_ok = apenet_pcie_parse(cfg, (size_t)len, &c->pcie, c->pcie_err,
 						       sizeof(c->pcie_err)) == 0;
 	}
-	pci_cleanup(pa);
+	apenet_pci_guard_pop(&g);
+	apenet_pci_cleanup(pa);
 	return 0;
 }

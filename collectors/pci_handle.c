@@ -5,8 +5,6 @@
  * once at init: the handle re-opens it when the file changed (size or
  * mtime), which is what a dump is, a file, not a bus.
  */
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +13,7 @@
 #include <pci/pci.h>
 
 #include "apenet/sampler.h"
+#include "pci_guard.h"
 
 struct apenet_pci_handle {
 	char dump[PATH_MAX];
@@ -23,36 +22,16 @@ struct apenet_pci_handle {
 	struct pci_dev *dev;
 	struct timespec mtime;
 	off_t size;
-	jmp_buf jb;
-	char fatal[256];
 };
 
-/* libpci's error callback must not return: it jumps back into the call
- * that reached libpci, which reports the message as an error. */
-static struct apenet_pci_handle *current;
-
-static void handle_fatal(char *msg, ...) PCI_PRINTF(1, 2) PCI_NONRET;
-static void handle_fatal(char *msg, ...)
-{
-	va_list ap;
-	va_start(ap, msg);
-	vsnprintf(current->fatal, sizeof(current->fatal), msg, ap);
-	va_end(ap);
-	longjmp(current->jb, 1);
-}
-
-static void handle_quiet(char *msg, ...) PCI_PRINTF(1, 2);
-static void handle_quiet(char *msg, ...)
-{
-	(void)msg;
-}
-
+/* libpci's fatal errors come back through a guard (pci_guard.h), as in
+ * apenet_pci_scan. */
 static void drop(struct apenet_pci_handle *h)
 {
-	if (h->pa)
-		pci_cleanup(h->pa);
+	struct pci_access *pa = h->pa;
 	h->pa = NULL;
 	h->dev = NULL;
+	apenet_pci_cleanup(pa);
 }
 
 static int attach(struct apenet_pci_handle *h, struct apenet_err *e)
@@ -60,18 +39,19 @@ static int attach(struct apenet_pci_handle *h, struct apenet_err *e)
 	struct pci_access *volatile pa = pci_alloc();
 	if (!pa)
 		return apenet_err_set(e, APENET_EIO, "libpci: cannot allocate");
-	pa->error = handle_fatal;
-	pa->warning = handle_quiet;
-	pa->debug = handle_quiet;
-	current = h;
-	if (setjmp(h->jb)) {
-		pci_cleanup(pa);
-		return apenet_err_set(e, APENET_EIO, "libpci: %s", h->fatal);
+	apenet_pci_callbacks(pa);
+	struct apenet_pci_guard g;
+	apenet_pci_guard_push(&g);
+	if (setjmp(g.env)) {
+		apenet_pci_guard_pop(&g);
+		apenet_pci_cleanup(pa);
+		return apenet_err_set(e, APENET_EIO, "libpci: %s", g.msg);
 	}
 	if (h->dump[0]) {
 		struct stat st;
 		if (stat(h->dump, &st)) {
-			pci_cleanup(pa);
+			apenet_pci_guard_pop(&g);
+			apenet_pci_cleanup(pa);
 			return apenet_err_set(e, APENET_ENODEV, "%s: cannot read the config-space dump", h->dump);
 		}
 		h->mtime = st.st_mtim;
@@ -85,12 +65,14 @@ static int attach(struct apenet_pci_handle *h, struct apenet_err *e)
 		char bdf[32];
 		snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%d", d->domain & 0xffff, d->bus, d->dev, d->func);
 		if (!strcmp(bdf, h->bdf)) {
+			apenet_pci_guard_pop(&g);
 			h->pa = pa;
 			h->dev = d;
 			return 0;
 		}
 	}
-	pci_cleanup(pa);
+	apenet_pci_guard_pop(&g);
+	apenet_pci_cleanup(pa);
 	return apenet_err_set(e, APENET_ENODEV, "%s: no PCI function at that address any more", h->bdf);
 }
 
@@ -129,19 +111,25 @@ int apenet_pci_handle_read(struct apenet_pci_handle *h, struct apenet_card *c, s
 		return -1;
 	uint8_t cfg[4096];
 	volatile int len = 4096;
-	current = h;
-	if (setjmp(h->jb)) {
+	struct apenet_pci_guard g;
+	apenet_pci_guard_push(&g);
+	if (setjmp(g.env)) {
+		apenet_pci_guard_pop(&g);
 		drop(h); /* attach again next time */
-		return apenet_err_set(e, APENET_EIO, "libpci: %s", h->fatal);
+		return apenet_err_set(e, APENET_EIO, "libpci: %s", g.msg);
 	}
-	if (!pci_read_block(h->dev, 0, cfg, len)) {
+	int ok = pci_read_block(h->dev, 0, cfg, len);
+	if (!ok) {
 		len = 256;
-		if (!pci_read_block(h->dev, 0, cfg, len)) {
-			len = 64;
-			if (!pci_read_block(h->dev, 0, cfg, len))
-				return apenet_err_set(e, APENET_EIO, "%s: config space unreadable", h->bdf);
-		}
+		ok = pci_read_block(h->dev, 0, cfg, len);
 	}
+	if (!ok) {
+		len = 64;
+		ok = pci_read_block(h->dev, 0, cfg, len);
+	}
+	apenet_pci_guard_pop(&g);
+	if (!ok)
+		return apenet_err_set(e, APENET_EIO, "%s: config space unreadable", h->bdf);
 	c->gone = cfg[0] == 0xff && cfg[1] == 0xff && cfg[2] == 0xff && cfg[3] == 0xff;
 	c->pcie_ok = 0;
 	c->pcie_err[0] = 0;

@@ -13,6 +13,7 @@ int apenet_site_init(struct apenet_site *s, const char *simdir, struct apenet_er
 		simdir = getenv("APENET_SIM_DIR");
 	if (!simdir || !*simdir) {
 		snprintf(s->devroot, sizeof(s->devroot), "%s", APENET_SYSFS_DEVICES);
+		snprintf(s->lockdir, sizeof(s->lockdir), "%s", APENET_LOCK_DIR);
 		return 0;
 	}
 	struct stat st;
@@ -20,6 +21,9 @@ int apenet_site_init(struct apenet_site *s, const char *simdir, struct apenet_er
 		return apenet_err_set(e, APENET_ENODEV, "%s: not an emulated node directory", simdir);
 	int a = snprintf(s->dump, sizeof(s->dump), "%s/%s", simdir, APENET_SIM_DUMP);
 	int b = snprintf(s->devroot, sizeof(s->devroot), "%s/%s", simdir, APENET_SIM_DEVROOT);
+	/* Both the emulator and every tool see the node directory: the lock
+	 * lives there, beside the BAR it guards. */
+	snprintf(s->lockdir, sizeof(s->lockdir), "%s", simdir);
 	if (a < 0 || (size_t)a >= sizeof(s->dump) || b < 0 || (size_t)b >= sizeof(s->devroot))
 		return apenet_err_set(e, APENET_EINVAL, "%s: path too long", simdir);
 	if (stat(s->dump, &st) != 0)

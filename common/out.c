@@ -1,9 +1,17 @@
-/* The output writer: builds a tree, renders it as text, JSON or CSV. */
+/* The output writer: builds a tree, renders it as text, JSON or CSV.
+ *
+ * Out of memory is sticky, never fatal: the first failed allocation marks the
+ * writer, every later call does nothing, and apenet_out_finish() prints
+ * nothing, logs it and returns -1 (errno ENOMEM).  A NULL writer (what
+ * apenet_out_new returns without memory) behaves the same.  Rendering
+ * allocates nothing, so a document is printed whole or not at all. */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "apenet/log.h"
 #include "apenet/out.h"
 
 enum node_kind { N_OBJ, N_ARR, N_STR, N_NUM, N_BOOL, N_NULL };
@@ -12,7 +20,7 @@ struct node {
 	enum node_kind kind;
 	char *key;
 	char *text;  /* scalar as shown in text/CSV */
-	char *json;  /* scalar as written in JSON */
+	char *json;  /* scalar as written in JSON; NULL for strings (escaped when written) */
 	struct node *child, *last, *next, *parent;
 	int vertical; /* text: blocks, never a table */
 };
@@ -21,27 +29,37 @@ struct apenet_out {
 	enum apenet_out_fmt fmt;
 	FILE *f;
 	struct node *root, *cur;
-	int oom;
+	int oom;          /* an allocation failed: nothing more is done */
+	char command[32]; /* for the message when that happens */
 };
 
-static char *dupstr(const char *s)
+/* Duplicates s (NULL stays NULL); on failure marks the writer. */
+static char *dupstr(struct apenet_out *o, const char *s)
 {
-	return s ? strdup(s) : NULL;
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		o->oom = 1;
+	return d;
 }
 
-static void out_die_oom(void)
-{
-	fputs("apenet: out of memory\n", stderr);
-	exit(2);
-}
-
+/* NULL when the writer is out of memory (already, or now). */
 static struct node *node_add(struct apenet_out *o, enum node_kind k, const char *key)
 {
+	if (!o || o->oom)
+		return NULL;
 	struct node *n = calloc(1, sizeof(*n));
-	if (!n)
-		out_die_oom();
+	if (!n) {
+		o->oom = 1;
+		return NULL;
+	}
 	n->kind = k;
-	n->key = dupstr(key);
+	n->key = dupstr(o, key);
+	if (o->oom) {
+		free(n);
+		return NULL;
+	}
 	n->parent = o->cur;
 	if (o->cur->last)
 		o->cur->last->next = n;
@@ -55,12 +73,15 @@ struct apenet_out *apenet_out_new(enum apenet_out_fmt fmt, FILE *f, const char *
 {
 	struct apenet_out *o = calloc(1, sizeof(*o));
 	if (!o)
-		out_die_oom();
+		return NULL;
 	o->fmt = fmt;
 	o->f = f;
+	snprintf(o->command, sizeof(o->command), "%s", command ? command : "");
 	o->root = calloc(1, sizeof(*o->root));
-	if (!o->root)
-		out_die_oom();
+	if (!o->root) {
+		free(o);
+		return NULL;
+	}
 	o->root->kind = N_OBJ;
 	o->cur = o->root;
 	if (fmt == APENET_OUT_JSON) {
@@ -70,34 +91,44 @@ struct apenet_out *apenet_out_new(enum apenet_out_fmt fmt, FILE *f, const char *
 	return o;
 }
 
+/* After a failed allocation the nesting is no longer tracked: nothing
+ * will be rendered, so begin/end need not balance any more. */
 void apenet_out_obj_begin(struct apenet_out *o, const char *key)
 {
-	o->cur = node_add(o, N_OBJ, key);
+	struct node *n = node_add(o, N_OBJ, key);
+	if (n)
+		o->cur = n;
 }
 
 void apenet_out_obj_begin_text(struct apenet_out *o, const char *key, const char *text)
 {
-	apenet_out_obj_begin(o, key);
-	o->cur->text = dupstr(text);
-	if (text && !o->cur->text)
-		out_die_oom();
+	struct node *n = node_add(o, N_OBJ, key);
+	if (!n)
+		return;
+	o->cur = n;
+	n->text = dupstr(o, text);
 }
 
 void apenet_out_arr_begin(struct apenet_out *o, const char *key)
 {
-	o->cur = node_add(o, N_ARR, key);
+	struct node *n = node_add(o, N_ARR, key);
+	if (n)
+		o->cur = n;
 }
 
 void apenet_out_obj_end(struct apenet_out *o)
 {
-	if (o->cur->parent)
+	if (o && !o->oom && o->cur->parent)
 		o->cur = o->cur->parent;
 }
 
 void apenet_out_arr_begin_vertical(struct apenet_out *o, const char *key)
 {
-	apenet_out_arr_begin(o, key);
-	o->cur->vertical = 1;
+	struct node *n = node_add(o, N_ARR, key);
+	if (n) {
+		o->cur = n;
+		n->vertical = 1;
+	}
 }
 
 void apenet_out_arr_end(struct apenet_out *o)
@@ -105,39 +136,35 @@ void apenet_out_arr_end(struct apenet_out *o)
 	apenet_out_obj_end(o);
 }
 
+/* json NULL: a string, escaped when written. */
 static void scalar(struct apenet_out *o, enum node_kind k, const char *key, const char *text, const char *json)
 {
 	struct node *n = node_add(o, k, key);
-	n->text = dupstr(text);
-	n->json = dupstr(json);
-	if ((text && !n->text) || (json && !n->json))
-		out_die_oom();
+	if (!n)
+		return;
+	n->text = dupstr(o, text);
+	n->json = dupstr(o, json);
 }
 
-static char *json_escape(const char *s)
+/* Writes s as a JSON string; straight to the stream, so rendering needs no memory. */
+static void json_put_str(FILE *f, const char *s)
 {
-	size_t len = strlen(s), cap = len * 6 + 3, j = 0;
-	char *r = malloc(cap);
-	if (!r)
-		out_die_oom();
-	r[j++] = '"';
+	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
-		case '"': r[j++] = '\\'; r[j++] = '"'; break;
-		case '\\': r[j++] = '\\'; r[j++] = '\\'; break;
-		case '\n': r[j++] = '\\'; r[j++] = 'n'; break;
-		case '\t': r[j++] = '\\'; r[j++] = 't'; break;
-		case '\r': r[j++] = '\\'; r[j++] = 'r'; break;
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\r': fputs("\\r", f); break;
 		default:
 			if (*p < 0x20 || *p == 0x7f)
-				j += (size_t)sprintf(r + j, "\\u%04x", *p);
+				fprintf(f, "\\u%04x", *p);
 			else
-				r[j++] = (char)*p;
+				fputc(*p, f);
 		}
 	}
-	r[j++] = '"';
-	r[j] = 0;
-	return r;
+	fputc('"', f);
 }
 
 void apenet_out_str(struct apenet_out *o, const char *key, const char *v)
@@ -146,20 +173,22 @@ void apenet_out_str(struct apenet_out *o, const char *key, const char *v)
 		apenet_out_null(o, key);
 		return;
 	}
-	char *j = json_escape(v);
-	scalar(o, N_STR, key, v, j);
-	free(j);
+	scalar(o, N_STR, key, v, NULL);
 }
 
 void apenet_out_strf(struct apenet_out *o, const char *key, const char *fmt, ...)
 {
+	if (!o || o->oom)
+		return;
 	char *s = NULL;
 	va_list ap;
 	va_start(ap, fmt);
 	int r = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		out_die_oom();
+	if (r < 0) {
+		o->oom = 1;
+		return;
+	}
 	apenet_out_str(o, key, s);
 	free(s);
 }
@@ -224,6 +253,10 @@ int apenet_out_fmt_parse(const char *name)
 /* ---- JSON ---- */
 static void json_write(FILE *f, const struct node *n, int depth)
 {
+	if (n->kind == N_STR) {
+		json_put_str(f, n->text);
+		return;
+	}
 	if (n->kind != N_OBJ && n->kind != N_ARR) {
 		fputs(n->json, f);
 		return;
@@ -233,9 +266,8 @@ static void json_write(FILE *f, const struct node *n, int depth)
 	for (const struct node *c = n->child; c; c = c->next) {
 		fprintf(f, "\n%*s", (depth + 1) * 2, "");
 		if (obj) {
-			char *k = json_escape(c->key ? c->key : "");
-			fprintf(f, "%s: ", k);
-			free(k);
+			json_put_str(f, c->key ? c->key : "");
+			fputs(": ", f);
 		}
 		json_write(f, c, depth + 1);
 		if (c->next)
@@ -248,10 +280,12 @@ static void json_write(FILE *f, const struct node *n, int depth)
 
 /* ---- tables (text and CSV) ---- */
 #define MAXCOLS 128
+#define COLNAME 256
 
+/* Fixed-size, on the stack (32 KiB): rendering must not need memory. */
 struct table {
 	int ncols;
-	char *cols[MAXCOLS];
+	char cols[MAXCOLS][COLNAME];
 };
 
 /* Scalars, and objects that carry their own one-cell text. */
@@ -299,18 +333,14 @@ static void table_addcol(struct table *t, const char *name)
 	for (int i = 0; i < t->ncols; i++)
 		if (!strcmp(t->cols[i], name))
 			return;
-	if (t->ncols < MAXCOLS) {
-		t->cols[t->ncols] = strdup(name);
-		if (!t->cols[t->ncols])
-			out_die_oom();
-		t->ncols++;
-	}
+	if (t->ncols < MAXCOLS)
+		snprintf(t->cols[t->ncols++], COLNAME, "%s", name);
 }
 
 static void table_cols(struct table *t, const struct node *obj, const char *prefix)
 {
 	for (const struct node *c = obj->child; c; c = c->next) {
-		char name[256];
+		char name[COLNAME];
 		snprintf(name, sizeof(name), "%s%s%s", prefix, *prefix ? "." : "", c->key ? c->key : "");
 		if (c->kind == N_OBJ && !c->text)
 			table_cols(t, c, name);
@@ -334,12 +364,6 @@ static const struct node *lookup(const struct node *obj, const char *path)
 	return NULL;
 }
 
-static void table_free(struct table *t)
-{
-	for (int i = 0; i < t->ncols; i++)
-		free(t->cols[i]);
-}
-
 static const char *cell(const struct node *row, const char *col)
 {
 	const struct node *n = lookup(row, col);
@@ -361,7 +385,8 @@ static void table_line(FILE *f, int indent, int ncols, const size_t *w, const ch
 
 static void text_table(FILE *f, const struct node *arr, int indent)
 {
-	struct table t = { 0 };
+	struct table t;
+	t.ncols = 0; /* names are read only below ncols: no need to clear 32 KiB */
 	size_t w[MAXCOLS];
 	const char *cells[MAXCOLS];
 	for (const struct node *r = arr->child; r; r = r->next)
@@ -381,7 +406,6 @@ static void text_table(FILE *f, const struct node *arr, int indent)
 			cells[i] = cell(r, t.cols[i]);
 		table_line(f, indent, t.ncols, w, cells);
 	}
-	table_free(&t);
 }
 
 static void text_write(FILE *f, const struct node *obj, int indent);
@@ -450,31 +474,36 @@ static void csv_field(FILE *f, const char *s)
 	}
 }
 
+/* Its own function, so only a frame that prints a table holds one. */
+static void csv_table(FILE *f, const struct node *arr, const char *path, int *blocks)
+{
+	struct table t;
+	t.ncols = 0; /* names are read only below ncols: no need to clear 32 KiB */
+	for (const struct node *r = arr->child; r; r = r->next)
+		table_cols(&t, r, "");
+	if ((*blocks)++)
+		fputc('\n', f);
+	fprintf(f, "# %s\n", path);
+	for (int i = 0; i < t.ncols; i++) {
+		csv_field(f, t.cols[i]);
+		fputc(i + 1 < t.ncols ? ',' : '\n', f);
+	}
+	for (const struct node *r = arr->child; r; r = r->next)
+		for (int i = 0; i < t.ncols; i++) {
+			csv_field(f, cell(r, t.cols[i]));
+			fputc(i + 1 < t.ncols ? ',' : '\n', f);
+		}
+}
+
 static void csv_walk(FILE *f, const struct node *n, const char *path, int *blocks)
 {
 	for (const struct node *c = n->child; c; c = c->next) {
-		char p[256];
+		char p[COLNAME];
 		snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", c->key ? c->key : "");
-		if (c->kind == N_ARR && arr_tabular(c)) {
-			struct table t = { 0 };
-			for (const struct node *r = c->child; r; r = r->next)
-				table_cols(&t, r, "");
-			if ((*blocks)++)
-				fputc('\n', f);
-			fprintf(f, "# %s\n", p);
-			for (int i = 0; i < t.ncols; i++) {
-				csv_field(f, t.cols[i]);
-				fputc(i + 1 < t.ncols ? ',' : '\n', f);
-			}
-			for (const struct node *r = c->child; r; r = r->next)
-				for (int i = 0; i < t.ncols; i++) {
-					csv_field(f, cell(r, t.cols[i]));
-					fputc(i + 1 < t.ncols ? ',' : '\n', f);
-				}
-			table_free(&t);
-		} else if (c->kind == N_OBJ || c->kind == N_ARR) {
+		if (c->kind == N_ARR && arr_tabular(c))
+			csv_table(f, c, p, blocks);
+		else if (c->kind == N_OBJ || c->kind == N_ARR)
 			csv_walk(f, c, p, blocks);
-		}
 	}
 }
 
@@ -491,8 +520,23 @@ static void node_free(struct node *n)
 	}
 }
 
+/* The one report of a writer that ran out of memory: the caller only sees -1. */
+static int finish_oom(struct apenet_out *o)
+{
+	apenet_log(APENET_LOG_ERR, "out of memory: the output of '%s' was dropped",
+		   o && o->command[0] ? o->command : "apenet");
+	if (o) {
+		node_free(o->root);
+		free(o);
+	}
+	errno = ENOMEM;
+	return -1;
+}
+
 int apenet_out_finish(struct apenet_out *o)
 {
+	if (!o || o->oom)
+		return finish_oom(o);
 	int blocks = 0;
 	switch (o->fmt) {
 	case APENET_OUT_JSON:
@@ -513,11 +557,13 @@ int apenet_out_finish(struct apenet_out *o)
 
 void apenet_out_discard(struct apenet_out *o)
 {
+	if (!o)
+		return;
 	node_free(o->root);
 	free(o);
 }
 
 enum apenet_out_fmt apenet_out_format(const struct apenet_out *o)
 {
-	return o->fmt;
+	return o ? o->fmt : APENET_OUT_TEXT; /* NULL: apenet_out_new ran out of memory */
 }

@@ -43,7 +43,9 @@ int main(void)
 	       "and read with one 64-bit access. The firmware publishes under GEN (a seqlock: odd while it\n"
 	       "writes). Access: RO firmware-owned, RW host-written settings, CMD a doorbell the firmware\n"
 	       "acts on at its next tick. Nothing is write-1-to-clear: clearing goes through the command\n"
-	       "region.\n\n", APENET_BAR_SIZE);
+	       "region. The command region (CMD_*) takes one host writer at a time: every tool holds the\n"
+	       "card's lock file from reading CMD_DONE_SEQ to reading CMD_RESULT (docs/design.md, \"The\n"
+	       "command lock\").\n\n", APENET_BAR_SIZE);
 	block("Global registers", APENET_BLK_GLOBAL, "Offsets from BAR0.");
 	char base[512];
 	snprintf(base, sizeof(base), "Per link L at 0x%x + L * 0x%x (up to %d links).", APENET_LINK_BASE,

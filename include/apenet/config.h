@@ -52,7 +52,7 @@ struct apenet_cluster {
 };
 
 struct apenet_config {
-	char path[PATH_MAX];    /* empty: defaults only */
+	char path[APENET_PATH_MAX];    /* empty: defaults only */
 	struct apenet_thresholds thr;
 	struct apenet_cluster cl;
 };

@@ -20,11 +20,16 @@
 #define APENET_SIM_DUMP "pci.lspci"   /* config-space dump in a node directory */
 #define APENET_SIM_DEVROOT "devices"  /* <node dir>/devices/<BDF>/resource0 */
 #define APENET_MAX_CARDS 16
+/* Command-region locks of real cards: <dir>/apenet-<BDF>.lock (FHS: /run/lock
+ * is for lock files shared between programs).  An emulated board's lock file
+ * sits in its node directory. */
+#define APENET_LOCK_DIR "/run/lock"
 
 /* Where boards are looked for. */
 struct apenet_site {
-	char dump[PATH_MAX];    /* libpci dump file; empty: the real bus (sysfs) */
-	char devroot[PATH_MAX]; /* directory holding <BDF>/resource0 */
+	char dump[APENET_PATH_MAX];    /* libpci dump file; empty: the real bus (sysfs) */
+	char devroot[APENET_PATH_MAX]; /* directory holding <BDF>/resource0 */
+	char lockdir[APENET_PATH_MAX]; /* directory holding apenet-<BDF>.lock */
 };
 
 /* simdir NULL: $APENET_SIM_DIR if set, else the real machine. */
@@ -57,6 +62,10 @@ struct apenet_dev {
 	size_t bar_len;
 	uint64_t nreads, nwrites; /* register accesses, each ~1 us on a real bus */
 	uint32_t ts_hz;           /* TIMESTAMP frequency, read at open */
+	char lock_path[APENET_PATH_MAX + 32]; /* the command region's lock file */
+	int lock_fd;                   /* opened at the first command; -1 before */
+	int lock_depth;                /* apenet_dev_lock calls not yet undone */
+	int64_t lock_handoff_us;       /* gave the lock to a waiter: keep away until then */
 };
 
 /* Opens the card at bdf (NULL: the only card there is). */
@@ -88,8 +97,30 @@ static inline void apenet_wr32(struct apenet_dev *d, uint32_t off, uint32_t v)
 	d->bar[off / 4] = v;
 }
 
-/* Runs a command through the command region and waits (up to timeout_ms)
- * for the firmware to acknowledge it. */
+/*
+ * The command region (CMD_CODE, CMD_ARG, the CMD_SEQ doorbell, CMD_DONE_SEQ,
+ * CMD_RESULT) has one owner at a time, across processes and threads: every
+ * command holds the card's lock file (d->lock_path) from reading DONE_SEQ
+ * to reading RESULT, so the node agent and the CLI never mix their commands.
+ * See docs/design.md, "The command lock".
+ *
+ * apenet_dev_lock waits (sleeping, up to timeout_ms) for the region; -1 with
+ * APENET_EBUSY naming the lock file and its holder's PID when it does not
+ * come free in time, APENET_EIO when the lock file cannot be opened.  A
+ * caller that needs several commands back to back may hold it around them;
+ * locks nest.  A struct apenet_dev is not to be shared between threads
+ * (each thread opens its own), nor used by a forked child.
+ */
+int apenet_dev_lock(struct apenet_dev *d, int timeout_ms, struct apenet_err *e);
+void apenet_dev_unlock(struct apenet_dev *d);
+
+/* Runs a command and waits (up to timeout_ms for the lock, then up to
+ * timeout_ms for the firmware) for its acknowledgement.  0 with the
+ * firmware's CMD_RESULT in *result (APENET_CMDERR_*), or -1 when the command
+ * could not be run or was not acknowledged. */
+int apenet_dev_command_result(struct apenet_dev *d, uint32_t code, uint32_t arg, int timeout_ms, uint32_t *result,
+			      struct apenet_err *e);
+/* The same, with a result other than APENET_CMDERR_OK as an error. */
 int apenet_dev_command(struct apenet_dev *d, uint32_t code, uint32_t arg, int timeout_ms,
 		       struct apenet_err *e);
 

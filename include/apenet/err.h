@@ -5,6 +5,10 @@
 
 #include <stddef.h>
 
+/* Path buffers in the public structs: Linux's PATH_MAX, spelled out so that
+ * the headers build in plain C11, without a POSIX feature macro. */
+#define APENET_PATH_MAX 4096
+
 enum apenet_errcode {
 	APENET_OK = 0,
 	APENET_ENODEV,  /* no APEnet card found */
