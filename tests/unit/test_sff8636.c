@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apenet/module.h"
+#include "apenet/rules_module.h"
 #include "apenet/sff8636.h"
 
 #include "../../sim/eeprom.h"
@@ -54,6 +56,46 @@ static void decode_fails(const uint8_t *img, size_t len, const char *want)
 	assert_int_equal(apenet_sff8636_decode(img, len, &m, err, sizeof(err)), -1);
 	if (!strstr(err, want))
 		fail_msg("error '%s' does not contain '%s'", err, want);
+}
+
+/*
+ * The module judge's conditions (all but check codes) on a decoded module:
+ * their count, and their messages "; "-joined into sum (may be NULL).
+ */
+static int judge_codes(const struct apenet_sff8636 *m, char *sum, size_t n, char *codes, size_t cn)
+{
+	struct apenet_module_health h;
+	struct apenet_findings fs;
+	int c;
+	size_t used = 0, cused = 0;
+
+	apenet_sff8636_health(m, &h);
+	apenet_findings_init(&fs);
+	c = apenet_rules_module(&h, 0, "X+", &fs);
+	if (sum)
+		sum[0] = '\0';
+	if (codes)
+		codes[0] = '\0';
+	for (size_t i = 0; i < fs.n; i++) {
+		if (!strcmp(fs.f[i].code, "MODULE_CHECKSUM"))
+			continue;
+		if (sum)
+			used += (size_t)snprintf(sum + used, used < n ? n - used : 0, "%s%s", used ? "; " : "",
+						 fs.f[i].message);
+		if (codes)
+			cused += (size_t)snprintf(codes + cused, cused < cn ? cn - cused : 0, "%s%s", cused ? " " : "",
+						  fs.f[i].code);
+	}
+	assert_true(!sum || used < n);
+	assert_true(!codes || cused < cn);
+	assert_int_equal(fs.lost, 0);
+	apenet_findings_free(&fs);
+	return c;
+}
+
+static int judge(const struct apenet_sff8636 *m, char *sum, size_t n)
+{
+	return judge_codes(m, sum, n, NULL, 0);
 }
 
 static unsigned sum_range(const uint8_t *b, unsigned from, unsigned to)
@@ -120,7 +162,7 @@ static void test_sim_copper(void **state)
 		assert_true(m.cc_ext_ok);
 		assert_int_equal(m.max_case_temp_c, 70);
 		check_vendor(&m, &sm);
-		assert_int_equal(apenet_sff8636_alarms(&m, NULL, 0), 0);
+		assert_int_equal(judge(&m, NULL, 0), 0);
 
 		/* What ethtool writes for a flat module: the same answer from 256 bytes. */
 		decode_ok(img, 256, &m256);
@@ -202,7 +244,7 @@ static void test_sim_optical(void **state)
 		/* Nominal module: nothing flagged, nothing crossed. */
 		assert_int_equal(m.temp_flags | m.vcc_flags | m.rx_los | m.tx_los, 0);
 		assert_false(m.intl_asserted);
-		assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 0);
+		assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
 		assert_string_equal(sum, "");
 	}
 }
@@ -264,16 +306,11 @@ static void test_sim_over_temperature(void **state)
 	assert_int_equal(m.rx_power_flags[2] | m.rx_power_flags[3], 0);
 	assert_int_equal(m.rx_los, 0);
 	assert_true(m.intl_asserted);
-	n = apenet_sff8636_alarms(&m, sum, sizeof(sum));
+	n = judge(&m, sum, sizeof(sum));
 	assert_int_equal(n, 2);
-	assert_string_equal(sum, "temperature high alarm (78.1 C > 75.0 C); "
-				 "lane 2 RX power low warning (0.09 mW < 0.115 mW)");
-
-	/* A short buffer still gets the full count and a terminated prefix. */
-	memset(sum, 'x', sizeof(sum));
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, 12), 2);
-	assert_string_equal(sum, "temperature");
-	assert_int_equal(apenet_sff8636_alarms(&m, NULL, 0), 2);
+	assert_string_equal(sum, "temperature high alarm: 78.1 C above the 75.0 C threshold; "
+				 "lane 2 RX power low warning: 0.0900 mW below the 0.1150 mW threshold");
+	assert_int_equal(judge(&m, NULL, 0), 2);
 
 	/* Cold, low Vcc, a dark lane (LOS + low alarm), a hot laser. */
 	sm.temp_c = -10.0;
@@ -287,13 +324,13 @@ static void test_sim_over_temperature(void **state)
 	assert_int_equal(m.vcc_flags, APENET_SFF8636_LOW_WARN);
 	assert_int_equal(m.rx_los, 1u << 2);
 	assert_int_equal(m.tx_bias_flags[3], APENET_SFF8636_HIGH_WARN);
-	n = apenet_sff8636_alarms(&m, sum, sizeof(sum));
+	n = judge(&m, sum, sizeof(sum));
 	assert_int_equal(n, 5);
-	assert_string_equal(sum, "temperature low alarm (-10.0 C < -5.0 C); "
-				 "Vcc low warning (3.000 V < 3.135 V); "
-				 "lane 3 RX LOS; "
-				 "lane 3 RX power low alarm (0.005 mW < 0.046 mW); "
-				 "lane 4 TX bias high warning (11.00 mA > 10.00 mA)");
+	assert_string_equal(sum, "lane 3 RX loss of signal; "
+				 "temperature low alarm: -10.0 C below the -5.0 C threshold; "
+				 "Vcc low warning: 3.000 V below the 3.135 V threshold; "
+				 "lane 3 RX power low alarm: 0.0050 mW below the 0.0460 mW threshold; "
+				 "lane 4 TX bias high warning: 11.00 mA above the 10.00 mA threshold");
 }
 
 /* Flags and thresholds are two sources: each alone makes a condition. */
@@ -310,8 +347,8 @@ static void test_alarm_sources(void **state)
 	/* Latched flag, value back to normal. */
 	img[6] |= 0x80;
 	decode_ok(img, IMG, &m);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 1);
-	assert_string_equal(sum, "temperature high alarm (flag latched; now 35.0 C, threshold 75.0 C)");
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 1);
+	assert_string_equal(sum, "temperature high alarm flagged by the module (now 35.0 C, threshold 75.0 C)");
 
 	/* Over the threshold, flag not (yet) set. */
 	sm.temp_c = 71.0;
@@ -319,8 +356,8 @@ static void test_alarm_sources(void **state)
 	img[6] &= 0x0f;
 	decode_ok(img, IMG, &m);
 	assert_int_equal(m.temp_flags, 0);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 1);
-	assert_string_equal(sum, "temperature high warning (71.0 C > 70.0 C)");
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 1);
+	assert_string_equal(sum, "temperature high warning: 71.0 C above the 70.0 C threshold");
 
 	/* At a threshold is not over it (the spec flags values beyond it). */
 	sm.temp_c = 70.0;
@@ -328,7 +365,7 @@ static void test_alarm_sources(void **state)
 	decode_ok(img, IMG, &m);
 	assert_true(m.temp_c == m.th_temp.high_warn);
 	assert_int_equal(m.temp_flags, 0);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 0);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
 
 	sm.temp_c = 35.0;
 	sm.vcc_v = 3.135;
@@ -336,7 +373,7 @@ static void test_alarm_sources(void **state)
 	decode_ok(img, IMG, &m);
 	assert_true(m.vcc_v == m.th_vcc.low_warn);
 	assert_int_equal(m.vcc_flags, 0);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 0);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
 	sm.vcc_v = 3.3;
 
 	/* No page 03h (256 bytes): the flag alone speaks. */
@@ -344,8 +381,8 @@ static void test_alarm_sources(void **state)
 	sim_eeprom_update_dom(&sm, img);
 	decode_ok(img, 256, &m);
 	assert_false(m.thresh_present);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 1);
-	assert_string_equal(sum, "temperature high alarm (flag set)");
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 1);
+	assert_string_equal(sum, "temperature high alarm flagged by the module (now 80.0 C, no thresholds to compare)");
 
 	/* A blank page 03h is no thresholds, not thresholds of zero. */
 	sm.temp_c = 35.0;
@@ -353,7 +390,7 @@ static void test_alarm_sources(void **state)
 	memset(img + 512, 0, 128);
 	decode_ok(img, IMG, &m);
 	assert_false(m.thresh_present);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 0);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
 }
 
 static void test_sim_extended_rate(void **state)
@@ -493,8 +530,8 @@ static void test_real_sr4(void **state)
 	assert_false(m.thresh_present);
 	assert_int_equal(m.rx_los, 0x04);
 	assert_int_equal(m.tx_los, 0);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 1);
-	assert_string_equal(sum, "lane 3 RX LOS");
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 1);
+	assert_string_equal(sum, "lane 3 RX loss of signal");
 
 	/* Same module as a QSFP28 pointing at the extended code. */
 	p[0] = p[128] = 0x11;
@@ -503,7 +540,8 @@ static void test_real_sr4(void **state)
 	p[129] = 0xc1;
 	decode_ok(p, sizeof(p), &m);
 	assert_string_equal(m.id_name, "QSFP28");
-	assert_string_equal(m.eth_names, "");
+	/* The compliance is the extended code's, not "none". */
+	assert_string_equal(m.eth_names, "100GBASE-SR4 or 25GBASE-SR");
 	assert_string_equal(m.media, "100GBASE-SR4 or 25GBASE-SR");
 	assert_int_equal(m.power_class, 5);
 	assert_true(fabs(m.max_power_w - 4.0) < 1e-9);
@@ -574,9 +612,14 @@ static void test_real_sr4_variants(void **state)
 	{
 		char sum[256];
 
-		assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 5);
-		assert_string_equal(sum, "lane 3 RX LOS; lane 1 TX LOS; lane 2 TX fault; "
+		char codes[256];
+
+		/* Every condition a finding: CDR loss of lock too, which once never made a verdict. */
+		assert_int_equal(judge_codes(&m, sum, sizeof(sum), codes, sizeof(codes)), 5);
+		assert_string_equal(sum, "lane 2 transmitter fault; lane 3 RX loss of signal; "
+					 "lane 1 TX loss of signal (no electrical input from the card); "
 					 "lane 4 RX CDR loss of lock; lane 1 TX CDR loss of lock");
+		assert_string_equal(codes, "MODULE_TX_FAULT MODULE_LOS MODULE_LOS MODULE_CDR_LOL MODULE_CDR_LOL");
 	}
 
 	/* Byte 192 counts only when byte 131 points at it. */
@@ -597,24 +640,28 @@ static void test_real_sr4_variants(void **state)
 	assert_string_equal(m.eth_names, "");
 	assert_string_equal(m.media, "unspecified");
 
-	/* No DOM: flat memory, or a temperature of 0 or 0xffff, or byte 220 silent. */
+	/* No DOM at all: flat memory. */
 	real_sr4(p);
 	p[2] |= 0x04;
 	decode_ok(p, sizeof(p), &m);
 	assert_false(m.dom_present);
 	assert_true(m.temp_c == 0.0 && m.rx_power_mw[0] == 0.0);
+	/* An old module's temperature of 0 or 0xffff: not a reading, the monitor is absent. */
 	real_sr4(p);
 	p[22] = p[23] = 0;
 	decode_ok(p, sizeof(p), &m);
-	assert_false(m.dom_present);
+	assert_false(m.temp_monitored);
+	assert_true(m.vcc_monitored && m.rx_power_monitored && m.dom_present);
 	real_sr4(p);
 	p[22] = p[23] = 0xff;
 	decode_ok(p, sizeof(p), &m);
-	assert_false(m.dom_present);
+	assert_false(m.temp_monitored);
 	real_sr4(p);
-	p[1] = 0x07;            /* an SFF-8636 module whose byte 220 says no monitors */
+	p[1] = 0x08;            /* a rev 2.8 module whose byte 220 declares no temperature or Vcc */
 	decode_ok(p, sizeof(p), &m);
-	assert_false(m.dom_present);
+	assert_false(m.temp_monitored || m.vcc_monitored);
+	assert_true(m.dom_present); /* an optical module: RX power and TX bias */
+	assert_true(m.temp_c == 0.0);
 	p[220] = 0x28;          /* ... or says temperature */
 	decode_ok(p, sizeof(p), &m);
 	assert_true(m.dom_present);
@@ -766,10 +813,10 @@ static void test_fuzz(void **state)
 
 	(void)state;
 	for (int it = 0; it < 5000; it++) {
-		size_t len, cap;
+		size_t len;
 		uint8_t *buf;
 		struct apenet_sff8636 m;
-		char err[160], sum[300];
+		char err[160], sum[6000];
 		int rc, n;
 
 		switch (rnd(&seed) % 4) {
@@ -808,12 +855,11 @@ static void test_fuzz(void **state)
 			assert_non_null(m.connector_name);
 			assert_non_null(m.media);
 			assert_true(m.power_class >= 1 && m.power_class <= 8);
-			cap = rnd(&seed) % sizeof(sum);
 			memset(sum, 0x7e, sizeof(sum));
-			n = apenet_sff8636_alarms(&m, cap ? sum : NULL, cap);
-			assert_true(n >= 0 && n <= 2 + 2 + 5 * 4 + 3 * 4 * 2);
-			if (cap)
-				assert_printable(sum, cap);
+			n = judge(&m, sum, sizeof(sum));
+			/* Temperature, Vcc: 2 sides; 3 lane monitors x 4 lanes x 2 sides; 5 status flags x 4 lanes. */
+			assert_true(n >= 0 && n <= 2 * 2 + 3 * 4 * 2 + 5 * 4);
+			assert_printable(sum, sizeof(sum));
 		} else {
 			assert_printable(err, sizeof(err));
 			assert_true(strlen(err) > 10);
@@ -851,7 +897,8 @@ static void rm_file(const char *dir, const char *name)
 static int teardown_dir(void **state)
 {
 	struct tmpdir *d = *state;
-	static const char *const names[] = { "nothing", "short", "long", "ok256", "ok640", "text" };
+	static const char *const names[] = { "nothing", "short", "long", "ok256", "ok512", "ok640", "text", "xfp",
+					     "ones" };
 	char p[128];
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -874,14 +921,12 @@ static void write_file(char *out, size_t size, const char *dir, const char *name
 	assert_int_equal(fclose(f), 0);
 }
 
-static void load_fails(const char *path, size_t cap, const char *want)
+static void load_fails(const char *path, enum apenet_module_file_err want_rc, const char *want)
 {
-	uint8_t buf[IMG];
-	char err[256] = "";
-	size_t len = 12345;
+	static struct apenet_module_image img;
+	char err[512] = "";
 
-	assert_int_equal(apenet_sff8636_load_file(path, buf, cap, &len, err, sizeof(err)), -1);
-	assert_int_equal(len, 12345);
+	assert_int_equal(apenet_module_load_file(path, &img, err, sizeof(err)), want_rc);
 	if (!strstr(err, path))
 		fail_msg("error '%s' does not name '%s'", err, path);
 	if (!strstr(err, want))
@@ -891,54 +936,69 @@ static void load_fails(const char *path, size_t cap, const char *want)
 static void test_load_file(void **state)
 {
 	struct tmpdir *d = *state;
-	uint8_t img[IMG + 8], buf[IMG];
+	uint8_t img[IMG + 8];
+	static struct apenet_module_image mi;
 	struct sim_module sm;
 	struct apenet_sff8636 m;
-	char path[128], err[256];
-	size_t len;
+	char path[128], err[512];
 
 	build(&sm, SIM_MOD_OPTICAL, 25, 31337, img);
 	memset(img + IMG, 0xee, 8);
 
 	snprintf(path, sizeof(path), "%s/missing", d->path);
-	load_fails(path, sizeof(buf), "No such file");
+	load_fails(path, APENET_MFILE_IO, "No such file");
 
 	write_file(path, sizeof(path), d->path, "nothing", img, 0);
-	load_fails(path, sizeof(buf), "empty file");
+	load_fails(path, APENET_MFILE_SIZE, "empty file");
 
+	/* A bad size names the size and the identifier. */
 	write_file(path, sizeof(path), d->path, "short", img, 300);
-	load_fails(path, sizeof(buf), "300 bytes: expected 256");
+	load_fails(path, APENET_MFILE_SIZE, "300 bytes, identifier 0x0d (QSFP+): a QSFP image (SFF-8636) is 256 bytes");
 
 	write_file(path, sizeof(path), d->path, "long", img, 641);
-	load_fails(path, sizeof(buf), "641 bytes: expected 256");
+	load_fails(path, APENET_MFILE_SIZE, "641 bytes, identifier 0x0d (QSFP+): longer than any module image");
+
+	/* 512 bytes is an SFP's size, not a QSFP's. */
+	write_file(path, sizeof(path), d->path, "ok512", img, 512);
+	load_fails(path, APENET_MFILE_SIZE, "512 bytes, identifier 0x0d (QSFP+)");
 
 	{
 		static const char txt[] = "Offset\t\tValues\n------\t\t------\n";
 
 		write_file(path, sizeof(path), d->path, "text", txt, strlen(txt));
 	}
-	load_fails(path, sizeof(buf), "looks like text");
+	load_fails(path, APENET_MFILE_KIND, "text");
 
 	snprintf(path, sizeof(path), "%s/adir", d->path);
 	assert_int_equal(mkdir(path, 0700), 0);
-	load_fails(path, sizeof(buf), "cannot read");
+	load_fails(path, APENET_MFILE_IO, "cannot read");
 
 	write_file(path, sizeof(path), d->path, "ok640", img, 640);
-	load_fails(path, 256, "do not fit");
-	memset(buf, 0, sizeof(buf));
-	assert_int_equal(apenet_sff8636_load_file(path, buf, sizeof(buf), &len, err, sizeof(err)), 0);
-	assert_int_equal(len, 640);
-	assert_memory_equal(buf, img, 640);
-	decode_ok(buf, len, &m);
+	memset(&mi, 0, sizeof(mi));
+	assert_int_equal(apenet_module_load_file(path, &mi, err, sizeof(err)), APENET_MFILE_OK);
+	assert_int_equal(mi.len, 640);
+	assert_int_equal(mi.layout, APENET_EE_SFF8636);
+	assert_memory_equal(mi.b, img, 640);
+	decode_ok(mi.b, mi.len, &m);
 	assert_string_equal(m.serial, sm.serial);
 	assert_true(m.thresh_present);
 
 	write_file(path, sizeof(path), d->path, "ok256", img, 256);
-	assert_int_equal(apenet_sff8636_load_file(path, buf, sizeof(buf), &len, err, sizeof(err)), 0);
-	assert_int_equal(len, 256);
-	decode_ok(buf, len, &m);
+	assert_int_equal(apenet_module_load_file(path, &mi, err, sizeof(err)), APENET_MFILE_OK);
+	assert_int_equal(mi.len, 256);
+	decode_ok(mi.b, mi.len, &m);
 	assert_string_equal(m.serial, sm.serial);
 	assert_false(m.thresh_present);
+
+	/* Not a module at all: an XFP, and a blank read. */
+	img[0] = 0x06;
+	write_file(path, sizeof(path), d->path, "xfp", img, 640);
+	load_fails(path, APENET_MFILE_KIND, "640 bytes, identifier 0x06 (XFP): not a QSFP (SFF-8636) or SFP (SFF-8472)");
+	memset(img, 0xff, sizeof(img));
+	write_file(path, sizeof(path), d->path, "ones", img, 256);
+	load_fails(path, APENET_MFILE_KIND, "all 0xff");
+	assert_string_equal(apenet_module_file_err_code(APENET_MFILE_KIND), "FILE_NOT_A_MODULE");
+	assert_string_equal(apenet_module_file_err_code(APENET_MFILE_SIZE), "FILE_SIZE");
 }
 
 int main(void)
