@@ -674,6 +674,254 @@ static void test_real_sr4_variants(void **state)
 	assert_true(fabs(m.temp_c + 10.0) < 1e-9);
 }
 
+/* ---- issue 7: monitors by revision, copper, absent monitors, unprogrammed thresholds ---- */
+
+static void put16(uint8_t *p, unsigned off, unsigned v)
+{
+	p[off] = (uint8_t)(v >> 8);
+	p[off + 1] = (uint8_t)v;
+}
+
+/* Page 03h group at spec byte n: high alarm, low alarm, high warning, low warning (raw). */
+static void put_th4(uint8_t *p, unsigned n, unsigned ha, unsigned la, unsigned hw, unsigned lw)
+{
+	put16(p, 384 + n, ha);
+	put16(p, 384 + n + 2, la);
+	put16(p, 384 + n + 4, hw);
+	put16(p, 384 + n + 6, lw);
+}
+
+/*
+ * real_sr4() as a 640-byte dump with a page 03h written from the spec:
+ * temperature 75/-5/70/0 C, Vcc 3.6/3.0/3.5/3.1 V, RX power 2.0/0.05/1.6/0.1
+ * mW, TX bias 12/2/10/3 mA, TX power 2.0/0.1/1.6/0.2 mW.
+ */
+static void real_sr4_640(uint8_t p[640])
+{
+	memset(p, 0, 640);
+	real_sr4(p);
+	p[3] = 0;               /* no LOS: only what a test sets */
+	p[38] = 0x19; p[39] = 0x64; /* lane 3 lit again: 0.65 mW */
+	put_th4(p, 128, 75 * 256, 0x10000 - 5 * 256, 70 * 256, 0);
+	put_th4(p, 144, 36000, 30000, 35000, 31000);
+	put_th4(p, 176, 20000, 500, 16000, 1000);
+	put_th4(p, 184, 6000, 1000, 5000, 1500);
+	put_th4(p, 192, 20000, 1000, 16000, 2000);
+}
+
+/* The check codes of an edited page, made right again (tests that want them wrong edit after). */
+static void fix_cc(uint8_t *p)
+{
+	p[191] = (uint8_t)sum_range(p, 128, 190);
+	p[223] = (uint8_t)sum_range(p, 192, 222);
+}
+
+static void health(uint8_t *p, size_t len, struct apenet_sff8636 *m, struct apenet_module_health *h)
+{
+	fix_cc(p);
+	decode_ok(p, len, m);
+	apenet_sff8636_health(m, h);
+}
+
+static void test_monitors_by_revision(void **state)
+{
+	struct apenet_sff8636 m;
+	struct apenet_module_health h;
+	uint8_t p[640];
+	char sum[512];
+
+	(void)state;
+	/* Rev 2.7 (0x07), byte 220 silent about temperature and Vcc: both shown, with thresholds. */
+	real_sr4_640(p);
+	p[1] = 0x07;
+	p[220] = 0x08;
+	health(p, sizeof(p), &m, &h);
+	assert_true(m.temp_monitored && m.vcc_monitored);
+	assert_true(h.mon[APENET_MON_TEMP].present && h.mon[APENET_MON_VCC].present);
+	assert_true(fabs(h.mon[APENET_MON_TEMP].value[0] - 30.5) < 1e-9);
+	assert_true(h.mon[APENET_MON_TEMP].thresh_ok);
+	assert_true(fabs(h.mon[APENET_MON_TEMP].th.high_alarm - 75.0) < 1e-9);
+	assert_true(fabs(h.mon[APENET_MON_TEMP].th.low_alarm + 5.0) < 1e-9);
+	assert_true(h.mon[APENET_MON_VCC].thresh_ok);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
+	/* ... and judged: 3.3 V over a 3.2 V high warning. */
+	put16(p, 384 + 148, 32000);
+	health(p, sizeof(p), &m, &h);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 1);
+	assert_string_equal(sum, "Vcc high warning: 3.300 V above the 3.200 V threshold");
+
+	/* Rev 2.8 (0x08) is trusted: byte 220 without bits 5 and 4 means neither is monitored. */
+	real_sr4_640(p);
+	p[1] = 0x08;
+	p[220] = 0x08;
+	p[6] = 0x80;            /* a temperature flag of a monitor it does not have: ignored */
+	health(p, sizeof(p), &m, &h);
+	assert_false(m.temp_monitored || m.vcc_monitored);
+	assert_false(h.mon[APENET_MON_TEMP].present || h.mon[APENET_MON_VCC].present);
+	assert_true(h.mon[APENET_MON_RX_POWER].present && h.mon[APENET_MON_TX_BIAS].present);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
+	p[220] = 0x38;          /* declared: monitored, and the flag counts */
+	health(p, sizeof(p), &m, &h);
+	assert_true(m.temp_monitored && m.vcc_monitored);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 1);
+	assert_string_equal(sum, "temperature high alarm flagged by the module (now 30.5 C, threshold 75.0 C)");
+}
+
+/* A passive copper cable whose pages claim optical monitors and thresholds. */
+static void test_copper_not_judged_as_optical(void **state)
+{
+	struct apenet_sff8636 m;
+	struct apenet_module_health h;
+	uint8_t p[640];
+	char sum[512];
+
+	(void)state;
+	real_sr4_640(p);
+	p[147] = 0xa0;          /* copper cable, unequalized */
+	p[220] = 0x3c;          /* temperature, Vcc, average RX power, TX power "supported" */
+	p[34] = p[35] = 0;      /* RX power 0 mW: far below the 0.05 mW low alarm */
+	p[9] = 0x44;            /* RX power low alarm flags, lanes 1 and 2 */
+	p[11] = 0x88;           /* TX bias high alarm flags */
+	p[3] = 0x0f;            /* RX LOS on every lane: a passive cable cannot detect that */
+	health(p, sizeof(p), &m, &h);
+	assert_true(m.copper && m.passive);
+	assert_false(m.rx_power_monitored || m.tx_bias_monitored || m.tx_power_monitored);
+	assert_false(h.mon[APENET_MON_RX_POWER].present);
+	assert_false(h.mon[APENET_MON_TX_BIAS].present);
+	assert_false(h.mon[APENET_MON_TX_POWER].present);
+	assert_true(h.copper);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
+	/* Even a health that claims them is not judged on them. */
+	h.mon[APENET_MON_RX_POWER].present = 1;
+	h.mon[APENET_MON_RX_POWER].flags_ok = 1;
+	h.mon[APENET_MON_RX_POWER].flags[0] = APENET_AW_LOW_ALARM;
+	{
+		struct apenet_findings fs;
+
+		apenet_findings_init(&fs);
+		assert_int_equal(apenet_rules_module(&h, 0, "X+", &fs), 0);
+		assert_int_equal(fs.n, 0);
+		apenet_findings_free(&fs);
+	}
+	/* An active copper cable has electronics: its LOS counts, its optics still not. */
+	p[147] = 0xc0;
+	health(p, sizeof(p), &m, &h);
+	assert_false(m.passive);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 4);
+}
+
+static void test_absent_monitor_and_unset_thresholds(void **state)
+{
+	struct apenet_sff8636 m;
+	struct apenet_module_health h;
+	uint8_t p[640];
+	char sum[512];
+
+	(void)state;
+	/* TX power not supported (byte 220 bit 2 clear): absent, its flags and thresholds ignored. */
+	real_sr4_640(p);
+	p[13] = 0x44;           /* TX power low alarm flags, lanes 1 and 2 */
+	health(p, sizeof(p), &m, &h);
+	assert_false(m.tx_power_monitored);
+	assert_false(h.mon[APENET_MON_TX_POWER].present);
+	assert_false(h.mon[APENET_MON_TX_POWER].thresh_ok);
+	assert_true(m.tx_power_mw[0] == 0.0);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
+	/* Supported: now the flags count, per lane, and 0 mW crosses the low alarm. */
+	p[220] |= 0x04;
+	health(p, sizeof(p), &m, &h);
+	assert_true(h.mon[APENET_MON_TX_POWER].present);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 4);
+
+	/* Thresholds never programmed, all zero or all equal: neither shown nor judged. */
+	real_sr4_640(p);
+	put_th4(p, 144, 0, 0, 0, 0);       /* Vcc */
+	put_th4(p, 184, 500, 500, 500, 500); /* TX bias: all 1 mA */
+	health(p, sizeof(p), &m, &h);
+	assert_true(m.thresh_present);
+	assert_true(h.mon[APENET_MON_VCC].present && !h.mon[APENET_MON_VCC].thresh_ok);
+	assert_true(h.mon[APENET_MON_TX_BIAS].present && !h.mon[APENET_MON_TX_BIAS].thresh_ok);
+	assert_true(h.mon[APENET_MON_TEMP].thresh_ok && h.mon[APENET_MON_RX_POWER].thresh_ok);
+	assert_true(apenet_module_thresh_unset(&h.mon[APENET_MON_VCC].th));
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
+}
+
+/* Every condition is a finding, none cut short, with value, threshold and unit. */
+static void test_every_condition_a_finding(void **state)
+{
+	struct apenet_sff8636 m;
+	struct apenet_module_health h;
+	struct apenet_findings fs;
+	uint8_t p[640];
+	unsigned alarms = 0, warnings = 0;
+
+	(void)state;
+	real_sr4_640(p);
+	p[220] = 0x3c;
+	/* Every monitor on every lane far over its high alarm, every status flag up. */
+	put16(p, 22, 100 * 256);
+	put16(p, 26, 40000);
+	for (unsigned k = 0; k < 4; k++) {
+		put16(p, 34 + 2 * k, 30000);
+		put16(p, 42 + 2 * k, 7000);
+		put16(p, 50 + 2 * k, 30000);
+	}
+	p[3] = 0xff;
+	p[4] = 0x0f;
+	p[5] = 0xff;
+	health(p, sizeof(p), &m, &h);
+	apenet_findings_init(&fs);
+	/* 5 status flags x 4 lanes, and 2 + 3 x 4 high alarms. */
+	assert_int_equal(apenet_rules_module(&h, 3, "Z+", &fs), 20 + 2 + 12);
+	assert_int_equal(fs.n, 34);
+	for (size_t i = 0; i < fs.n; i++) {
+		const struct apenet_finding *f = &fs.f[i];
+
+		assert_int_equal(f->link, 3);
+		assert_string_equal(f->where, "Z+");
+		assert_int_equal(f->subject, APENET_SUBJ_MODULE);
+		assert_true(strlen(f->message) > 10 && strlen(f->message) < sizeof(f->message) - 1);
+		assert_true(f->rec[0] != '\0');
+		if (!strcmp(f->code, "MODULE_ALARM")) {
+			alarms++;
+			assert_int_equal(f->sev, APENET_SEV_FAIL);
+			assert_false(isnan(f->value) || isnan(f->threshold));
+			assert_true(f->value > f->threshold);
+			assert_true(f->unit[0] != '\0');
+			assert_true(strstr(f->evidence, "threshold crossed") != NULL);
+		} else if (!strcmp(f->code, "MODULE_WARNING")) {
+			warnings++;
+		}
+	}
+	assert_int_equal(alarms, 14);
+	assert_int_equal(warnings, 0); /* a side's warning adds nothing when its alarm is up */
+	/* Lane findings name lanes 1-4; the module-wide ones none. */
+	assert_int_equal(fs.f[0].lane, 1);
+	assert_string_equal(fs.f[0].code, "MODULE_TX_FAULT");
+	assert_int_equal(fs.f[20].lane, -1);
+	assert_string_equal(fs.f[20].message, "temperature high alarm: 100.0 C above the 75.0 C threshold");
+	assert_string_equal(fs.f[20].unit, "C");
+	assert_true(fs.f[20].value == 100.0 && fs.f[20].threshold == 75.0);
+	assert_int_equal(fs.f[33].lane, 4);
+	assert_string_equal(fs.f[33].message, "lane 4 TX power high alarm: 3.0000 mW above the 2.0000 mW threshold");
+	apenet_findings_free(&fs);
+
+	/* A bad check code is a finding of its own, counted apart. */
+	real_sr4_640(p);
+	fix_cc(p);
+	p[191] ^= 1;
+	p[223] ^= 2;
+	decode_ok(p, sizeof(p), &m);
+	apenet_sff8636_health(&m, &h);
+	apenet_findings_init(&fs);
+	assert_int_equal(apenet_rules_module(&h, 0, "X+", &fs), 0);
+	assert_int_equal(fs.n, 2);
+	assert_string_equal(fs.f[0].code, "MODULE_CHECKSUM");
+	assert_true(strstr(fs.f[0].message, "base check code (CC_BASE) is wrong") != NULL);
+	assert_true(strstr(fs.f[1].message, "extended check code (CC_EXT)") != NULL);
+	apenet_findings_free(&fs);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -1012,6 +1260,10 @@ int main(void)
 		cmocka_unit_test(test_sim_extended_rate),
 		cmocka_unit_test(test_real_sr4),
 		cmocka_unit_test(test_real_sr4_variants),
+		cmocka_unit_test(test_monitors_by_revision),
+		cmocka_unit_test(test_copper_not_judged_as_optical),
+		cmocka_unit_test(test_absent_monitor_and_unset_thresholds),
+		cmocka_unit_test(test_every_condition_a_finding),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_bad_checksums),
 		cmocka_unit_test(test_lengths),

@@ -152,7 +152,7 @@ static void dump(const struct apenet_verdict *out)
 		print_message("  [%u] %s %s: %s\n", i, sev_s(out->f[i].sev), out->f[i].code, out->f[i].text);
 }
 
-static const struct apenet_finding *find(const struct apenet_verdict *out, const char *code)
+static const struct apenet_vfinding *find(const struct apenet_verdict *out, const char *code)
 {
 	for (unsigned i = 0; i < out->n; i++)
 		if (!strcmp(out->f[i].code, code))
@@ -164,7 +164,7 @@ static const struct apenet_finding *find(const struct apenet_verdict *out, const
  * string of the NULL-terminated list. */
 static void expect(const struct apenet_verdict *out, enum apenet_sev sev, const char *code, ...)
 {
-	const struct apenet_finding *f = find(out, code);
+	const struct apenet_vfinding *f = find(out, code);
 	if (!f) {
 		dump(out);
 		fail_msg("no %s finding", code);
@@ -204,7 +204,7 @@ static void expect_ok(const struct apenet_verdict *out)
 /* The verdict's headline is the worst finding's. */
 static void expect_head(const struct apenet_verdict *out, enum apenet_sev sev, const char *code)
 {
-	const struct apenet_finding *f = find(out, code);
+	const struct apenet_vfinding *f = find(out, code);
 	if (out->sev != sev || strcmp(out->code, code) || !f || strcmp(out->rec, f->text)) {
 		dump(out);
 		fail_msg("expected the verdict %s %s", sev_s(sev), code);
