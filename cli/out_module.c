@@ -96,7 +96,8 @@ void cli_out_sff8472(struct apenet_out *o, const struct apenet_sff8472 *m)
 	apenet_out_str(o, "transceiver_codes", t);
 	apenet_out_str(o, "encoding", m->encoding_name);
 	apenet_out_uint(o, "bitrate_nominal_mbps", m->br_nominal_mbps);
-	if (m->br_extended) {
+	/* Bytes 66-67 are margins only when byte 12 holds the rate; 0 and 0 say nothing. */
+	if (m->br_extended || (!m->br_max_pct && !m->br_min_pct)) {
 		apenet_out_null(o, "bitrate_margin");
 	} else {
 		snprintf(t, sizeof(t), "+%u%% / -%u%%", m->br_max_pct, m->br_min_pct);
