@@ -16,6 +16,7 @@
 static void out_module(struct apenet_out *o, struct apenet_findings *fs, int link, const char *port,
 		       const char *where, const struct apenet_module_image *img)
 {
+	/* Static: a few KB each, and a command decodes one module at a time. */
 	static struct apenet_sff8636 q;
 	static struct apenet_sff8472 s;
 	struct apenet_module_health h;
