@@ -19,7 +19,7 @@ static const struct cli_cmd cmds[] = {
 	{ "model", "apenet model --fifo-depth BYTES --link-gbps RATE [--lanes N] [--encoding E]",
 	  "the link efficiency model: E1, E2, E3, E_T, maximum payload bandwidth", 16, cmd_model },
 	{ "module", "apenet module [PORT] [--from FILE] | apenet module --eeprom-file FILE",
-	  "QSFP+ module EEPROMs decoded (SFF-8636) with checksums, monitors, alarms", 16, cmd_module },
+	  "QSFP+ and SFP+ module EEPROMs decoded (SFF-8636, SFF-8472): monitors, findings", 16, cmd_module },
 	{ "snapshot", "apenet snapshot [--interval S]",
 	  "everything the other commands read, as JSON (replay with --from FILE)", 16, cmd_snapshot },
 	{ "cabling", "apenet cabling --config cluster.yaml (--sim-cluster DIR | SNAPSHOT.json...)",

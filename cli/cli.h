@@ -62,6 +62,23 @@ void cli_out_link_row(struct apenet_out *o, const struct apenet_view *v, unsigne
  * 0 none, 1 a warning or failure, 2 the output failed. */
 int cli_finish(struct apenet_out *o, const struct apenet_findings *fs);
 
+/*
+ * Bad input (a file, an argument) that stops a command: prints "apenet: msg"
+ * on stderr and, with --json, an error object on stdout too
+ * ({"schema": ..., "command": ..., "error": {"code": ..., "message": ...}}),
+ * so a script reading stdout learns why.  Returns CLI_EXIT_ERROR.
+ */
+int cli_input_error(const struct cli *c, const char *cmd, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Decoded modules (cli/out_module.c). */
+struct apenet_sff8636;
+struct apenet_sff8472;
+struct apenet_module_health;
+void cli_out_sff8636(struct apenet_out *o, const struct apenet_sff8636 *m);
+void cli_out_sff8472(struct apenet_out *o, const struct apenet_sff8472 *m);
+void cli_out_module_health(struct apenet_out *o, const struct apenet_module_health *h);
+
 /* An LDM word, decoded (one cell in text). */
 void cli_out_ldm(struct apenet_out *o, const char *key, uint32_t word);
 /* The exit code for a severity: 0 ok, 1 warn or fail. */

@@ -1,5 +1,6 @@
 /* Helpers every apenet command shares: options, the board view, config, verdicts. */
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,4 +106,24 @@ int cli_finish(struct apenet_out *o, const struct apenet_findings *fs)
 int cli_exit_sev(int sev)
 {
 	return sev == APENET_SEV_OK ? CLI_EXIT_OK : CLI_EXIT_FAULT;
+}
+
+int cli_input_error(const struct cli *c, const char *cmd, const char *code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "apenet: %s\n", msg);
+	if (c->fmt == APENET_OUT_JSON) {
+		struct apenet_out *o = apenet_out_new(APENET_OUT_JSON, stdout, cmd);
+		apenet_out_obj_begin(o, "error");
+		apenet_out_str(o, "code", code);
+		apenet_out_str(o, "message", msg);
+		apenet_out_obj_end(o);
+		apenet_out_finish(o);
+	}
+	return CLI_EXIT_ERROR;
 }

@@ -10,7 +10,7 @@
 #define SV_DEF  { .vod = 40, .pre = 0, .post1 = 8, .post2 = 0, .rxeq = 6, .dcgain = 1 }
 
 #define TORUS(n, d) { .name = n, .dir = d, .lanes = 4, .lane_mbps = 7000, .lane_mbps_max = 8500, \
-		      .enc = APENET_ENC_8B10B, .has_module = 1 }
+		      .enc = APENET_ENC_8B10B, .has_module = APENET_CAGE_QSFP }
 
 static const struct apenet_profile apenet_profiles[] = {
 	{ .id = APENET_V_APENETP, .name = "apenet+", .title = "APEnet+ (v4)",
@@ -24,7 +24,7 @@ static const struct apenet_profile apenet_profiles[] = {
 	  .fw_version = 0x050104, .nlinks = 3,
 	  .links = {
 		  { .name = "X", .dir = APENET_DIR_X, .lanes = 4, .lane_mbps = 10000, .lane_mbps_max = 14100,
-		    .enc = APENET_ENC_8B10B, .has_module = 1 },
+		    .enc = APENET_ENC_8B10B, .has_module = APENET_CAGE_QSFP },
 		  { .name = "Y", .dir = APENET_DIR_Y, .lanes = 4, .lane_mbps = 10000, .lane_mbps_max = 10000,
 		    .enc = APENET_ENC_8B10B, .has_module = 0 },
 		  { .name = "Z", .dir = APENET_DIR_Z, .lanes = 4, .lane_mbps = 10000, .lane_mbps_max = 10000,
@@ -37,24 +37,26 @@ static const struct apenet_profile apenet_profiles[] = {
 		  { .name = "GbE", .dir = APENET_DIR_EXT, .lanes = 1, .lane_mbps = 1250, .lane_mbps_max = 1250,
 		    .enc = APENET_ENC_8B10B, .has_module = 0 },
 		  { .name = "APElink0", .dir = APENET_DIR_XP, .lanes = 4, .lane_mbps = 8500, .lane_mbps_max = 8500,
-		    .enc = APENET_ENC_8B10B, .has_module = 1 },
+		    .enc = APENET_ENC_8B10B, .has_module = APENET_CAGE_QSFP },
 		  { .name = "APElink1", .dir = APENET_DIR_XM, .lanes = 4, .lane_mbps = 8500, .lane_mbps_max = 8500,
-		    .enc = APENET_ENC_8B10B, .has_module = 1 },
+		    .enc = APENET_ENC_8B10B, .has_module = APENET_CAGE_QSFP },
 		  { .name = "APElink2", .dir = APENET_DIR_EXT, .lanes = 4, .lane_mbps = 8500, .lane_mbps_max = 8500,
-		    .enc = APENET_ENC_8B10B, .has_module = 1 } },
+		    .enc = APENET_ENC_8B10B, .has_module = APENET_CAGE_QSFP } },
 	  .pma = SIV_PMA, .pma_default = SIV_DEF },
 	{ .id = APENET_V_NANET_KM3, .name = "nanet-km3", .title = "NaNet (KM3NeT-IT)",
 	  .fpga = "Altera Stratix V (Terasic DE5-net)", .pci_device = 0x0a04, .pcie_gen = 3, .pcie_width = 8,
 	  .fw_version = 0x020001, .nlinks = 4,
+/* The Terasic DE5-net's four SFP+ cages carry the detector links. */
 #define KM3(n) { .name = n, .dir = APENET_DIR_EXT, .lanes = 1, .lane_mbps = 800, .lane_mbps_max = 800, \
-		 .enc = APENET_ENC_8B10B, .has_module = 0 }
+		 .enc = APENET_ENC_8B10B, .has_module = APENET_CAGE_SFP }
 	  .links = { KM3("KM3link0"), KM3("KM3link1"), KM3("KM3link2"), KM3("KM3link3") },
 	  .pma = SV_PMA, .pma_default = SV_DEF },
 	{ .id = APENET_V_NANET10, .name = "nanet-10", .title = "NaNet-10",
 	  .fpga = "Altera Stratix V", .pci_device = 0x0a05, .pcie_gen = 3, .pcie_width = 8,
 	  .fw_version = 0x010001, .nlinks = 4,
+/* 10GbE through the board's SFP+ cages. */
 #define TENG(n) { .name = n, .dir = APENET_DIR_EXT, .lanes = 1, .lane_mbps = 10312, .lane_mbps_max = 10312, \
-		  .enc = APENET_ENC_64B66B, .has_module = 0 }
+		  .enc = APENET_ENC_64B66B, .has_module = APENET_CAGE_SFP }
 	  .links = { TENG("10GbE0"), TENG("10GbE1"), TENG("10GbE2"), TENG("10GbE3") },
 	  .pma = SV_PMA, .pma_default = SV_DEF },
 };

@@ -35,7 +35,10 @@ static void read_ee(struct apenet_dev *d, struct apenet_sample *o)
 		o->ee_status[l] = apenet_rd32(d, apenet_ee_off(l, APENET_EE_STATUS));
 		if (!APENET_GET(EE_STATUS, PRESENT, o->ee_status[l]))
 			continue;
-		for (unsigned i = 0; i < APENET_EE_DATA_LEN; i += 4) {
+		/* An SFP's pages end at 512 bytes: the rest of the window is not read. */
+		unsigned len = APENET_GET(EE_STATUS, LAYOUT, o->ee_status[l]) == APENET_EE_SFF8472 ? 512u : APENET_EE_DATA_LEN;
+		memset(o->ee[l], 0, sizeof(o->ee[l]));
+		for (unsigned i = 0; i < len; i += 4) {
 			uint32_t w = apenet_rd32(d, apenet_ee_off(l, APENET_EE_DATA + i));
 			o->ee[l][i] = (uint8_t)w;
 			o->ee[l][i + 1] = (uint8_t)(w >> 8);

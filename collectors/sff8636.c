@@ -13,6 +13,7 @@
 
 #include "apenet/err.h"
 #include "apenet/sff8636.h"
+#include "sff_util.h"
 
 /* Lower page 00h (image offset = byte). */
 #define LP_ID 0
@@ -290,79 +291,12 @@ double apenet_sff8636_mw_to_dbm(double mw)
 
 /* ---- field helpers ---- */
 
-static unsigned be16(const uint8_t *b, unsigned off)
-{
-	return (unsigned)b[off] << 8 | b[off + 1];
-}
+#define be16 apenet_sff_be16
 
-static double temp_c(const uint8_t *b, unsigned off)
-{
-	unsigned v = be16(b, off);
-
-	return (v >= 0x8000u ? (double)v - 65536.0 : (double)v) / 256.0;
-}
-
+static double temp_c(const uint8_t *b, unsigned off) { return apenet_sff_temp(be16(b, off)); }
 static double vcc_v(const uint8_t *b, unsigned off) { return be16(b, off) / 10000.0; }
 static double power_mw(const uint8_t *b, unsigned off) { return be16(b, off) / 10000.0; }
 static double bias_ma(const uint8_t *b, unsigned off) { return be16(b, off) / 500.0; }
-
-static uint8_t sum8(const uint8_t *b, unsigned from, unsigned to)
-{
-	unsigned s = 0;
-
-	for (unsigned i = from; i <= to; i++)
-		s += b[i];
-	return (uint8_t)s;
-}
-
-/*
- * Copy an ASCII field: trailing spaces and NULs are padding (the spec says
- * spaces, some vendors use NULs), anything unprintable left inside becomes
- * '?' so the result is always safe to print and to put in JSON.
- */
-static void ascii_field(char *dst, const uint8_t *src, unsigned n)
-{
-	while (n && (src[n - 1] == ' ' || src[n - 1] == '\0'))
-		n--;
-	for (unsigned i = 0; i < n; i++)
-		dst[i] = (src[i] >= 0x20 && src[i] < 0x7f) ? (char)src[i] : '?';
-	dst[n] = '\0';
-}
-
-static int is_digits(const uint8_t *p, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (p[i] < '0' || p[i] > '9')
-			return 0;
-	return 1;
-}
-
-/* Date code YYMMDDLL (bytes 212-219): ISO date when it is one, and the lot. */
-static void decode_date(struct apenet_sff8636 *m, const uint8_t *b)
-{
-	const uint8_t *d = b + UP_DATE;
-
-	ascii_field(m->date_code, d, 8);
-	ascii_field(m->lot, d + 6, 2);
-	m->date[0] = '\0';
-	if (is_digits(d, 6)) {
-		unsigned mon = (d[2] - '0') * 10u + (d[3] - '0');
-		unsigned day = (d[4] - '0') * 10u + (d[5] - '0');
-
-		if (mon >= 1 && mon <= 12 && day >= 1 && day <= 31)
-			snprintf(m->date, sizeof(m->date), "20%c%c-%02u-%02u", d[0], d[1], mon, day);
-	}
-}
-
-static void append_name(char *dst, size_t size, const char *name)
-{
-	size_t used = strlen(dst);
-
-	if (used)
-		snprintf(dst + used, size - used, ", %s", name);
-	else
-		snprintf(dst, size, "%s", name);
-}
 
 static void decode_identity(struct apenet_sff8636 *m, const uint8_t *b)
 {
@@ -402,16 +336,19 @@ static void decode_media(struct apenet_sff8636 *m, const uint8_t *b)
 	m->connector = b[UP_CONNECTOR];
 	m->connector_name = apenet_sff8636_connector_name(m->connector);
 	memcpy(m->compliance, b + UP_COMPLIANCE, sizeof(m->compliance));
-	m->eth_names[0] = '\0';
-	for (unsigned bit = 0; bit < 7; bit++)
-		if (c & (1u << bit))
-			append_name(m->eth_names, sizeof(m->eth_names),
-				    apenet_sff8636_eth_compliance_name(bit));
-	for (unsigned bit = 0; bit < 4; bit++)
-		if (g & (1u << bit))
-			append_name(m->eth_names, sizeof(m->eth_names), gbe_compliance_name(bit));
 	m->ext_compliance = b[UP_EXT_COMPLIANCE];
 	m->ext_compliance_name = apenet_sff8636_ext_compliance_name(m->ext_compliance);
+	m->eth_names[0] = '\0';
+	/* Bit 7 of byte 131 hands the module's main code over to byte 192. */
+	if ((c & COMPL_EXTENDED) && m->ext_compliance)
+		apenet_sff_append(m->eth_names, sizeof(m->eth_names), m->ext_compliance_name);
+	for (unsigned bit = 0; bit < 7; bit++)
+		if (c & (1u << bit))
+			apenet_sff_append(m->eth_names, sizeof(m->eth_names),
+					  apenet_sff8636_eth_compliance_name(bit));
+	for (unsigned bit = 0; bit < 4; bit++)
+		if (g & (1u << bit))
+			apenet_sff_append(m->eth_names, sizeof(m->eth_names), gbe_compliance_name(bit));
 
 	/* The extended code is the more specific one when the module points at it. */
 	if ((c & COMPL_EXTENDED) && m->ext_compliance)
@@ -452,6 +389,7 @@ static void decode_media(struct apenet_sff8636 *m, const uint8_t *b)
 	m->dev_tech = b[UP_DEV_TECH];
 	m->tx_tech_name = apenet_sff8636_tx_tech_name(m->dev_tech);
 	m->copper = (m->dev_tech >> 4) >= 0xa;
+	m->passive = (m->dev_tech >> 4) == 0xa || (m->dev_tech >> 4) == 0xb;
 	m->wavelength_control = !!(m->dev_tech & 0x08);
 	m->cooled = !!(m->dev_tech & 0x04);
 	m->apd = !!(m->dev_tech & 0x02);
@@ -469,48 +407,60 @@ static void decode_media(struct apenet_sff8636 *m, const uint8_t *b)
 
 static void decode_vendor(struct apenet_sff8636 *m, const uint8_t *b)
 {
-	ascii_field(m->vendor, b + UP_VENDOR, 16);
+	apenet_sff_ascii(m->vendor, b + UP_VENDOR, 16);
 	memcpy(m->oui, b + UP_OUI, sizeof(m->oui));
-	ascii_field(m->part, b + UP_PN, 16);
-	ascii_field(m->vendor_rev, b + UP_REV, 2);
-	ascii_field(m->serial, b + UP_SN, 16);
-	decode_date(m, b);
+	apenet_sff_ascii(m->part, b + UP_PN, 16);
+	apenet_sff_ascii(m->vendor_rev, b + UP_REV, 2);
+	apenet_sff_ascii(m->serial, b + UP_SN, 16);
+	apenet_sff_date(b + UP_DATE, m->date_code, m->date, m->lot);
+}
+
+/* A reading of 0 or all ones is an unimplemented monitor or a failed read. */
+static int reads(const uint8_t *b, unsigned off)
+{
+	unsigned v = be16(b, off);
+
+	return v != 0 && v != 0xffffu;
 }
 
 static void decode_dom(struct apenet_sff8636 *m, const uint8_t *b)
 {
-	unsigned t = be16(b, LP_TEMP);
-
 	/*
-	 * SFF-8436 modules (revision byte below 0x03) left bits 7-4 of byte 220
-	 * reserved: they monitor temperature and Vcc without saying so.
+	 * Before rev 2.8 (SFF-8436 and SFF-8636 up to 2.7) modules often leave
+	 * the temperature and Vcc bits of byte 220 clear while monitoring both:
+	 * only a rev 2.8+ module's byte 220 is taken at its word.
 	 */
-	int legacy = m->rev < 0x03;
+	int trusted = m->rev >= 0x08;
+	/* Flat memory means a passive cable: nothing is monitored. */
+	int paged = !m->flat_mem;
+	int optical = paged && !m->copper;
 
 	m->diag_type = b[UP_DIAG];
-	m->temp_monitored = legacy || (m->diag_type & DIAG_TEMP);
-	m->vcc_monitored = legacy || (m->diag_type & DIAG_VCC);
 	m->rx_power_avg = !!(m->diag_type & DIAG_RX_AVG);
 	m->tx_power_supported = !!(m->diag_type & DIAG_TX_PWR);
-	/*
-	 * Flat memory means a passive cable without monitors.  Otherwise trust
-	 * byte 220, but not a temperature of exactly 0 or all ones: that is an
-	 * unimplemented monitor or a failed read, not a reading.
-	 */
-	m->dom_present = !m->flat_mem &&
-			 (m->temp_monitored || m->vcc_monitored || m->tx_power_supported) && t != 0 &&
-			 t != 0xffffu;
-	if (!m->dom_present)
-		return;
+	m->temp_monitored = paged && (!trusted || (m->diag_type & DIAG_TEMP)) && reads(b, LP_TEMP);
+	m->vcc_monitored = paged && (!trusted || (m->diag_type & DIAG_VCC)) && reads(b, LP_VCC);
+	m->rx_power_monitored = optical;
+	m->tx_bias_monitored = optical;
+	m->tx_power_monitored = optical && m->tx_power_supported;
+	m->dom_present = m->temp_monitored || m->vcc_monitored || m->rx_power_monitored || m->tx_bias_monitored ||
+			 m->tx_power_monitored;
 
-	m->temp_c = temp_c(b, LP_TEMP);
-	m->vcc_v = vcc_v(b, LP_VCC);
+	if (m->temp_monitored)
+		m->temp_c = temp_c(b, LP_TEMP);
+	if (m->vcc_monitored)
+		m->vcc_v = vcc_v(b, LP_VCC);
 	for (unsigned i = 0; i < APENET_SFF8636_LANES; i++) {
-		m->rx_power_mw[i] = power_mw(b, LP_RX_PWR + 2 * i);
-		m->rx_power_dbm[i] = apenet_sff8636_mw_to_dbm(m->rx_power_mw[i]);
-		m->tx_bias_ma[i] = bias_ma(b, LP_TX_BIAS + 2 * i);
-		m->tx_power_mw[i] = power_mw(b, LP_TX_PWR + 2 * i);
-		m->tx_power_dbm[i] = apenet_sff8636_mw_to_dbm(m->tx_power_mw[i]);
+		if (m->rx_power_monitored) {
+			m->rx_power_mw[i] = power_mw(b, LP_RX_PWR + 2 * i);
+			m->rx_power_dbm[i] = apenet_sff8636_mw_to_dbm(m->rx_power_mw[i]);
+		}
+		if (m->tx_bias_monitored)
+			m->tx_bias_ma[i] = bias_ma(b, LP_TX_BIAS + 2 * i);
+		if (m->tx_power_monitored) {
+			m->tx_power_mw[i] = power_mw(b, LP_TX_PWR + 2 * i);
+			m->tx_power_dbm[i] = apenet_sff8636_mw_to_dbm(m->tx_power_mw[i]);
+		}
 	}
 }
 
@@ -568,10 +518,10 @@ static void decode_flags(struct apenet_sff8636 *m, const uint8_t *b)
 static void decode_checksums(struct apenet_sff8636 *m, const uint8_t *b)
 {
 	m->cc_base_stored = b[UP_CC_BASE];
-	m->cc_base_computed = sum8(b, UP_ID, UP_MAX_CASE);
+	m->cc_base_computed = apenet_sff_sum8(b, UP_ID, UP_MAX_CASE);
 	m->cc_base_ok = m->cc_base_stored == m->cc_base_computed;
 	m->cc_ext_stored = b[UP_CC_EXT];
-	m->cc_ext_computed = sum8(b, UP_EXT_COMPLIANCE, UP_BR_EXT);
+	m->cc_ext_computed = apenet_sff_sum8(b, UP_EXT_COMPLIANCE, UP_BR_EXT);
 	m->cc_ext_ok = m->cc_ext_stored == m->cc_ext_computed;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "eeprom.h"
+#include "eeprom_enc.h"
 
 /* Lower page 00h. */
 enum {
@@ -104,104 +105,23 @@ static const struct th_set th_tx_mw = { 2.19, 0.10, 1.74, 0.20 };    /* +3.4/-10
  */
 #define RX_LOS_MW 0.01
 
-/* ---- encoders (SFF-8636 units) ---- */
-
-static uint16_t enc_unsigned(double v, double per_unit)
-{
-	double x = v * per_unit;
-
-	if (!(x > 0.0)) /* also catches NaN */
-		return 0;
-	if (x >= 65535.0)
-		return 65535;
-	return (uint16_t)(x + 0.5);
-}
-
-/* Signed 1/256 C, two's complement in 16 bits. */
-static uint16_t enc_temp(double c)
-{
-	double x = c * 256.0;
-	long r;
-
-	if (x != x)
-		return 0;
-	if (x >= 32767.0)
-		r = 32767;
-	else if (x <= -32768.0)
-		r = -32768;
-	else
-		r = x < 0 ? (long)(x - 0.5) : (long)(x + 0.5);
-	return (uint16_t)(r & 0xffff);
-}
-
-static uint16_t enc_vcc(double v) { return enc_unsigned(v, 10000.0); }   /* 100 uV */
-static uint16_t enc_power(double mw) { return enc_unsigned(mw, 10000.0); } /* 0.1 uW */
-static uint16_t enc_bias(double ma) { return enc_unsigned(ma, 500.0); }  /* 2 uA */
-
-static void put_be16(uint8_t *out, unsigned off, uint16_t v)
-{
-	out[off] = (uint8_t)(v >> 8);
-	out[off + 1] = (uint8_t)(v & 0xff);
-}
-
-static unsigned get_be16(const uint8_t *in, unsigned off)
-{
-	return (unsigned)in[off] << 8 | in[off + 1];
-}
-
-static long get_temp(const uint8_t *in, unsigned off)
-{
-	unsigned v = get_be16(in, off);
-
-	return v >= 0x8000u ? (long)v - 0x10000 : (long)v;
-}
-
-/* ASCII field, space-padded (SFF-8636 never NUL-terminates). */
-static void put_str(uint8_t *out, unsigned off, unsigned len, const char *s)
-{
-	unsigned i = 0;
-
-	for (; i < len && s[i]; i++)
-		out[off + i] = (uint8_t)s[i];
-	for (; i < len; i++)
-		out[off + i] = ' ';
-}
-
-static uint8_t sum8(const uint8_t *in, unsigned from, unsigned to)
-{
-	unsigned s = 0;
-
-	for (unsigned i = from; i <= to; i++)
-		s += in[i];
-	return (uint8_t)(s & 0xff);
-}
+/* ---- encoders: sim/eeprom_enc.h ---- */
 
 static void put_thresholds(uint8_t *out, unsigned base, const struct th_set *t,
 			   uint16_t (*enc)(double))
 {
-	put_be16(out, P03(base) + TH_HA, enc(t->ha));
-	put_be16(out, P03(base) + TH_LA, enc(t->la));
-	put_be16(out, P03(base) + TH_HW, enc(t->hw));
-	put_be16(out, P03(base) + TH_LW, enc(t->lw));
-}
-
-/*
- * The four flag bits of one monitored value, as a nibble ordered like the
- * spec's bytes: high alarm, low alarm, high warning, low warning.  Comparing
- * the encoded values makes the flags agree exactly with what a decoder sees.
- */
-static unsigned aw_nibble(long v, long ha, long la, long hw, long lw)
-{
-	return (unsigned)(v > ha) << 3 | (unsigned)(v < la) << 2 | (unsigned)(v > hw) << 1 |
-	       (unsigned)(v < lw);
+	sim_ee_put16(out, P03(base) + TH_HA, enc(t->ha));
+	sim_ee_put16(out, P03(base) + TH_LA, enc(t->la));
+	sim_ee_put16(out, P03(base) + TH_HW, enc(t->hw));
+	sim_ee_put16(out, P03(base) + TH_LW, enc(t->lw));
 }
 
 static unsigned aw_unsigned(const uint8_t *img, unsigned base, uint16_t raw)
 {
-	return aw_nibble(raw, (long)get_be16(img, P03(base) + TH_HA),
-			 (long)get_be16(img, P03(base) + TH_LA),
-			 (long)get_be16(img, P03(base) + TH_HW),
-			 (long)get_be16(img, P03(base) + TH_LW));
+	return sim_ee_aw(raw, (long)sim_ee_get16(img, P03(base) + TH_HA),
+			 (long)sim_ee_get16(img, P03(base) + TH_LA),
+			 (long)sim_ee_get16(img, P03(base) + TH_HW),
+			 (long)sim_ee_get16(img, P03(base) + TH_LW));
 }
 
 /* Per-lane flags: lanes 1 and 2 share the first byte (lane 1 high nibble). */
@@ -210,7 +130,7 @@ static void put_lane_flags(uint8_t *out, unsigned flag_off, unsigned th_base, un
 	uint8_t b[2] = { 0, 0 };
 
 	for (unsigned lane = 0; lane < 4; lane++) {
-		uint16_t raw = (uint16_t)get_be16(out, mon_off + 2 * lane);
+		uint16_t raw = (uint16_t)sim_ee_get16(out, mon_off + 2 * lane);
 		unsigned nib = aw_unsigned(out, th_base, raw);
 
 		b[lane / 2] |= (uint8_t)(lane % 2 ? nib : nib << 4);
@@ -226,23 +146,27 @@ void sim_eeprom_update_dom(const struct sim_module *m, uint8_t out[APENET_EE_DAT
 
 	if (m->kind != SIM_MOD_OPTICAL)
 		return;
+	if (m->form == SIM_FORM_SFP) {
+		sim_eeprom_update_dom_sfp(m, out);
+		return;
+	}
 
-	t = enc_temp(m->temp_c);
-	put_be16(out, LP_TEMP, t);
-	put_be16(out, LP_VCC, enc_vcc(m->vcc_v));
+	t = sim_ee_temp(m->temp_c);
+	sim_ee_put16(out, LP_TEMP, t);
+	sim_ee_put16(out, LP_VCC, sim_ee_vcc(m->vcc_v));
 	for (unsigned lane = 0; lane < 4; lane++) {
-		put_be16(out, LP_RX_PWR + 2 * lane, enc_power(m->rx_power_mw[lane]));
-		put_be16(out, LP_TX_BIAS + 2 * lane, enc_bias(m->tx_bias_ma[lane]));
-		put_be16(out, LP_TX_PWR + 2 * lane, enc_power(m->tx_power_mw[lane]));
+		sim_ee_put16(out, LP_RX_PWR + 2 * lane, sim_ee_power(m->rx_power_mw[lane]));
+		sim_ee_put16(out, LP_TX_BIAS + 2 * lane, sim_ee_bias(m->tx_bias_ma[lane]));
+		sim_ee_put16(out, LP_TX_PWR + 2 * lane, sim_ee_power(m->tx_power_mw[lane]));
 	}
 
 	/* Temperature thresholds are signed; compare them as such. */
-	nib = aw_nibble(get_temp(out, LP_TEMP), get_temp(out, P03(P3_TEMP) + TH_HA),
-			get_temp(out, P03(P3_TEMP) + TH_LA), get_temp(out, P03(P3_TEMP) + TH_HW),
-			get_temp(out, P03(P3_TEMP) + TH_LW));
+	nib = sim_ee_aw(sim_ee_get_temp(out, LP_TEMP), sim_ee_get_temp(out, P03(P3_TEMP) + TH_HA),
+			sim_ee_get_temp(out, P03(P3_TEMP) + TH_LA), sim_ee_get_temp(out, P03(P3_TEMP) + TH_HW),
+			sim_ee_get_temp(out, P03(P3_TEMP) + TH_LW));
 	/* Bits 3-0 of bytes 6 and 7 are not ours (init-complete, reserved): keep them. */
 	out[LP_TEMP_FLAGS] = (uint8_t)((out[LP_TEMP_FLAGS] & 0x0f) | nib << 4);
-	nib = aw_unsigned(out, P3_VCC, (uint16_t)get_be16(out, LP_VCC));
+	nib = aw_unsigned(out, P3_VCC, (uint16_t)sim_ee_get16(out, LP_VCC));
 	out[LP_VCC_FLAGS] = (uint8_t)((out[LP_VCC_FLAGS] & 0x0f) | nib << 4);
 
 	put_lane_flags(out, LP_RX_FLAGS, P3_RX_PWR, LP_RX_PWR);
@@ -252,7 +176,7 @@ void sim_eeprom_update_dom(const struct sim_module *m, uint8_t out[APENET_EE_DAT
 	/* Rx LOS, lane 1 in bit 0; Tx LOS (host side, bits 7-4) is not modelled. */
 	out[LP_LOS] &= 0xf0;
 	for (unsigned lane = 0; lane < 4; lane++)
-		if (get_be16(out, LP_RX_PWR + 2 * lane) < enc_power(RX_LOS_MW))
+		if (sim_ee_get16(out, LP_RX_PWR + 2 * lane) < sim_ee_power(RX_LOS_MW))
 			out[LP_LOS] |= (uint8_t)(1u << lane);
 
 	/*
@@ -290,16 +214,16 @@ static void build_optical(const struct sim_module *m, uint8_t *out)
 	out[U0_ETH_COMPL] = ETH_40G_SR4;
 	out[U0_LEN_OM3] = (uint8_t)(m->length_m >= 510 ? 255 : (m->length_m + 1) / 2);
 	out[U0_DEV_TECH] = TECH_850_VCSEL;
-	put_be16(out, U0_WAVELEN, 850 * 20);  /* units of 0.05 nm */
-	put_be16(out, U0_WAVETOL, 10 * 200);  /* +-10 nm, units of 0.005 nm */
+	sim_ee_put16(out, U0_WAVELEN, 850 * 20);  /* units of 0.05 nm */
+	sim_ee_put16(out, U0_WAVETOL, 10 * 200);  /* +-10 nm, units of 0.005 nm */
 	out[U0_MAX_CASE] = 70;
 	out[U0_DIAG_TYPE] = DIAG_OPTICAL;
 
-	put_thresholds(out, P3_TEMP, &th_temp_c, enc_temp);
-	put_thresholds(out, P3_VCC, &th_vcc_v, enc_vcc);
-	put_thresholds(out, P3_RX_PWR, &th_rx_mw, enc_power);
-	put_thresholds(out, P3_TX_BIAS, &th_bias_ma, enc_bias);
-	put_thresholds(out, P3_TX_PWR, &th_tx_mw, enc_power);
+	put_thresholds(out, P3_TEMP, &th_temp_c, sim_ee_temp);
+	put_thresholds(out, P3_VCC, &th_vcc_v, sim_ee_vcc);
+	put_thresholds(out, P3_RX_PWR, &th_rx_mw, sim_ee_power);
+	put_thresholds(out, P3_TX_BIAS, &th_bias_ma, sim_ee_bias);
+	put_thresholds(out, P3_TX_PWR, &th_tx_mw, sim_ee_power);
 
 	sim_eeprom_update_dom(m, out);
 }
@@ -308,6 +232,10 @@ void sim_eeprom_build(const struct sim_module *m, uint8_t out[APENET_EE_DATA_LEN
 {
 	double br;
 
+	if (m->form == SIM_FORM_SFP) {
+		sim_eeprom_build_sfp(m, out);
+		return;
+	}
 	memset(out, 0, APENET_EE_DATA_LEN);
 	if (m->kind != SIM_MOD_COPPER && m->kind != SIM_MOD_OPTICAL)
 		return;
@@ -322,25 +250,25 @@ void sim_eeprom_build(const struct sim_module *m, uint8_t out[APENET_EE_DATA_LEN
 	br = m->nominal_gbps * 10.0;
 	if (br > 254.0) {
 		out[U0_BR_NOMINAL] = 0xff;
-		out[U0_BR_EXT] = (uint8_t)enc_unsigned(m->nominal_gbps > 63.0 ? 63.0 : m->nominal_gbps,
+		out[U0_BR_EXT] = (uint8_t)sim_ee_unsigned(m->nominal_gbps > 63.0 ? 63.0 : m->nominal_gbps,
 						       4.0);
 	} else {
-		out[U0_BR_NOMINAL] = (uint8_t)enc_unsigned(m->nominal_gbps, 10.0);
+		out[U0_BR_NOMINAL] = (uint8_t)sim_ee_unsigned(m->nominal_gbps, 10.0);
 	}
-	put_str(out, U0_VENDOR, 16, m->vendor);
+	sim_ee_put_str(out, U0_VENDOR, 16, m->vendor);
 	memcpy(out + U0_OUI, m->oui, 3);
-	put_str(out, U0_PN, 16, m->part);
-	put_str(out, U0_REV, 2, m->rev);
-	put_str(out, U0_SN, 16, m->serial);
-	put_str(out, U0_DATE, 8, m->date);
+	sim_ee_put_str(out, U0_PN, 16, m->part);
+	sim_ee_put_str(out, U0_REV, 2, m->rev);
+	sim_ee_put_str(out, U0_SN, 16, m->serial);
+	sim_ee_put_str(out, U0_DATE, 8, m->date);
 
 	if (m->kind == SIM_MOD_COPPER)
 		build_copper(m, out);
 	else
 		build_optical(m, out);
 
-	out[U0_CC_BASE] = sum8(out, 128, 190);
-	out[U0_CC_EXT] = sum8(out, 192, 222);
+	out[U0_CC_BASE] = sim_ee_sum8(out, 128, 190);
+	out[U0_CC_EXT] = sim_ee_sum8(out, 192, 222);
 }
 
 /* Copy a string into a fixed field, always NUL-terminated. */
@@ -434,6 +362,55 @@ void sim_module_default(struct sim_module *m, enum sim_module_kind kind, unsigne
 		}
 	}
 	strcat(m->serial, num); /* prefix (3) + at most 10 digits fits in 16 */
+	set_field(m->date, sizeof(m->date), "230915");
+	strcat(m->date, lot);
+}
+
+void sim_module_default_sfp(struct sim_module *m, enum sim_module_kind kind, unsigned length_m,
+			    uint32_t serial_no, double lane_gbps)
+{
+	char num[11], lot[3];
+	int ten_g = lane_gbps > 2.0;
+
+	memset(m, 0, sizeof(*m));
+	m->form = SIM_FORM_SFP;
+	m->kind = kind;
+	if (kind != SIM_MOD_COPPER && kind != SIM_MOD_OPTICAL) {
+		m->kind = SIM_MOD_NONE;
+		return;
+	}
+	m->length_m = length_m;
+	m->nominal_gbps = ten_g ? 10.3 : 1.3;
+	put_decimal(num, sizeof(num), serial_no, 8);
+	put_decimal(lot, sizeof(lot), serial_no % 100, 2);
+	if (kind == SIM_MOD_COPPER) {
+		char pn[17] = "APL-SFPP-CU";
+		size_t l = strlen(pn);
+
+		set_field(m->vendor, sizeof(m->vendor), "APELINK CABLES");
+		put_decimal(pn + l, sizeof(pn) - l - 1, length_m > 99 ? 99 : length_m, 1);
+		strcat(pn, "M");
+		set_field(m->part, sizeof(m->part), pn);
+		set_field(m->rev, sizeof(m->rev), "A1");
+		set_field(m->serial, sizeof(m->serial), "APS");
+		m->oui[0] = 0x02;
+		m->oui[1] = 0xae;
+		m->oui[2] = 0x01;
+	} else {
+		set_field(m->vendor, sizeof(m->vendor), "INFN OPTICS");
+		set_field(m->part, sizeof(m->part), ten_g ? "INO-SFPP-SR" : "INO-SFP-SX");
+		set_field(m->rev, sizeof(m->rev), "B0");
+		set_field(m->serial, sizeof(m->serial), "INS");
+		m->oui[0] = 0x02;
+		m->oui[1] = 0xae;
+		m->oui[2] = 0x02;
+		m->temp_c = 35.0;
+		m->vcc_v = 3.30;
+		m->rx_power_mw[0] = 0.45;  /* about -3.5 dBm */
+		m->tx_bias_ma[0] = 6.5;
+		m->tx_power_mw[0] = 0.50;  /* about -3 dBm */
+	}
+	strcat(m->serial, num);
 	set_field(m->date, sizeof(m->date), "230915");
 	strcat(m->date, lot);
 }

@@ -382,7 +382,9 @@ static void publish_link(struct sim_torus *t, struct sim_board *b, unsigned l)
 		lk->ee_gen++;
 		lk->ee_ts = t->now_ts;
 		BAR32(b, ee + APENET_EE_STATUS) = APENET_SET(EE_STATUS, PRESENT, 1) | APENET_SET(EE_STATUS, VALID, 1) |
-						   APENET_SET(EE_STATUS, LAYOUT, APENET_EE_SFF8636);
+						   APENET_SET(EE_STATUS, LAYOUT, lk->module.form == SIM_FORM_SFP
+											 ? APENET_EE_SFF8472
+											 : APENET_EE_SFF8636);
 	} else {
 		BAR32(b, ee + APENET_EE_STATUS) = 0;
 	}

@@ -135,9 +135,11 @@ static int cable_setup(struct sim_torus *t, const struct sim_conf *c, struct sim
 		int wrap = peer && (abs((int)t->b[lk->peer_board].x - (int)b->x) > 1 ||
 				    abs((int)t->b[lk->peer_board].y - (int)b->y) > 1 ||
 				    abs((int)t->b[lk->peer_board].z - (int)b->z) > 1);
+		/* KM3NeT's detector links are fibre to the shore station. */
 		lk->ch.kind = c->cable_kind >= 0 ? (enum sim_cable_kind)c->cable_kind
 			      : (b->prof->id == APENET_V_V5 && lk->lp->has_module) ? SIM_CABLE_OPTICAL
-										: SIM_CABLE_COPPER;
+			      : b->prof->id == APENET_V_NANET_KM3			   ? SIM_CABLE_OPTICAL
+										   : SIM_CABLE_COPPER;
 		lk->ch.length_m = c->cable_m > 0 ? c->cable_m : lk->ch.kind == SIM_CABLE_OPTICAL ? 10 : wrap ? 5 : 2;
 		const struct sim_cable_conf *cc = cable_conf(c, b, l);
 		if (!cc && peer)
@@ -169,7 +171,12 @@ static int cable_setup(struct sim_torus *t, const struct sim_conf *c, struct sim
 		enum sim_module_kind mk = lk->ch.kind == SIM_CABLE_OPTICAL ? SIM_MOD_OPTICAL : SIM_MOD_COPPER;
 		uint32_t serial = mk == SIM_MOD_COPPER ? (uint32_t)lk->cable_id * 10u
 						       : (uint32_t)lk->cable_id * 10u + (peer && peer->cable_id ? 1u : 0u);
-		sim_module_default(&lk->module, mk, (unsigned)(lk->ch.length_m + 0.5), (uint32_t)(t->seed * 100000u) + serial);
+		unsigned len = (unsigned)(lk->ch.length_m + 0.5);
+		uint32_t sn = (uint32_t)(t->seed * 100000u) + serial;
+		if (lk->lp->has_module == APENET_CAGE_SFP)
+			sim_module_default_sfp(&lk->module, mk, len, sn, lk->lp->lane_mbps / 1000.0);
+		else
+			sim_module_default(&lk->module, mk, len, sn);
 		sim_eeprom_build(&lk->module, lk->ee);
 	}
 	return 0;

@@ -1,16 +1,18 @@
 #!/bin/sh
 # Writes docs/commands/*.md: one page per command, with real output captured
-# from an emulated 4x4x1 torus (and a v5 pair for an optical module).
+# from an emulated 4x4x1 torus (and a v5 pair for an optical QSFP+ module, a
+# NaNet KM3 for SFP+ modules).
 #   sh tools/command-docs.sh [BIN]
 set -eu
 BIN=${1:-build/bin}
 OUT=docs/commands
 T=$(mktemp -d /tmp/apenet-docs-XXXXXX)
-trap 'kill -TERM $P1 $P2 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill -TERM $P1 $P2 $P3 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 "$BIN/apenet-sim" run --dims 4x4x1 --dir "$T/q" --seed 11 2>/dev/null & P1=$!
 printf 'dims: 2x1x1\nvariant: apenet-v5\n' >"$T/v5.yaml"
 "$BIN/apenet-sim" run --config "$T/v5.yaml" --dir "$T/v5" 2>/dev/null & P2=$!
-until [ -e "$T/q/ready" ] && [ -e "$T/v5/ready" ]; do sleep 0.1; done
+"$BIN/apenet-sim" run --variant nanet-km3 --dims 1x1x1 --dir "$T/km3" 2>/dev/null & P3=$!
+until [ -e "$T/q/ready" ] && [ -e "$T/v5/ready" ] && [ -e "$T/km3/ready" ]; do sleep 0.1; done
 sleep 1
 N=$T/q/node-1-0-0
 A="$BIN/apenet"
@@ -65,12 +67,22 @@ E_T and the maximum payload bandwidth in MB/s (10^6 bytes/s). \`--fifo-depth\` i
 
 hex=$("$A" snapshot --interval 0 --sim "$N" | jq -r '.modules[0].eeprom')
 printf '%s' "$hex" | perl -ne 'print pack("H*", $_)' >"$T/xplus.bin"
-page module "Each port's QSFP+ module EEPROM decoded as \`ethtool -m\` does (SFF-8636): identifier,
-connector, compliance, vendor, part, serial, date, length, copper attenuation, digital monitoring
-with thresholds and flags, both check codes verified, and a verdict. \`--eeprom-file FILE\` decodes
-a raw dump as \`ethtool -m DEV raw on > FILE\` writes it (256 or 640 bytes)."
-{ run "apenet module X --sim /tmp/quong/v5/node-0-0-0   # an optical module" "$A" module X --sim "$T/v5/node-0-0-0"
-  run "apenet module --eeprom-file xplus.bin   # a copper cable's raw dump" "$A" module --eeprom-file "$T/xplus.bin"; } >>$OUT/module.md
+page module "Each port's module EEPROM decoded as \`ethtool -m\` does: QSFP+ modules (SFF-8636) on the
+torus links, SFP/SFP+ modules (SFF-8472, A0h and A2h) on NaNet KM3 and NaNet-10. Identifier,
+connector, compliance, vendor, part, serial, date, lengths, copper attenuation or wavelength,
+digital monitoring (externally calibrated SFPs converted with their own constants) with
+thresholds and flags, every check code verified. One judge (docs/verdicts.md) turns every
+condition into a finding of its own, per lane, with the reading, the threshold and the unit; each
+module gets a verdict. A monitor the module does not implement, and thresholds never programmed,
+show as \"-\" (null in JSON) and are not judged; nor are a copper cable's optical monitors.
+\`--eeprom-file FILE\` decodes a raw dump as \`ethtool -m DEV raw on > FILE\` writes it: 256 or 640
+bytes for a QSFP, 256 (A0h) or 512 (A0h, A2h) for an SFP. A file that is neither exits 2 naming its
+identifier and size; with \`--json\` an error object goes to stdout too."
+{ run "apenet module X --sim /tmp/quong/v5/node-0-0-0   # an optical QSFP+ module" "$A" module X --sim "$T/v5/node-0-0-0"
+  run "apenet module KM3link0 --sim /tmp/quong/km3/node-0-0-0   # an SFP with diagnostics" "$A" module KM3link0 --sim "$T/km3/node-0-0-0"
+  run "apenet module --eeprom-file xplus.bin   # a copper cable's raw dump" "$A" module --eeprom-file "$T/xplus.bin"
+  head -c 300 "$T/xplus.bin" >"$T/cut.bin"
+  run "apenet module --json --eeprom-file cut.bin   # not a module image: exit 2" "$A" module --json --eeprom-file "$T/cut.bin"; } >>$OUT/module.md
 
 inj --node 0,0,0 cable-swap --link X+ --with 0,0,0:X-
 inj --node 3,1,0 cable-unplug --link Y-

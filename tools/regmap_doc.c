@@ -56,8 +56,10 @@ int main(void)
 	block("Lane registers", APENET_BLK_LANE, base);
 	snprintf(base, sizeof(base),
 		 "Per module port P at 0x%x + P * 0x%x. Bytes 0x000-0x%03x of the window mirror the module's\n"
-		 "EEPROM as `ethtool -m DEV raw on` lays it out: lower page 00h, then upper pages 00h, 01h,\n"
-		 "02h, 03h (SFF-8636), little-endian within each 32-bit register.",
+		 "EEPROM as `ethtool -m DEV raw on` lays it out, little-endian within each 32-bit register;\n"
+		 "EE_STATUS.LAYOUT says which layout: 1, a QSFP+ (SFF-8636): lower page 00h, then upper pages\n"
+		 "00h, 01h, 02h, 03h; 2, an SFP+ (SFF-8472): A0h in 0x000-0x0ff, A2h in 0x100-0x1ff, the\n"
+		 "rest zero. Which ports have a cage, and of which kind, is in the variants table below.",
 		 APENET_EE_BASE, APENET_EE_STRIDE, APENET_EE_DATA_LEN - 1);
 	block("Module EEPROM window", APENET_BLK_EE, base);
 	printf("## LDM word (LDM_OWN, LDM_HOST, LINK_LDM_RX)\n\nEvery 2-bit field: 0 normal, 1 sick, 2 broken, 3 invalid.\n\n"
@@ -69,14 +71,17 @@ int main(void)
 			else
 				printf("| %s | %u:%u | %s |\n", f[j].name, f[j].lsb + f[j].width - 1, f[j].lsb, f[j].desc);
 		}
-	printf("\n## Variants\n\n| variant | PCI device | FPGA | PCIe | links (lanes x Mbps) | PMA maxima VOD/pre/post1/post2/EQ/DC |\n"
+	printf("\n## Variants\n\n| variant | PCI device | FPGA | PCIe | links (lanes x Mbps, module cage) | PMA maxima VOD/pre/post1/post2/EQ/DC |\n"
 	       "|---|---|---|---|---|---|\n");
 	for (int v = 1; v < APENET_V_COUNT; v++) {
 		const struct apenet_profile *p = apenet_profile((enum apenet_variant)v);
 		printf("| %s | %04x:%04x | %s | gen%u x%u | ", p->name, APENET_PCI_VENDOR, p->pci_device, p->fpga,
 		       p->pcie_gen, p->pcie_width);
 		for (unsigned l = 0; l < p->nlinks; l++)
-			printf("%s%s (%ux%u)", l ? ", " : "", p->links[l].name, p->links[l].lanes, p->links[l].lane_mbps);
+			printf("%s%s (%ux%u%s)", l ? ", " : "", p->links[l].name, p->links[l].lanes, p->links[l].lane_mbps,
+			       p->links[l].has_module == APENET_CAGE_QSFP  ? ", QSFP+"
+			       : p->links[l].has_module == APENET_CAGE_SFP ? ", SFP+"
+									   : "");
 		printf(" | %u/%u/%u/%u/%u/%u |\n", p->pma.vod, p->pma.pre, p->pma.post1, p->pma.post2, p->pma.rxeq,
 		       p->pma.dcgain);
 	}

@@ -164,7 +164,9 @@ enum apenet_access {
 #define APENET_LANE_STRIDE 0x080u
 #define APENET_EE_BASE 0x4000u
 #define APENET_EE_STRIDE 0x400u
-#define APENET_EE_DATA 0x000u     /* 640 bytes: lower page, upper pages 00h, 01h, 02h, 03h */
+/* 640 bytes.  QSFP (SFF-8636): lower page, upper pages 00h, 01h, 02h, 03h.
+ * SFP (SFF-8472): A0h in bytes 0-255, A2h in 256-511, the rest zero. */
+#define APENET_EE_DATA 0x000u
 #define APENET_EE_DATA_LEN 640u
 
 /* Offsets as enum constants: APENET_REG_x, APENET_LINK_x, APENET_LANE_x, APENET_EE_x. */
@@ -235,7 +237,7 @@ static inline uint32_t apenet_ee_off(unsigned port, unsigned reg)
 	F(LANE_PRBS_STATUS, PATTERN, 8, 2, "Pattern the checker runs") \
 	F(EE_STATUS, PRESENT, 0, 1, "A module is plugged") \
 	F(EE_STATUS, VALID, 1, 1, "The mirror holds the module's pages") \
-	F(EE_STATUS, LAYOUT, 4, 4, "Page layout (enum apenet_ee_layout)") \
+	F(EE_STATUS, LAYOUT, 4, 4, "Page layout: 1 SFF-8636 (QSFP), 2 SFF-8472 (SFP) (enum apenet_ee_layout)") \
 	F(LDM, SERVICE, 0, 2, "Service network status") \
 	F(LDM, MEMORY, 2, 2, "Memory") \
 	F(LDM, PERIPHERAL, 4, 2, "Peripheral") \
@@ -282,7 +284,10 @@ enum apenet_phase {
 
 enum apenet_prbs { APENET_PRBS7 = 0, APENET_PRBS15 = 1, APENET_PRBS23 = 2, APENET_PRBS31 = 3 };
 
-enum apenet_ee_layout { APENET_EE_NONE = 0, APENET_EE_SFF8636 = 1 };
+enum apenet_ee_layout { APENET_EE_NONE = 0, APENET_EE_SFF8636 = 1, APENET_EE_SFF8472 = 2 };
+
+/* The module cage behind a port (struct apenet_link_profile.has_module). */
+enum apenet_cage { APENET_CAGE_NONE = 0, APENET_CAGE_QSFP = 1, APENET_CAGE_SFP = 2 };
 
 /* LDM 2-bit field values (SPEC §3); 3 is invalid. */
 enum apenet_ldm_status { APENET_LDM_NORMAL = 0, APENET_LDM_SICK = 1, APENET_LDM_BROKEN = 2, APENET_LDM_INVALID = 3 };
@@ -328,7 +333,7 @@ struct apenet_link_profile {
 	uint16_t lane_mbps;     /* deployed rate */
 	uint16_t lane_mbps_max; /* the transceiver's maximum */
 	enum apenet_encoding enc;
-	uint8_t has_module;     /* QSFP+ cage with an SFF-8636 EEPROM */
+	uint8_t has_module;     /* enum apenet_cage: 0 none, QSFP+ (SFF-8636) or SFP+ (SFF-8472) */
 };
 
 struct apenet_profile {

@@ -60,7 +60,11 @@ struct apenet_sff8636 {
 	uint8_t connector;           /* byte 130, SFF-8024 connector code */
 	const char *connector_name;  /* "MPO 1x12", "No separable connector", ... */
 	uint8_t compliance[8];       /* bytes 131-138, raw */
-	char eth_names[160];         /* Ethernet codes set in bytes 131 and 134, ", "-joined */
+	/*
+	 * Compliance codes, ", "-joined: the extended code (byte 192) when byte
+	 * 131 bit 7 points at it, then the Ethernet codes of bytes 131 and 134.
+	 */
+	char eth_names[224];
 	uint8_t ext_compliance;      /* byte 192 (meaningful when byte 131 bit 7 is set) */
 	const char *ext_compliance_name;
 	const char *media;           /* best single name: extended, 10/40G, GbE, or "unspecified" */
@@ -83,6 +87,7 @@ struct apenet_sff8636 {
 	uint8_t dev_tech;            /* byte 147 */
 	const char *tx_tech_name;    /* bits 7-4: "850 nm VCSEL", "Copper cable unequalized", ... */
 	int copper;                  /* transmitter technology is a copper cable (0xa0-0xf0) */
+	int passive;                 /* a passive copper cable (0xa0, 0xb0): no electronics to flag anything */
 	int tunable, cooled, apd, wavelength_control; /* byte 147 bits 0-3 */
 
 	/* Vendor (bytes 148-219): ASCII, trailing spaces/NULs trimmed, non-printables as '?'. */
@@ -95,7 +100,7 @@ struct apenet_sff8636 {
 	char date[11];               /* "20YY-MM-DD"; empty if the code is not a date */
 	char lot[3];                 /* the code's LL, trimmed; may be empty */
 
-	/* Copper: attenuation in dB at 2.5, 5, 7, 12.9 GHz (bytes 186-189). */
+	/* Copper: attenuation in dB at 2.5, 5, 7, 12.9 GHz (bytes 186-189); 0 is unspecified. */
 	uint8_t atten_db[4];         /* valid when copper */
 	/* Optical: wavelength (bytes 186-187, 0.05 nm) and tolerance (188-189, 0.005 nm). */
 	double wavelength_nm;        /* valid when !copper */
@@ -105,16 +110,23 @@ struct apenet_sff8636 {
 	/* Digital monitoring (lower page bytes 22-57; byte 220 says what is there). */
 	uint8_t diag_type;           /* byte 220 */
 	/*
-	 * Paged memory, byte 220 says temperature, Vcc or TX power is monitored
-	 * (or the module predates those bits: revision byte < 0x03, SFF-8436),
-	 * and the temperature reads neither 0 nor 0xffff.  The values below are
-	 * zero unless dom_present.
+	 * Which monitors the module implements.  Only modules of SFF-8636 rev
+	 * 2.8 or later (revision byte 0x08) are trusted to declare temperature
+	 * and Vcc in byte 220: older ones often leave those bits clear while
+	 * monitoring both, so for them a reading of neither 0 nor 0xffff says
+	 * it.  RX power and TX bias have no declaration: every optical module
+	 * has them, a copper cable never.  TX power is declared by byte 220 bit
+	 * 2.  Flat memory (a passive cable) has none.  A value is zero unless
+	 * its monitor is implemented.
 	 */
-	int dom_present;
-	int temp_monitored;          /* byte 220 bit 5 (or pre-SFF-8636) */
-	int vcc_monitored;           /* byte 220 bit 4 (or pre-SFF-8636) */
+	int dom_present;             /* any monitor implemented */
+	int temp_monitored;
+	int vcc_monitored;
+	int rx_power_monitored;
+	int tx_bias_monitored;
+	int tx_power_monitored;
 	int rx_power_avg;            /* byte 220 bit 3: 1 average power, 0 OMA */
-	int tx_power_supported;      /* byte 220 bit 2 */
+	int tx_power_supported;      /* byte 220 bit 2, as declared */
 	double temp_c;               /* signed, 1/256 C */
 	double vcc_v;                /* 100 uV */
 	double rx_power_mw[APENET_SFF8636_LANES]; /* 0.1 uW */
@@ -162,17 +174,9 @@ struct apenet_sff8636 {
 int apenet_sff8636_decode(const uint8_t *buf, size_t len, struct apenet_sff8636 *m, char *err,
 			  size_t errlen);
 
-/*
- * Count the alarm and warning conditions of m: every flag that is set and
- * every threshold the live values cross (a condition counts once whether it
- * is flagged, crossed or both).  A warning is not counted again when the
- * alarm on the same side of the same quantity is.  LOS, Tx fault and CDR
- * loss of lock flags count too.  buf (may be NULL) receives a one-line,
- * "; "-separated summary, "" when the count is 0, e.g.
- *   "temperature high alarm (78.1 C > 75.0 C); lane 2 RX power low warning
- *    (0.09 mW < 0.12 mW)"
- */
-int apenet_sff8636_alarms(const struct apenet_sff8636 *m, char *buf, size_t n);
+struct apenet_module_health;
+/* The health part of a decoded module, for the judge and the monitors. */
+void apenet_sff8636_health(const struct apenet_sff8636 *m, struct apenet_module_health *h);
 
 /* Names from the SFF-8636 / SFF-8024 tables; never NULL. */
 const char *apenet_sff8636_id_name(uint8_t id);
@@ -186,13 +190,5 @@ const char *apenet_sff8636_eth_compliance_name(unsigned bit);
 
 /* 10 log10(mw), floored at -40 dBm (0.1 uW, the encoding's step) for 0 and below. */
 double apenet_sff8636_mw_to_dbm(double mw);
-
-/*
- * Read a raw dump (`ethtool -m DEV raw on > file`) into buf (cap >= 640).
- * Accepts exactly 256 or 640 bytes; other sizes, a missing, unreadable or
- * empty file fail with a message naming the file.  Returns 0 or -1.
- */
-int apenet_sff8636_load_file(const char *path, uint8_t *buf, size_t cap, size_t *len, char *err,
-			     size_t errlen);
 
 #endif /* APENET_SFF8636_H */

@@ -51,7 +51,24 @@ for v in apenet+ apenet-v5 nanet-1 nanet-km3 nanet-10; do
 	jq -e --argjson n "$nl" '(.links | length == $n) and ([.links[].verdict.code] | all(. == "OK")) and .links[0].rates.interval_s > 0.1' \
 		"$T/r.json" >/dev/null || fail "$v: link --from"
 	"$A" status --from "$T/$v.snap.json" >/dev/null || fail "$v: status --from"
-	"$A" module --from "$T/$v.snap.json" >/dev/null || fail "$v: module --from"
+	"$A" module --json --from "$T/$v.snap.json" >"$T/modr.json" || fail "$v: module --from"
+	# live and replayed, the same modules: every cage decodes, checksums and all
+	jq -e --slurpfile live "$T/mod.json" '[.modules[].vendor.serial] == [$live[0].modules[].vendor.serial]' \
+		"$T/modr.json" >/dev/null || fail "$v: module --from differs from live"
+	case $v in
+	nanet-km3|nanet-10) # SFP+ cages (SFF-8472): optical modules with monitors on KM3, cables on NaNet-10
+		jq -e '[.modules[] | .decoded and .spec == "SFF-8472" and (.vendor.serial | length > 3) and .checksums.base_ok
+			and .verdict.code == "OK"] | all' "$T/mod.json" >/dev/null || { cat "$T/mod.json"; fail "$v: SFP modules"; }
+		if [ $v = nanet-km3 ]; then
+			jq -e '.modules[0].monitors.temperature_C > 20 and .modules[0].checksums.dmi_ok and
+				.modules[0].thresholds.rx_power_mW.low_alarm > 0' "$T/mod.json" >/dev/null || fail "$v: SFP monitors"
+		else
+			jq -e '.modules[0].vendor.part == "APL-SFPP-CU2M" and .modules[0].monitors == null' "$T/mod.json" >/dev/null ||
+				fail "$v: SFP+ cable"
+		fi ;;
+	*)	jq -e '[.modules[] | select(.present != false) | .spec == "SFF-8636"] | all' "$T/mod.json" >/dev/null ||
+			fail "$v: QSFP modules" ;;
+	esac
 	"$A" regs --csv --sim "$N" >/dev/null || fail "$v: regs"
 	echo "$v: ok"
 done
@@ -87,6 +104,16 @@ V5="$T/apenet-v5"
 mod_alarm() { "$A" module --json --sim "$V5/node-0-0-0" X >"$T/ma.json"; [ $? -eq 1 ] &&
 	jq -e '.modules[0].verdict.code == "MODULE_ALARM" and .modules[0].monitors.temperature_C > 75' "$T/ma.json" >/dev/null; }
 wait_for 30 mod_alarm || { cat "$T/ma.json"; fail "module alarm"; }
+# every condition is a finding of its own, in the top-level list, with value, threshold and unit
+jq -e '[.findings[] | select(.code == "MODULE_ALARM")] | length >= 1 and all(.subject == "module" and .link == "X" and
+	.unit != null and .value > .threshold)' "$T/ma.json" >/dev/null || { cat "$T/ma.json"; fail "module findings"; }
+# the same on an SFP: KM3's optical module runs hot with its board
+KM="$T/nanet-km3"
+"$BIN/apenet-sim" inject --dir "$KM" --node 0,0,0 overheat --celsius 130 >/dev/null || fail "inject km3"
+sfp_alarm() { "$A" module --json --sim "$KM/node-0-0-0" KM3link2 >"$T/ma.json"; [ $? -eq 1 ] &&
+	jq -e '.modules[0].verdict.code == "MODULE_ALARM" and .findings[0].lane == null and .findings[0].unit == "C"' \
+		"$T/ma.json" >/dev/null; }
+wait_for 30 sfp_alarm || { cat "$T/ma.json"; fail "SFP module alarm"; }
 
 # --- module --eeprom-file: a raw dump as `ethtool -m DEV raw on` writes it
 hex=$(jq -r '.modules[0].eeprom' "$T/apenet+.snap.json")
@@ -106,6 +133,41 @@ jq -e '.modules[0].verdict.code == "MODULE_CHECKSUM" and (.modules[0].checksums.
 head -c 300 "$T/ee.bin" >"$T/short.bin"
 "$A" module --eeprom-file "$T/short.bin" 2>"$T/err"; [ $? -eq 2 ] && grep -q "300 bytes" "$T/err" || fail "short dump: $(cat "$T/err")"
 "$A" module --eeprom-file "$T/missing.bin" 2>"$T/err"; [ $? -eq 2 ] && grep -q "missing.bin" "$T/err" || fail "missing dump"
+# a copper cable whose attenuation at 2.5 GHz is 0 dB: unspecified, not a perfect cable
+perl -e 'local $/; my $d = <STDIN>; substr($d, 186, 1) = "\0"; my $s = 0; $s += ord(substr($d, $_, 1)) for 128 .. 190;
+	substr($d, 191, 1) = chr($s & 255); print $d' <"$T/ee.bin" >"$T/att.bin"
+"$A" module --json --eeprom-file "$T/att.bin" >"$T/e.json" || fail "attenuation exit $?"
+jq -e '.modules[0].attenuation.at_2_5GHz_dB == null and .modules[0].attenuation.at_5GHz_dB > 0' "$T/e.json" >/dev/null ||
+	fail "attenuation 0 dB"
+
+# --- SFP (SFF-8472) dumps: 512 bytes (A0h, A2h) and 256 (A0h only), from a KM3 optical module
+hex=$(jq -r '.modules[1].eeprom' "$T/nanet-km3.snap.json")
+printf '%s' "$hex" | cut -c1-1024 | perl -ne 'chomp; print pack("H*", $_)' >"$T/sfp.bin"
+[ "$(wc -c <"$T/sfp.bin")" -eq 512 ] || fail "512-byte SFP dump"
+"$A" module --json --eeprom-file "$T/sfp.bin" >"$T/e.json" || fail "SFP dump exit $?"
+jq -e '.modules[0] | .spec == "SFF-8472" and .bytes == 512 and .vendor.name == "INFN OPTICS" and .media == "1000BASE-SX"
+	and .monitors.lanes[0].tx_bias_mA > 1 and .checksums.dmi_ok and .verdict.code == "OK"' "$T/e.json" >/dev/null ||
+	{ cat "$T/e.json"; fail "SFP dump decode"; }
+"$A" module --eeprom-file "$T/sfp.bin" >"$T/e.txt" || fail "SFP dump text"
+grep -q "SFF-8472" "$T/e.txt" && grep -q "vendor:" "$T/e.txt" || fail "SFP dump text: $(cat "$T/e.txt")"
+head -c 256 "$T/sfp.bin" >"$T/sfp256.bin"
+"$A" module --json --eeprom-file "$T/sfp256.bin" >"$T/e.json" || fail "SFP A0h dump exit $?"
+jq -e '.modules[0].bytes == 256 and .modules[0].monitors == null and .modules[0].vendor.serial != ""' "$T/e.json" >/dev/null ||
+	fail "SFP A0h dump"
+
+# --- a file that is no module image: exit 2, the identifier and the size named, and with --json an error object
+cat "$T/sfp.bin" "$T/sfp.bin" | head -c 640 >"$T/sfp640.bin"
+"$A" module --json --eeprom-file "$T/sfp640.bin" >"$T/e.json" 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] || fail "SFP image of 640 bytes: exit $rc"
+grep -q "640 bytes, identifier 0x03" "$T/err" || fail "bad size not named: $(cat "$T/err")"
+jq -e '.schema == "apenet-diag/2" and .command == "module" and .error.code == "FILE_SIZE" and
+	(.error.message | test("sfp640.bin: 640 bytes, identifier 0x03"))' "$T/e.json" >/dev/null || { cat "$T/e.json"; fail "JSON error object"; }
+perl -e 'local $/; $_ = <STDIN>; substr($_, 0, 1) = "\x06"; print' <"$T/ee.bin" >"$T/xfp.bin"
+"$A" module --json --eeprom-file "$T/xfp.bin" >"$T/e.json" 2>"$T/err"; [ $? -eq 2 ] || fail "XFP exit"
+jq -e '.error.code == "FILE_NOT_A_MODULE" and (.error.message | test("identifier 0x06 \\(XFP\\)"))' "$T/e.json" >/dev/null ||
+	{ cat "$T/e.json"; fail "XFP error object"; }
+"$A" module --json --eeprom-file "$T/missing.bin" >"$T/e.json" 2>/dev/null; [ $? -eq 2 ] || fail "missing exit"
+jq -e '.error.code == "FILE_UNREADABLE"' "$T/e.json" >/dev/null || fail "missing: JSON error object"
 
 # --- watch: rates per interval; stops on --count, and cleanly on SIGINT
 N="$T/apenet+/node-1-0-0"

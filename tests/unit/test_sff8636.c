@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apenet/module.h"
+#include "apenet/rules_module.h"
 #include "apenet/sff8636.h"
 
 #include "../../sim/eeprom.h"
@@ -54,6 +56,46 @@ static void decode_fails(const uint8_t *img, size_t len, const char *want)
 	assert_int_equal(apenet_sff8636_decode(img, len, &m, err, sizeof(err)), -1);
 	if (!strstr(err, want))
 		fail_msg("error '%s' does not contain '%s'", err, want);
+}
+
+/*
+ * The module judge's conditions (all but check codes) on a decoded module:
+ * their count, and their messages "; "-joined into sum (may be NULL).
+ */
+static int judge_codes(const struct apenet_sff8636 *m, char *sum, size_t n, char *codes, size_t cn)
+{
+	struct apenet_module_health h;
+	struct apenet_findings fs;
+	int c;
+	size_t used = 0, cused = 0;
+
+	apenet_sff8636_health(m, &h);
+	apenet_findings_init(&fs);
+	c = apenet_rules_module(&h, 0, "X+", &fs);
+	if (sum)
+		sum[0] = '\0';
+	if (codes)
+		codes[0] = '\0';
+	for (size_t i = 0; i < fs.n; i++) {
+		if (!strcmp(fs.f[i].code, "MODULE_CHECKSUM"))
+			continue;
+		if (sum)
+			used += (size_t)snprintf(sum + used, used < n ? n - used : 0, "%s%s", used ? "; " : "",
+						 fs.f[i].message);
+		if (codes)
+			cused += (size_t)snprintf(codes + cused, cused < cn ? cn - cused : 0, "%s%s", cused ? " " : "",
+						  fs.f[i].code);
+	}
+	assert_true(!sum || used < n);
+	assert_true(!codes || cused < cn);
+	assert_int_equal(fs.lost, 0);
+	apenet_findings_free(&fs);
+	return c;
+}
+
+static int judge(const struct apenet_sff8636 *m, char *sum, size_t n)
+{
+	return judge_codes(m, sum, n, NULL, 0);
 }
 
 static unsigned sum_range(const uint8_t *b, unsigned from, unsigned to)
@@ -120,7 +162,7 @@ static void test_sim_copper(void **state)
 		assert_true(m.cc_ext_ok);
 		assert_int_equal(m.max_case_temp_c, 70);
 		check_vendor(&m, &sm);
-		assert_int_equal(apenet_sff8636_alarms(&m, NULL, 0), 0);
+		assert_int_equal(judge(&m, NULL, 0), 0);
 
 		/* What ethtool writes for a flat module: the same answer from 256 bytes. */
 		decode_ok(img, 256, &m256);
@@ -202,7 +244,7 @@ static void test_sim_optical(void **state)
 		/* Nominal module: nothing flagged, nothing crossed. */
 		assert_int_equal(m.temp_flags | m.vcc_flags | m.rx_los | m.tx_los, 0);
 		assert_false(m.intl_asserted);
-		assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 0);
+		assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
 		assert_string_equal(sum, "");
 	}
 }
@@ -264,16 +306,11 @@ static void test_sim_over_temperature(void **state)
 	assert_int_equal(m.rx_power_flags[2] | m.rx_power_flags[3], 0);
 	assert_int_equal(m.rx_los, 0);
 	assert_true(m.intl_asserted);
-	n = apenet_sff8636_alarms(&m, sum, sizeof(sum));
+	n = judge(&m, sum, sizeof(sum));
 	assert_int_equal(n, 2);
-	assert_string_equal(sum, "temperature high alarm (78.1 C > 75.0 C); "
-				 "lane 2 RX power low warning (0.09 mW < 0.115 mW)");
-
-	/* A short buffer still gets the full count and a terminated prefix. */
-	memset(sum, 'x', sizeof(sum));
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, 12), 2);
-	assert_string_equal(sum, "temperature");
-	assert_int_equal(apenet_sff8636_alarms(&m, NULL, 0), 2);
+	assert_string_equal(sum, "temperature high alarm: 78.1 C above the 75.0 C threshold; "
+				 "lane 2 RX power low warning: 0.0900 mW below the 0.1150 mW threshold");
+	assert_int_equal(judge(&m, NULL, 0), 2);
 
 	/* Cold, low Vcc, a dark lane (LOS + low alarm), a hot laser. */
 	sm.temp_c = -10.0;
@@ -287,13 +324,13 @@ static void test_sim_over_temperature(void **state)
 	assert_int_equal(m.vcc_flags, APENET_SFF8636_LOW_WARN);
 	assert_int_equal(m.rx_los, 1u << 2);
 	assert_int_equal(m.tx_bias_flags[3], APENET_SFF8636_HIGH_WARN);
-	n = apenet_sff8636_alarms(&m, sum, sizeof(sum));
+	n = judge(&m, sum, sizeof(sum));
 	assert_int_equal(n, 5);
-	assert_string_equal(sum, "temperature low alarm (-10.0 C < -5.0 C); "
-				 "Vcc low warning (3.000 V < 3.135 V); "
-				 "lane 3 RX LOS; "
-				 "lane 3 RX power low alarm (0.005 mW < 0.046 mW); "
-				 "lane 4 TX bias high warning (11.00 mA > 10.00 mA)");
+	assert_string_equal(sum, "lane 3 RX loss of signal; "
+				 "temperature low alarm: -10.0 C below the -5.0 C threshold; "
+				 "Vcc low warning: 3.000 V below the 3.135 V threshold; "
+				 "lane 3 RX power low alarm: 0.0050 mW below the 0.0460 mW threshold; "
+				 "lane 4 TX bias high warning: 11.00 mA above the 10.00 mA threshold");
 }
 
 /* Flags and thresholds are two sources: each alone makes a condition. */
@@ -310,8 +347,8 @@ static void test_alarm_sources(void **state)
 	/* Latched flag, value back to normal. */
 	img[6] |= 0x80;
 	decode_ok(img, IMG, &m);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 1);
-	assert_string_equal(sum, "temperature high alarm (flag latched; now 35.0 C, threshold 75.0 C)");
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 1);
+	assert_string_equal(sum, "temperature high alarm flagged by the module (now 35.0 C, threshold 75.0 C)");
 
 	/* Over the threshold, flag not (yet) set. */
 	sm.temp_c = 71.0;
@@ -319,8 +356,8 @@ static void test_alarm_sources(void **state)
 	img[6] &= 0x0f;
 	decode_ok(img, IMG, &m);
 	assert_int_equal(m.temp_flags, 0);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 1);
-	assert_string_equal(sum, "temperature high warning (71.0 C > 70.0 C)");
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 1);
+	assert_string_equal(sum, "temperature high warning: 71.0 C above the 70.0 C threshold");
 
 	/* At a threshold is not over it (the spec flags values beyond it). */
 	sm.temp_c = 70.0;
@@ -328,7 +365,7 @@ static void test_alarm_sources(void **state)
 	decode_ok(img, IMG, &m);
 	assert_true(m.temp_c == m.th_temp.high_warn);
 	assert_int_equal(m.temp_flags, 0);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 0);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
 
 	sm.temp_c = 35.0;
 	sm.vcc_v = 3.135;
@@ -336,7 +373,7 @@ static void test_alarm_sources(void **state)
 	decode_ok(img, IMG, &m);
 	assert_true(m.vcc_v == m.th_vcc.low_warn);
 	assert_int_equal(m.vcc_flags, 0);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 0);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
 	sm.vcc_v = 3.3;
 
 	/* No page 03h (256 bytes): the flag alone speaks. */
@@ -344,8 +381,8 @@ static void test_alarm_sources(void **state)
 	sim_eeprom_update_dom(&sm, img);
 	decode_ok(img, 256, &m);
 	assert_false(m.thresh_present);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 1);
-	assert_string_equal(sum, "temperature high alarm (flag set)");
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 1);
+	assert_string_equal(sum, "temperature high alarm flagged by the module (now 80.0 C, no thresholds to compare)");
 
 	/* A blank page 03h is no thresholds, not thresholds of zero. */
 	sm.temp_c = 35.0;
@@ -353,7 +390,7 @@ static void test_alarm_sources(void **state)
 	memset(img + 512, 0, 128);
 	decode_ok(img, IMG, &m);
 	assert_false(m.thresh_present);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 0);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
 }
 
 static void test_sim_extended_rate(void **state)
@@ -493,8 +530,8 @@ static void test_real_sr4(void **state)
 	assert_false(m.thresh_present);
 	assert_int_equal(m.rx_los, 0x04);
 	assert_int_equal(m.tx_los, 0);
-	assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 1);
-	assert_string_equal(sum, "lane 3 RX LOS");
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 1);
+	assert_string_equal(sum, "lane 3 RX loss of signal");
 
 	/* Same module as a QSFP28 pointing at the extended code. */
 	p[0] = p[128] = 0x11;
@@ -503,7 +540,8 @@ static void test_real_sr4(void **state)
 	p[129] = 0xc1;
 	decode_ok(p, sizeof(p), &m);
 	assert_string_equal(m.id_name, "QSFP28");
-	assert_string_equal(m.eth_names, "");
+	/* The compliance is the extended code's, not "none". */
+	assert_string_equal(m.eth_names, "100GBASE-SR4 or 25GBASE-SR");
 	assert_string_equal(m.media, "100GBASE-SR4 or 25GBASE-SR");
 	assert_int_equal(m.power_class, 5);
 	assert_true(fabs(m.max_power_w - 4.0) < 1e-9);
@@ -574,9 +612,14 @@ static void test_real_sr4_variants(void **state)
 	{
 		char sum[256];
 
-		assert_int_equal(apenet_sff8636_alarms(&m, sum, sizeof(sum)), 5);
-		assert_string_equal(sum, "lane 3 RX LOS; lane 1 TX LOS; lane 2 TX fault; "
+		char codes[256];
+
+		/* Every condition a finding: CDR loss of lock too, which once never made a verdict. */
+		assert_int_equal(judge_codes(&m, sum, sizeof(sum), codes, sizeof(codes)), 5);
+		assert_string_equal(sum, "lane 2 transmitter fault; lane 3 RX loss of signal; "
+					 "lane 1 TX loss of signal (no electrical input from the card); "
 					 "lane 4 RX CDR loss of lock; lane 1 TX CDR loss of lock");
+		assert_string_equal(codes, "MODULE_TX_FAULT MODULE_LOS MODULE_LOS MODULE_CDR_LOL MODULE_CDR_LOL");
 	}
 
 	/* Byte 192 counts only when byte 131 points at it. */
@@ -597,24 +640,28 @@ static void test_real_sr4_variants(void **state)
 	assert_string_equal(m.eth_names, "");
 	assert_string_equal(m.media, "unspecified");
 
-	/* No DOM: flat memory, or a temperature of 0 or 0xffff, or byte 220 silent. */
+	/* No DOM at all: flat memory. */
 	real_sr4(p);
 	p[2] |= 0x04;
 	decode_ok(p, sizeof(p), &m);
 	assert_false(m.dom_present);
 	assert_true(m.temp_c == 0.0 && m.rx_power_mw[0] == 0.0);
+	/* An old module's temperature of 0 or 0xffff: not a reading, the monitor is absent. */
 	real_sr4(p);
 	p[22] = p[23] = 0;
 	decode_ok(p, sizeof(p), &m);
-	assert_false(m.dom_present);
+	assert_false(m.temp_monitored);
+	assert_true(m.vcc_monitored && m.rx_power_monitored && m.dom_present);
 	real_sr4(p);
 	p[22] = p[23] = 0xff;
 	decode_ok(p, sizeof(p), &m);
-	assert_false(m.dom_present);
+	assert_false(m.temp_monitored);
 	real_sr4(p);
-	p[1] = 0x07;            /* an SFF-8636 module whose byte 220 says no monitors */
+	p[1] = 0x08;            /* a rev 2.8 module whose byte 220 declares no temperature or Vcc */
 	decode_ok(p, sizeof(p), &m);
-	assert_false(m.dom_present);
+	assert_false(m.temp_monitored || m.vcc_monitored);
+	assert_true(m.dom_present); /* an optical module: RX power and TX bias */
+	assert_true(m.temp_c == 0.0);
 	p[220] = 0x28;          /* ... or says temperature */
 	decode_ok(p, sizeof(p), &m);
 	assert_true(m.dom_present);
@@ -625,6 +672,254 @@ static void test_real_sr4_variants(void **state)
 	p[23] = 0x00;
 	decode_ok(p, sizeof(p), &m);
 	assert_true(fabs(m.temp_c + 10.0) < 1e-9);
+}
+
+/* ---- issue 7: monitors by revision, copper, absent monitors, unprogrammed thresholds ---- */
+
+static void put16(uint8_t *p, unsigned off, unsigned v)
+{
+	p[off] = (uint8_t)(v >> 8);
+	p[off + 1] = (uint8_t)v;
+}
+
+/* Page 03h group at spec byte n: high alarm, low alarm, high warning, low warning (raw). */
+static void put_th4(uint8_t *p, unsigned n, unsigned ha, unsigned la, unsigned hw, unsigned lw)
+{
+	put16(p, 384 + n, ha);
+	put16(p, 384 + n + 2, la);
+	put16(p, 384 + n + 4, hw);
+	put16(p, 384 + n + 6, lw);
+}
+
+/*
+ * real_sr4() as a 640-byte dump with a page 03h written from the spec:
+ * temperature 75/-5/70/0 C, Vcc 3.6/3.0/3.5/3.1 V, RX power 2.0/0.05/1.6/0.1
+ * mW, TX bias 12/2/10/3 mA, TX power 2.0/0.1/1.6/0.2 mW.
+ */
+static void real_sr4_640(uint8_t p[640])
+{
+	memset(p, 0, 640);
+	real_sr4(p);
+	p[3] = 0;               /* no LOS: only what a test sets */
+	p[38] = 0x19; p[39] = 0x64; /* lane 3 lit again: 0.65 mW */
+	put_th4(p, 128, 75 * 256, 0x10000 - 5 * 256, 70 * 256, 0);
+	put_th4(p, 144, 36000, 30000, 35000, 31000);
+	put_th4(p, 176, 20000, 500, 16000, 1000);
+	put_th4(p, 184, 6000, 1000, 5000, 1500);
+	put_th4(p, 192, 20000, 1000, 16000, 2000);
+}
+
+/* The check codes of an edited page, made right again (tests that want them wrong edit after). */
+static void fix_cc(uint8_t *p)
+{
+	p[191] = (uint8_t)sum_range(p, 128, 190);
+	p[223] = (uint8_t)sum_range(p, 192, 222);
+}
+
+static void health(uint8_t *p, size_t len, struct apenet_sff8636 *m, struct apenet_module_health *h)
+{
+	fix_cc(p);
+	decode_ok(p, len, m);
+	apenet_sff8636_health(m, h);
+}
+
+static void test_monitors_by_revision(void **state)
+{
+	struct apenet_sff8636 m;
+	struct apenet_module_health h;
+	uint8_t p[640];
+	char sum[512];
+
+	(void)state;
+	/* Rev 2.7 (0x07), byte 220 silent about temperature and Vcc: both shown, with thresholds. */
+	real_sr4_640(p);
+	p[1] = 0x07;
+	p[220] = 0x08;
+	health(p, sizeof(p), &m, &h);
+	assert_true(m.temp_monitored && m.vcc_monitored);
+	assert_true(h.mon[APENET_MON_TEMP].present && h.mon[APENET_MON_VCC].present);
+	assert_true(fabs(h.mon[APENET_MON_TEMP].value[0] - 30.5) < 1e-9);
+	assert_true(h.mon[APENET_MON_TEMP].thresh_ok);
+	assert_true(fabs(h.mon[APENET_MON_TEMP].th.high_alarm - 75.0) < 1e-9);
+	assert_true(fabs(h.mon[APENET_MON_TEMP].th.low_alarm + 5.0) < 1e-9);
+	assert_true(h.mon[APENET_MON_VCC].thresh_ok);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
+	/* ... and judged: 3.3 V over a 3.2 V high warning. */
+	put16(p, 384 + 148, 32000);
+	health(p, sizeof(p), &m, &h);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 1);
+	assert_string_equal(sum, "Vcc high warning: 3.300 V above the 3.200 V threshold");
+
+	/* Rev 2.8 (0x08) is trusted: byte 220 without bits 5 and 4 means neither is monitored. */
+	real_sr4_640(p);
+	p[1] = 0x08;
+	p[220] = 0x08;
+	p[6] = 0x80;            /* a temperature flag of a monitor it does not have: ignored */
+	health(p, sizeof(p), &m, &h);
+	assert_false(m.temp_monitored || m.vcc_monitored);
+	assert_false(h.mon[APENET_MON_TEMP].present || h.mon[APENET_MON_VCC].present);
+	assert_true(h.mon[APENET_MON_RX_POWER].present && h.mon[APENET_MON_TX_BIAS].present);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
+	p[220] = 0x38;          /* declared: monitored, and the flag counts */
+	health(p, sizeof(p), &m, &h);
+	assert_true(m.temp_monitored && m.vcc_monitored);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 1);
+	assert_string_equal(sum, "temperature high alarm flagged by the module (now 30.5 C, threshold 75.0 C)");
+}
+
+/* A passive copper cable whose pages claim optical monitors and thresholds. */
+static void test_copper_not_judged_as_optical(void **state)
+{
+	struct apenet_sff8636 m;
+	struct apenet_module_health h;
+	uint8_t p[640];
+	char sum[512];
+
+	(void)state;
+	real_sr4_640(p);
+	p[147] = 0xa0;          /* copper cable, unequalized */
+	p[220] = 0x3c;          /* temperature, Vcc, average RX power, TX power "supported" */
+	p[34] = p[35] = 0;      /* RX power 0 mW: far below the 0.05 mW low alarm */
+	p[9] = 0x44;            /* RX power low alarm flags, lanes 1 and 2 */
+	p[11] = 0x88;           /* TX bias high alarm flags */
+	p[3] = 0x0f;            /* RX LOS on every lane: a passive cable cannot detect that */
+	health(p, sizeof(p), &m, &h);
+	assert_true(m.copper && m.passive);
+	assert_false(m.rx_power_monitored || m.tx_bias_monitored || m.tx_power_monitored);
+	assert_false(h.mon[APENET_MON_RX_POWER].present);
+	assert_false(h.mon[APENET_MON_TX_BIAS].present);
+	assert_false(h.mon[APENET_MON_TX_POWER].present);
+	assert_true(h.copper);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
+	/* Even a health that claims them is not judged on them. */
+	h.mon[APENET_MON_RX_POWER].present = 1;
+	h.mon[APENET_MON_RX_POWER].flags_ok = 1;
+	h.mon[APENET_MON_RX_POWER].flags[0] = APENET_AW_LOW_ALARM;
+	{
+		struct apenet_findings fs;
+
+		apenet_findings_init(&fs);
+		assert_int_equal(apenet_rules_module(&h, 0, "X+", &fs), 0);
+		assert_int_equal(fs.n, 0);
+		apenet_findings_free(&fs);
+	}
+	/* An active copper cable has electronics: its LOS counts, its optics still not. */
+	p[147] = 0xc0;
+	health(p, sizeof(p), &m, &h);
+	assert_false(m.passive);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 4);
+}
+
+static void test_absent_monitor_and_unset_thresholds(void **state)
+{
+	struct apenet_sff8636 m;
+	struct apenet_module_health h;
+	uint8_t p[640];
+	char sum[512];
+
+	(void)state;
+	/* TX power not supported (byte 220 bit 2 clear): absent, its flags and thresholds ignored. */
+	real_sr4_640(p);
+	p[13] = 0x44;           /* TX power low alarm flags, lanes 1 and 2 */
+	health(p, sizeof(p), &m, &h);
+	assert_false(m.tx_power_monitored);
+	assert_false(h.mon[APENET_MON_TX_POWER].present);
+	assert_false(h.mon[APENET_MON_TX_POWER].thresh_ok);
+	assert_true(m.tx_power_mw[0] == 0.0);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
+	/* Supported: now the flags count, per lane, and 0 mW crosses the low alarm. */
+	p[220] |= 0x04;
+	health(p, sizeof(p), &m, &h);
+	assert_true(h.mon[APENET_MON_TX_POWER].present);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 4);
+
+	/* Thresholds never programmed, all zero or all equal: neither shown nor judged. */
+	real_sr4_640(p);
+	put_th4(p, 144, 0, 0, 0, 0);       /* Vcc */
+	put_th4(p, 184, 500, 500, 500, 500); /* TX bias: all 1 mA */
+	health(p, sizeof(p), &m, &h);
+	assert_true(m.thresh_present);
+	assert_true(h.mon[APENET_MON_VCC].present && !h.mon[APENET_MON_VCC].thresh_ok);
+	assert_true(h.mon[APENET_MON_TX_BIAS].present && !h.mon[APENET_MON_TX_BIAS].thresh_ok);
+	assert_true(h.mon[APENET_MON_TEMP].thresh_ok && h.mon[APENET_MON_RX_POWER].thresh_ok);
+	assert_true(apenet_module_thresh_unset(&h.mon[APENET_MON_VCC].th));
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
+}
+
+/* Every condition is a finding, none cut short, with value, threshold and unit. */
+static void test_every_condition_a_finding(void **state)
+{
+	struct apenet_sff8636 m;
+	struct apenet_module_health h;
+	struct apenet_findings fs;
+	uint8_t p[640];
+	unsigned alarms = 0, warnings = 0;
+
+	(void)state;
+	real_sr4_640(p);
+	p[220] = 0x3c;
+	/* Every monitor on every lane far over its high alarm, every status flag up. */
+	put16(p, 22, 100 * 256);
+	put16(p, 26, 40000);
+	for (unsigned k = 0; k < 4; k++) {
+		put16(p, 34 + 2 * k, 30000);
+		put16(p, 42 + 2 * k, 7000);
+		put16(p, 50 + 2 * k, 30000);
+	}
+	p[3] = 0xff;
+	p[4] = 0x0f;
+	p[5] = 0xff;
+	health(p, sizeof(p), &m, &h);
+	apenet_findings_init(&fs);
+	/* 5 status flags x 4 lanes, and 2 + 3 x 4 high alarms. */
+	assert_int_equal(apenet_rules_module(&h, 3, "Z+", &fs), 20 + 2 + 12);
+	assert_int_equal(fs.n, 34);
+	for (size_t i = 0; i < fs.n; i++) {
+		const struct apenet_finding *f = &fs.f[i];
+
+		assert_int_equal(f->link, 3);
+		assert_string_equal(f->where, "Z+");
+		assert_int_equal(f->subject, APENET_SUBJ_MODULE);
+		assert_true(strlen(f->message) > 10 && strlen(f->message) < sizeof(f->message) - 1);
+		assert_true(f->rec[0] != '\0');
+		if (!strcmp(f->code, "MODULE_ALARM")) {
+			alarms++;
+			assert_int_equal(f->sev, APENET_SEV_FAIL);
+			assert_false(isnan(f->value) || isnan(f->threshold));
+			assert_true(f->value > f->threshold);
+			assert_true(f->unit[0] != '\0');
+			assert_true(strstr(f->evidence, "threshold crossed") != NULL);
+		} else if (!strcmp(f->code, "MODULE_WARNING")) {
+			warnings++;
+		}
+	}
+	assert_int_equal(alarms, 14);
+	assert_int_equal(warnings, 0); /* a side's warning adds nothing when its alarm is up */
+	/* Lane findings name lanes 1-4; the module-wide ones none. */
+	assert_int_equal(fs.f[0].lane, 1);
+	assert_string_equal(fs.f[0].code, "MODULE_TX_FAULT");
+	assert_int_equal(fs.f[20].lane, -1);
+	assert_string_equal(fs.f[20].message, "temperature high alarm: 100.0 C above the 75.0 C threshold");
+	assert_string_equal(fs.f[20].unit, "C");
+	assert_true(fs.f[20].value == 100.0 && fs.f[20].threshold == 75.0);
+	assert_int_equal(fs.f[33].lane, 4);
+	assert_string_equal(fs.f[33].message, "lane 4 TX power high alarm: 3.0000 mW above the 2.0000 mW threshold");
+	apenet_findings_free(&fs);
+
+	/* A bad check code is a finding of its own, counted apart. */
+	real_sr4_640(p);
+	fix_cc(p);
+	p[191] ^= 1;
+	p[223] ^= 2;
+	decode_ok(p, sizeof(p), &m);
+	apenet_sff8636_health(&m, &h);
+	apenet_findings_init(&fs);
+	assert_int_equal(apenet_rules_module(&h, 0, "X+", &fs), 0);
+	assert_int_equal(fs.n, 2);
+	assert_string_equal(fs.f[0].code, "MODULE_CHECKSUM");
+	assert_true(strstr(fs.f[0].message, "base check code (CC_BASE) is wrong") != NULL);
+	assert_true(strstr(fs.f[1].message, "extended check code (CC_EXT)") != NULL);
+	apenet_findings_free(&fs);
 }
 
 static void test_names(void **state)
@@ -766,10 +1061,10 @@ static void test_fuzz(void **state)
 
 	(void)state;
 	for (int it = 0; it < 5000; it++) {
-		size_t len, cap;
+		size_t len;
 		uint8_t *buf;
 		struct apenet_sff8636 m;
-		char err[160], sum[300];
+		char err[160], sum[6000];
 		int rc, n;
 
 		switch (rnd(&seed) % 4) {
@@ -808,12 +1103,11 @@ static void test_fuzz(void **state)
 			assert_non_null(m.connector_name);
 			assert_non_null(m.media);
 			assert_true(m.power_class >= 1 && m.power_class <= 8);
-			cap = rnd(&seed) % sizeof(sum);
 			memset(sum, 0x7e, sizeof(sum));
-			n = apenet_sff8636_alarms(&m, cap ? sum : NULL, cap);
-			assert_true(n >= 0 && n <= 2 + 2 + 5 * 4 + 3 * 4 * 2);
-			if (cap)
-				assert_printable(sum, cap);
+			n = judge(&m, sum, sizeof(sum));
+			/* Temperature, Vcc: 2 sides; 3 lane monitors x 4 lanes x 2 sides; 5 status flags x 4 lanes. */
+			assert_true(n >= 0 && n <= 2 * 2 + 3 * 4 * 2 + 5 * 4);
+			assert_printable(sum, sizeof(sum));
 		} else {
 			assert_printable(err, sizeof(err));
 			assert_true(strlen(err) > 10);
@@ -851,7 +1145,8 @@ static void rm_file(const char *dir, const char *name)
 static int teardown_dir(void **state)
 {
 	struct tmpdir *d = *state;
-	static const char *const names[] = { "nothing", "short", "long", "ok256", "ok640", "text" };
+	static const char *const names[] = { "nothing", "short", "long", "ok256", "ok512", "ok640", "text", "xfp",
+					     "ones" };
 	char p[128];
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -874,14 +1169,12 @@ static void write_file(char *out, size_t size, const char *dir, const char *name
 	assert_int_equal(fclose(f), 0);
 }
 
-static void load_fails(const char *path, size_t cap, const char *want)
+static void load_fails(const char *path, enum apenet_module_file_err want_rc, const char *want)
 {
-	uint8_t buf[IMG];
-	char err[256] = "";
-	size_t len = 12345;
+	static struct apenet_module_image img;
+	char err[512] = "";
 
-	assert_int_equal(apenet_sff8636_load_file(path, buf, cap, &len, err, sizeof(err)), -1);
-	assert_int_equal(len, 12345);
+	assert_int_equal(apenet_module_load_file(path, &img, err, sizeof(err)), want_rc);
 	if (!strstr(err, path))
 		fail_msg("error '%s' does not name '%s'", err, path);
 	if (!strstr(err, want))
@@ -891,54 +1184,69 @@ static void load_fails(const char *path, size_t cap, const char *want)
 static void test_load_file(void **state)
 {
 	struct tmpdir *d = *state;
-	uint8_t img[IMG + 8], buf[IMG];
+	uint8_t img[IMG + 8];
+	static struct apenet_module_image mi;
 	struct sim_module sm;
 	struct apenet_sff8636 m;
-	char path[128], err[256];
-	size_t len;
+	char path[128], err[512];
 
 	build(&sm, SIM_MOD_OPTICAL, 25, 31337, img);
 	memset(img + IMG, 0xee, 8);
 
 	snprintf(path, sizeof(path), "%s/missing", d->path);
-	load_fails(path, sizeof(buf), "No such file");
+	load_fails(path, APENET_MFILE_IO, "No such file");
 
 	write_file(path, sizeof(path), d->path, "nothing", img, 0);
-	load_fails(path, sizeof(buf), "empty file");
+	load_fails(path, APENET_MFILE_SIZE, "empty file");
 
+	/* A bad size names the size and the identifier. */
 	write_file(path, sizeof(path), d->path, "short", img, 300);
-	load_fails(path, sizeof(buf), "300 bytes: expected 256");
+	load_fails(path, APENET_MFILE_SIZE, "300 bytes, identifier 0x0d (QSFP+): a QSFP image (SFF-8636) is 256 bytes");
 
 	write_file(path, sizeof(path), d->path, "long", img, 641);
-	load_fails(path, sizeof(buf), "641 bytes: expected 256");
+	load_fails(path, APENET_MFILE_SIZE, "641 bytes, identifier 0x0d (QSFP+): longer than any module image");
+
+	/* 512 bytes is an SFP's size, not a QSFP's. */
+	write_file(path, sizeof(path), d->path, "ok512", img, 512);
+	load_fails(path, APENET_MFILE_SIZE, "512 bytes, identifier 0x0d (QSFP+)");
 
 	{
 		static const char txt[] = "Offset\t\tValues\n------\t\t------\n";
 
 		write_file(path, sizeof(path), d->path, "text", txt, strlen(txt));
 	}
-	load_fails(path, sizeof(buf), "looks like text");
+	load_fails(path, APENET_MFILE_KIND, "text");
 
 	snprintf(path, sizeof(path), "%s/adir", d->path);
 	assert_int_equal(mkdir(path, 0700), 0);
-	load_fails(path, sizeof(buf), "cannot read");
+	load_fails(path, APENET_MFILE_IO, "cannot read");
 
 	write_file(path, sizeof(path), d->path, "ok640", img, 640);
-	load_fails(path, 256, "do not fit");
-	memset(buf, 0, sizeof(buf));
-	assert_int_equal(apenet_sff8636_load_file(path, buf, sizeof(buf), &len, err, sizeof(err)), 0);
-	assert_int_equal(len, 640);
-	assert_memory_equal(buf, img, 640);
-	decode_ok(buf, len, &m);
+	memset(&mi, 0, sizeof(mi));
+	assert_int_equal(apenet_module_load_file(path, &mi, err, sizeof(err)), APENET_MFILE_OK);
+	assert_int_equal(mi.len, 640);
+	assert_int_equal(mi.layout, APENET_EE_SFF8636);
+	assert_memory_equal(mi.b, img, 640);
+	decode_ok(mi.b, mi.len, &m);
 	assert_string_equal(m.serial, sm.serial);
 	assert_true(m.thresh_present);
 
 	write_file(path, sizeof(path), d->path, "ok256", img, 256);
-	assert_int_equal(apenet_sff8636_load_file(path, buf, sizeof(buf), &len, err, sizeof(err)), 0);
-	assert_int_equal(len, 256);
-	decode_ok(buf, len, &m);
+	assert_int_equal(apenet_module_load_file(path, &mi, err, sizeof(err)), APENET_MFILE_OK);
+	assert_int_equal(mi.len, 256);
+	decode_ok(mi.b, mi.len, &m);
 	assert_string_equal(m.serial, sm.serial);
 	assert_false(m.thresh_present);
+
+	/* Not a module at all: an XFP, and a blank read. */
+	img[0] = 0x06;
+	write_file(path, sizeof(path), d->path, "xfp", img, 640);
+	load_fails(path, APENET_MFILE_KIND, "640 bytes, identifier 0x06 (XFP): not a QSFP (SFF-8636) or SFP (SFF-8472)");
+	memset(img, 0xff, sizeof(img));
+	write_file(path, sizeof(path), d->path, "ones", img, 256);
+	load_fails(path, APENET_MFILE_KIND, "all 0xff");
+	assert_string_equal(apenet_module_file_err_code(APENET_MFILE_KIND), "FILE_NOT_A_MODULE");
+	assert_string_equal(apenet_module_file_err_code(APENET_MFILE_SIZE), "FILE_SIZE");
 }
 
 int main(void)
@@ -952,6 +1260,10 @@ int main(void)
 		cmocka_unit_test(test_sim_extended_rate),
 		cmocka_unit_test(test_real_sr4),
 		cmocka_unit_test(test_real_sr4_variants),
+		cmocka_unit_test(test_monitors_by_revision),
+		cmocka_unit_test(test_copper_not_judged_as_optical),
+		cmocka_unit_test(test_absent_monitor_and_unset_thresholds),
+		cmocka_unit_test(test_every_condition_a_finding),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_bad_checksums),
 		cmocka_unit_test(test_lengths),

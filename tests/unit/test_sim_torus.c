@@ -25,7 +25,9 @@
 
 #include "apenet/linkmodel.h"
 #include "apenet/prbs.h"
+#include "apenet/module.h"
 #include "apenet/regs.h"
+#include "apenet/sff8472.h"
 #include "../../sim/sim.h"
 
 #define US_TO_TS (SIM_TS_HZ / 1000000u) /* TIMESTAMP ticks per microsecond */
@@ -1297,6 +1299,57 @@ static void test_cable_swap_modules(void **state)
 
 /* ---- 11. traffic against the link efficiency model ---- */
 
+/*
+ * NaNet KM3 and NaNet-10 carry SFP+ cages: their windows hold SFF-8472 A0h
+ * and A2h, EE_STATUS says so, and the library decodes what a tool reads
+ * through the registers (KM3: optical modules with monitors that follow the
+ * board; NaNet-10: passive direct-attach cables without).
+ */
+static void test_sfp_cages(void **state)
+{
+	struct fx *f = *state;
+	static const enum apenet_variant vs[2] = { APENET_V_NANET_KM3, APENET_V_NANET10 };
+
+	for (int i = 0; i < 2; i++) {
+		struct sim_torus *t = torus(f, vs[i], 1, 1, 1, 1);
+		struct sim_board *b = &t->b[0];
+		uint8_t win[APENET_EE_DATA_LEN];
+		static struct apenet_module_image img;
+		struct apenet_sff8472 m;
+		char err[256];
+
+		run(t, 1000, 20000);
+		for (unsigned l = 0; l < b->prof->nlinks; l++) {
+			uint32_t st = rd32(b, apenet_ee_off(l, APENET_EE_STATUS));
+
+			assert_int_equal(b->prof->links[l].has_module, APENET_CAGE_SFP);
+			assert_int_equal(APENET_GET(EE_STATUS, PRESENT, st), 1);
+			assert_int_equal(APENET_GET(EE_STATUS, LAYOUT, st), APENET_EE_SFF8472);
+			for (unsigned k = 0; k < APENET_EE_DATA_LEN; k += 4) {
+				uint32_t w = rd32(b, apenet_ee_off(l, APENET_EE_DATA + k));
+				for (unsigned j = 0; j < 4; j++)
+					win[k + j] = (uint8_t)(w >> (8 * j));
+			}
+			apenet_module_from_window(win, st, &img);
+			assert_int_equal(img.layout, APENET_EE_SFF8472);
+			if (apenet_sff8472_decode(img.b, img.len, &m, err, sizeof(err)))
+				fail_msg("%s %s: %s", b->prof->name, b->prof->links[l].name, err);
+			assert_true(m.cc_base_ok && m.cc_ext_ok);
+			assert_true(strlen(m.serial) > 3);
+			if (vs[i] == APENET_V_NANET_KM3) {
+				assert_true(m.a2_present && m.cc_dmi_ok);
+				assert_string_equal(m.media, "1000BASE-SX");
+				/* the monitors follow the board: module temperature = board + 2 C */
+				assert_true(fabs(m.temp_c - (b->t_board + 2)) < 0.01);
+			} else {
+				assert_false(m.a2_present);
+				assert_true(m.passive_cable);
+			}
+		}
+		sim_torus_destroy(t);
+	}
+}
+
 static void test_traffic(void **state)
 {
 	struct fx *f = *state;
@@ -1358,6 +1411,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prbs_ber_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cable_swap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cable_swap_modules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sfp_cages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_traffic, setup, teardown),
 	};
 
