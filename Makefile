@@ -4,13 +4,16 @@
 #   make demo        bring up an emulated 4x4x1 QUonG torus and show it
 #   make bench       run the benchmarks under bench/
 #   make soak        make test 20 times with both cores busy (RUNS=, HOGS=)
-#   make install     PREFIX=/usr/local DESTDIR= (programs, libapenet.a, headers, apenet.pc, docs)
+#   make install     PREFIX=/usr/local DESTDIR= (programs, libapenet.a, headers, apenet.pc, docs,
+#                    the config in sysconfdir: PREFIX/etc, or /etc for PREFIX=/usr)
 #   make V=1         show the commands
 .DEFAULT_GOAL := all
 PREFIX ?= /usr/local
 DESTDIR ?=
 LIBDIR ?= $(PREFIX)/lib
 VERSION := 0.1
+# The config file's directory (etc/apenet/apenet.yaml goes below it).
+sysconfdir ?= $(if $(filter /usr /usr/,$(PREFIX)),/etc,$(PREFIX)/etc)
 B ?= build
 SAN ?= 0
 
@@ -30,7 +33,7 @@ LDFLAGS += -fsanitize=address,undefined
 else
 CPPFLAGS += -D_FORTIFY_SOURCE=2
 endif
-CPPFLAGS += -std=c11 -D_GNU_SOURCE -Iinclude $(LIBPCI_CFLAGS) $(YAML_CFLAGS) -MMD -MP
+CPPFLAGS += -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(LIBPCI_CFLAGS) $(YAML_CFLAGS) -MMD -MP
 ALL_CFLAGS = $(CPPFLAGS) $(WARN) $(CFLAGS)
 
 # Libraries inside the project.
@@ -52,8 +55,18 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
-.PHONY: all test unit e2e check-docs demo bench soak install clean distclean
+.PHONY: all test unit e2e check-docs demo bench soak install clean distclean FORCE
 all: $(PROGS)
+
+# The tools look for $(sysconfdir)/apenet/apenet.yaml when no config is
+# named.  The path is compiled in from a header that is rewritten only when
+# it changes, so `make install PREFIX=/usr` rebuilds what uses it, and a
+# plain `make` after it does not rebuild again and again.
+$(B)/gen/apenet_paths.h: FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define APENET_SYSCONFDIR "%s"\n' '$(sysconfdir)' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(call obj,common/config.c): $(B)/gen/apenet_paths.h
 
 $(B)/obj/%.o: %.c build/config.mk
 	@mkdir -p $(dir $@)
@@ -137,9 +150,20 @@ install: all
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/
 	install -m 644 docs/commands/*.md $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/commands/
 	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	@# The site's config is never overwritten: the shipped one lands next to it.
+	install -d $(DESTDIR)$(sysconfdir)/apenet
+	@f=$(DESTDIR)$(sysconfdir)/apenet/apenet.yaml; \
+	if [ ! -e "$$f" ]; then \
+		echo "install -m 644 etc/apenet/apenet.yaml $$f"; install -m 644 etc/apenet/apenet.yaml "$$f"; \
+	elif cmp -s etc/apenet/apenet.yaml "$$f"; then \
+		echo "$$f: unchanged"; \
+	else \
+		install -m 644 etc/apenet/apenet.yaml "$$f.new"; \
+		echo "$$f exists and was kept; the shipped one is $$f.new"; \
+	fi
 
 clean:
-	rm -rf build/obj build/bin build/tests build/bench build/asan build/*.a
+	rm -rf build/obj build/bin build/gen build/tests build/bench build/asan build/*.a
 distclean:
 	rm -rf build
 

@@ -49,7 +49,11 @@ struct apenet_config;
 /* The board view: from --from FILE, else live (two samples interval_s apart;
  * module pages when modules is set). Exit code on failure. */
 int cli_view(struct cli *c, const char *from, double interval_s, int modules, struct apenet_view *v);
-/* --config FILE, else $APENET_CONFIG, else defaults. Exit code on failure. */
+/* The config file: --config FILE, else $APENET_CONFIG (set but empty: none),
+ * else the installed one when it exists; NULL: the defaults.  *from says
+ * which. */
+const char *cli_config_path(const char *opt, const char **from);
+/* Loads that config (path: the --config value or NULL). Exit code on failure. */
 int cli_config(const char *cmd, const char *path, struct apenet_config *cfg);
 /* The link object every command writes (cli/out_link.c), and its one-row form. */
 struct apenet_link_stats;
@@ -95,6 +99,7 @@ int cmd_link(struct cli *c);
 int cmd_model(struct cli *c);
 int cmd_watch(struct cli *c);
 int cmd_cabling(struct cli *c);
+int cmd_config(struct cli *c);
 int cmd_module(struct cli *c);
 int cmd_realign(struct cli *c);
 int cmd_clear_counters(struct cli *c);

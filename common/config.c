@@ -6,6 +6,7 @@
 
 #include "apenet/conf.h"
 #include "apenet/config.h"
+#include "apenet_paths.h" /* APENET_SYSCONFDIR, written by the Makefile */
 
 void apenet_config_defaults(struct apenet_config *c)
 {
@@ -31,8 +32,13 @@ void apenet_config_defaults(struct apenet_config *c)
 void apenet_config_free(struct apenet_config *c)
 {
 	free(c->cl.nodes);
+	free(c->cl.by_coord);
+	free(c->cl.by_name);
 	c->cl.nodes = NULL;
 	c->cl.nnodes = 0;
+	c->cl.by_coord = NULL;
+	c->cl.by_name = NULL;
+	c->cl.name_mask = 0;
 }
 
 /* name, field, min, max */
@@ -120,6 +126,50 @@ static int load_wrap(const struct apenet_conf *c, const struct apenet_conf_node 
 	return 0;
 }
 
+/* ---- the cluster layout ---- */
+
+static size_t coord_slot(const struct apenet_cluster *cl, unsigned x, unsigned y, unsigned z)
+{
+	return x + (size_t)cl->dims[0] * (y + (size_t)cl->dims[1] * z);
+}
+
+/* FNV-1a: short host names spread well and it needs no table. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The by_name slot holding name, or the empty slot where it would go. */
+static uint32_t *name_slot(const struct apenet_cluster *cl, const char *name)
+{
+	for (uint32_t i = name_hash(name) & cl->name_mask;; i = (i + 1) & cl->name_mask) {
+		uint32_t *s = &cl->by_name[i];
+		if (!*s || !strcmp(cl->nodes[*s - 1].name, name))
+			return s;
+	}
+}
+
+/* Both indexes hold every name the file gives, so a duplicate is found when
+ * it is read (O(1) each, O(n) in all: 32K nodes load at once) and the error
+ * points at the second occurrence, as a reader goes through the file.  The
+ * coordinate index is an array over the whole torus (at most 255^3 slots,
+ * calloc'd so the untouched pages of a sparse list cost nothing). */
+static int index_alloc(struct apenet_cluster *cl, unsigned cnt, struct apenet_err *e)
+{
+	uint32_t slots = 16;
+	while (slots < 2u * cnt)
+		slots *= 2;
+	cl->by_coord = calloc((size_t)cl->dims[0] * cl->dims[1] * cl->dims[2], sizeof(*cl->by_coord));
+	cl->by_name = calloc(slots, sizeof(*cl->by_name));
+	cl->name_mask = slots - 1;
+	if (!cl->by_coord || !cl->by_name)
+		return apenet_err_set(e, APENET_EIO, "out of memory for the index of %u nodes", cnt);
+	return 0;
+}
+
 static int load_cluster(const struct apenet_conf *c, const struct apenet_conf_node *m, struct apenet_cluster *cl,
 			struct apenet_err *e)
 {
@@ -145,6 +195,8 @@ static int load_cluster(const struct apenet_conf *c, const struct apenet_conf_no
 		cl->nodes = calloc(cnt + 1, sizeof(*cl->nodes));
 		if (!cl->nodes)
 			return apenet_err_set(e, APENET_EIO, "out of memory");
+		if (cnt && index_alloc(cl, cnt, e))
+			return -1;
 		for (const struct apenet_conf_node *i = n->child; i; i = i->next) {
 			const struct apenet_conf_node *nm, *xyz;
 			unsigned v[3];
@@ -161,18 +213,18 @@ static int load_cluster(const struct apenet_conf *c, const struct apenet_conf_no
 						  cl->dims[0], cl->dims[1], cl->dims[2]);
 			if (strlen(nm->value) >= sizeof(cl->nodes[0].name) || !*nm->value)
 				return apenet_conf_error(c, nm, e, "'name': must be 1..63 characters");
-			for (unsigned k = 0; k < cl->nnodes; k++) {
-				if (!strcmp(cl->nodes[k].name, nm->value))
-					return apenet_conf_error(c, nm, e, "node name '%s' given twice", nm->value);
-				if (cl->nodes[k].x == v[0] && cl->nodes[k].y == v[1] && cl->nodes[k].z == v[2])
-					return apenet_conf_error(c, xyz, e, "node %u,%u,%u named twice ('%s' and '%s')", v[0], v[1],
-							  v[2], cl->nodes[k].name, nm->value);
-			}
+			uint32_t *ns = name_slot(cl, nm->value), *cs = &cl->by_coord[coord_slot(cl, v[0], v[1], v[2])];
+			if (*ns)
+				return apenet_conf_error(c, nm, e, "node name '%s' given twice", nm->value);
+			if (*cs)
+				return apenet_conf_error(c, xyz, e, "node %u,%u,%u named twice ('%s' and '%s')", v[0], v[1], v[2],
+							 cl->nodes[*cs - 1].name, nm->value);
 			struct apenet_node_name *nn = &cl->nodes[cl->nnodes++];
 			snprintf(nn->name, sizeof(nn->name), "%s", nm->value);
 			nn->x = v[0];
 			nn->y = v[1];
 			nn->z = v[2];
+			*ns = *cs = cl->nnodes;
 		}
 	}
 	cl->have = 1;
@@ -197,6 +249,9 @@ int apenet_config_load(const char *path, struct apenet_config *cfg, struct apene
 		goto out;
 	if ((n = apenet_conf_get(c->root, "thresholds")) && load_thresholds(c, n, &cfg->thr, e))
 		goto out;
+	/* which thresholds the file set, for `apenet config check` */
+	for (unsigned i = 0; n && i < NTHR; i++)
+		cfg->thr_given[i] = apenet_conf_get(n, thr_keys[i].key) != NULL;
 	rc = 0;
 out:
 	apenet_conf_free(c);
@@ -207,20 +262,96 @@ out:
 
 const char *apenet_config_node_name(const struct apenet_config *c, unsigned x, unsigned y, unsigned z)
 {
-	for (unsigned i = 0; i < c->cl.nnodes; i++)
-		if (c->cl.nodes[i].x == x && c->cl.nodes[i].y == y && c->cl.nodes[i].z == z)
-			return c->cl.nodes[i].name;
+	const struct apenet_cluster *cl = &c->cl;
+	if (cl->by_coord) {
+		if (x >= cl->dims[0] || y >= cl->dims[1] || z >= cl->dims[2])
+			return NULL;
+		uint32_t k = cl->by_coord[coord_slot(cl, x, y, z)];
+		return k ? cl->nodes[k - 1].name : NULL;
+	}
+	for (unsigned i = 0; i < cl->nnodes; i++)
+		if (cl->nodes[i].x == x && cl->nodes[i].y == y && cl->nodes[i].z == z)
+			return cl->nodes[i].name;
 	return NULL;
 }
 
 int apenet_config_node_by_name(const struct apenet_config *c, const char *name, unsigned xyz[3])
 {
-	for (unsigned i = 0; i < c->cl.nnodes; i++)
-		if (!strcmp(c->cl.nodes[i].name, name)) {
-			xyz[0] = c->cl.nodes[i].x;
-			xyz[1] = c->cl.nodes[i].y;
-			xyz[2] = c->cl.nodes[i].z;
-			return 0;
+	const struct apenet_cluster *cl = &c->cl;
+	const struct apenet_node_name *n = NULL;
+	if (cl->by_name) {
+		uint32_t k = *name_slot(cl, name);
+		n = k ? &cl->nodes[k - 1] : NULL;
+	} else {
+		for (unsigned i = 0; i < cl->nnodes && !n; i++)
+			if (!strcmp(cl->nodes[i].name, name))
+				n = &cl->nodes[i];
+	}
+	if (!n)
+		return -1;
+	xyz[0] = n->x;
+	xyz[1] = n->y;
+	xyz[2] = n->z;
+	return 0;
+}
+
+/* ---- descriptors: the thresholds table, for `apenet config check` ---- */
+
+_Static_assert(NTHR == APENET_NTHR, "every double of struct apenet_thresholds has a row in thr_keys");
+
+/* Unit and meaning of each threshold, as docs/config.md gives them (the
+ * key list itself is thr_keys: a key without a row here still shows, with
+ * unit "?", and test_config fails until it is documented). */
+static const struct {
+	const char *key, *unit, *doc;
+} thr_docs[] = {
+	{ "fpga_temp_warn_c", "°C", "FPGA die temperature (SENS_FPGA_TEMP) that gives FPGA_TEMP warn" },
+	{ "fpga_temp_fail_c", "°C", "FPGA die temperature that gives FPGA_TEMP fail" },
+	{ "board_temp_warn_c", "°C", "board temperature (SENS_BOARD_TEMP) that gives BOARD_TEMP warn" },
+	{ "board_temp_fail_c", "°C", "board temperature that gives BOARD_TEMP fail" },
+	{ "vdroop_warn_pct", "%", "core supply (SENS_VCORE) this far below its nominal (SENS_VCORE_NOM) gives VCORE_LOW warn" },
+	{ "vdroop_fail_pct", "%", "core supply droop that gives VCORE_LOW fail" },
+	{ "v12_tol_warn_pct", "%", "12 V input (SENS_V12) this far off 12 V, either way, gives V12_RANGE warn" },
+	{ "v12_tol_fail_pct", "%", "12 V input deviation that gives V12_RANGE fail" },
+	{ "crc_warn_per_min", "errors/min", "header + footer CRC errors of a link (each retransmitted) that give LINK_CRC warn" },
+	{ "crc_fail_per_min", "errors/min", "header + footer CRC errors of a link that give LINK_CRC fail" },
+	{ "payload_warn_per_min", "errors/min", "payload CRC errors (flagged in the footer, passed to software) that give LINK_PAYLOAD warn" },
+	{ "lane_errors_warn_per_min", "errors/min", "8b/10b code violations + disparity errors of one lane that give LANE_CODE_ERRORS warn" },
+	{ "flaps_fail", "events", "up-to-down transitions of a link within the interval that give LINK_FLAPPING fail" },
+	{ "align_restarts_warn", "events", "RESTART ALIGN events of one lane since the counters were cleared that, at the rate below, give LANE_ALIGN_RESTARTS warn" },
+	{ "align_restarts_warn_per_hour", "events/hour", "...and at least this many per hour over that time (a few restarts over weeks stay quiet)" },
+	{ "ldm_age_warn_ms", "ms", "age of the last LDM from the neighbour of a link that is up that gives LDM_STALE warn" },
+	{ "ldm_age_fail_ms", "ms", "LDM age that gives LDM_STALE fail: the neighbour's DNP has probably hung" },
+	{ "fifo_hwm_warn_pct", "% of T_RED", "RX FIFO high-water mark (the higher of LINK_FIFO_HWM0/1) as a share of LINK_T_RED that gives FIFO_HIGH warn" },
+};
+
+int apenet_config_threshold_desc(size_t i, struct apenet_thr_desc *d)
+{
+	if (i >= NTHR)
+		return -1;
+	struct apenet_config def;
+	apenet_config_defaults(&def);
+	d->key = thr_keys[i].key;
+	d->off = thr_keys[i].off;
+	d->min = thr_keys[i].min;
+	d->max = thr_keys[i].max;
+	d->def = thr_value(&def.thr, d->key);
+	d->unit = "?";
+	d->doc = "";
+	for (size_t k = 0; k < sizeof(thr_docs) / sizeof(thr_docs[0]); k++)
+		if (!strcmp(thr_docs[k].key, d->key)) {
+			d->unit = thr_docs[k].unit;
+			d->doc = thr_docs[k].doc;
 		}
-	return -1;
+	return 0;
+}
+
+double apenet_config_threshold_value(const struct apenet_thresholds *t, const struct apenet_thr_desc *d)
+{
+	return *(const double *)((const char *)t + d->off);
+}
+
+const char *apenet_config_default_path(void)
+{
+	return APENET_SYSCONFDIR "/apenet/apenet.yaml";
 }

@@ -370,6 +370,16 @@ static const char *cell(const struct node *row, const char *col)
 	return n && n->text ? n->text : "";
 }
 
+/* Columns a cell takes on a terminal: UTF-8 continuation bytes take none
+ * ("°C" is two columns, three bytes). */
+static size_t text_width(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
 /* One table line.  Padding stops at the last non-empty cell, so no line
  * ends in blanks when trailing columns are empty for that row. */
 static void table_line(FILE *f, int indent, int ncols, const size_t *w, const char *const *cells)
@@ -379,7 +389,7 @@ static void table_line(FILE *f, int indent, int ncols, const size_t *w, const ch
 		last--;
 	fprintf(f, "%*s", indent, "");
 	for (int i = 0; i <= last; i++)
-		fprintf(f, "%-*s%s", i < last ? (int)w[i] : 0, cells[i], i < last ? "  " : "");
+		fprintf(f, "%s%*s", cells[i], i < last ? (int)(w[i] - text_width(cells[i]) + 2) : 0, "");
 	fputc('\n', f);
 }
 
@@ -392,9 +402,9 @@ static void text_table(FILE *f, const struct node *arr, int indent)
 	for (const struct node *r = arr->child; r; r = r->next)
 		table_cols(&t, r, "");
 	for (int i = 0; i < t.ncols; i++) {
-		w[i] = strlen(t.cols[i]);
+		w[i] = text_width(t.cols[i]);
 		for (const struct node *r = arr->child; r; r = r->next) {
-			size_t l = strlen(cell(r, t.cols[i]));
+			size_t l = text_width(cell(r, t.cols[i]));
 			if (l > w[i])
 				w[i] = l;
 		}

@@ -8,6 +8,8 @@
 #define APENET_CONFIG_H
 
 #include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "apenet/err.h"
 
@@ -43,18 +45,39 @@ struct apenet_node_name {
 	unsigned x, y, z;
 };
 
+/* Lookups by coordinate and by name are O(1) at 32K nodes: the loader
+ * indexes the names it reads.  A cluster filled by hand (tests) has no index
+ * and is searched one node after the other. */
 struct apenet_cluster {
 	int have;               /* a cluster section was given */
 	unsigned dims[3];
 	int wrap[3];            /* wraparound cables in each dimension */
 	struct apenet_node_name *nodes;
 	unsigned nnodes;
+	uint32_t *by_coord;     /* dims[0]*dims[1]*dims[2] slots: node index + 1, 0 unnamed */
+	uint32_t *by_name;      /* open-addressing hash of the names: node index + 1, 0 empty */
+	uint32_t name_mask;     /* slots of by_name - 1 (a power of two) */
 };
+
+#define APENET_NTHR (sizeof(struct apenet_thresholds) / sizeof(double))
 
 struct apenet_config {
 	char path[APENET_PATH_MAX];    /* empty: defaults only */
 	struct apenet_thresholds thr;
+	unsigned char thr_given[APENET_NTHR]; /* by descriptor index: the file set it */
 	struct apenet_cluster cl;
+};
+
+/* What `apenet config check` and etc/apenet/apenet.yaml say about each
+ * threshold: taken from the loader's own table, so a key added there shows
+ * up everywhere. */
+struct apenet_thr_desc {
+	const char *key;
+	size_t off;             /* of its double in struct apenet_thresholds */
+	double min, max;        /* the range the loader accepts */
+	double def;             /* its default */
+	const char *unit;       /* as docs/config.md writes it; "?" when undocumented */
+	const char *doc;        /* what it does; "" when undocumented */
 };
 
 void apenet_config_defaults(struct apenet_config *c);
@@ -65,5 +88,13 @@ void apenet_config_free(struct apenet_config *c);
 const char *apenet_config_node_name(const struct apenet_config *c, unsigned x, unsigned y, unsigned z);
 /* Node by name, 0 or -1. */
 int apenet_config_node_by_name(const struct apenet_config *c, const char *name, unsigned xyz[3]);
+
+/* The i-th threshold the loader knows: 0 with *d filled, -1 past the last. */
+int apenet_config_threshold_desc(size_t i, struct apenet_thr_desc *d);
+/* Its value in t. */
+double apenet_config_threshold_value(const struct apenet_thresholds *t, const struct apenet_thr_desc *d);
+/* Where the config file is looked for when neither --config nor
+ * $APENET_CONFIG names one: SYSCONFDIR/apenet/apenet.yaml. */
+const char *apenet_config_default_path(void);
 
 #endif
