@@ -365,8 +365,11 @@ static void find_misplaced(struct judge *j, int nends)
 		}
 		mark(j, a);
 		mark(j, p);
+		/* Moving the plug fills ea; the crossed record also names what p's
+		 * side wants, the wrong-port one does not (its own missing cable). */
 		mark_if_empty(j, ea);
-		mark_if_empty(j, ep);
+		if (ea < 0 || ea / NL != p / NL)
+			mark_if_empty(j, ep);
 	}
 }
 

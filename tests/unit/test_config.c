@@ -669,6 +669,214 @@ static void test_layout_and_names(void **state)
 	apenet_config_free(&cfg);
 }
 
+
+/* ---- indexes at scale: the full 32x32x32 torus ---- */
+
+/* A 32x32x32 layout naming every node in a scrambled order, so that neither
+ * index can lean on the file order. */
+static char *big_layout(unsigned *order, unsigned n)
+{
+	size_t cap = 64 + (size_t)n * 48, len = 0;
+	char *t = malloc(cap);
+	assert_non_null(t);
+	len += (size_t)snprintf(t, cap, "cluster:\n  dims: 32x32x32\n  nodes:\n");
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = order[i];
+		len += (size_t)snprintf(t + len, cap - len, "    - { name: n%05u, node: \"%u,%u,%u\" }\n", k, k % 32, k / 32 % 32,
+					k / 1024);
+	}
+	return t;
+}
+
+static void test_lookup_32k(void **state)
+{
+	(void)state;
+	enum { N = 32768 };
+	static unsigned order[N];
+	for (unsigned i = 0; i < N; i++)
+		order[i] = (i * 7919u) % N; /* 7919 is prime to 2^15: a permutation */
+	char *text = big_layout(order, N);
+	struct apenet_config cfg;
+	load_ok(text, &cfg);
+	assert_int_equal(cfg.cl.nnodes, N);
+	char want[16];
+	for (unsigned k = 0; k < N; k++) {
+		unsigned xyz[3] = { 99, 99, 99 };
+		snprintf(want, sizeof(want), "n%05u", k);
+		const char *name = apenet_config_node_name(&cfg, k % 32, k / 32 % 32, k / 1024);
+		if (!name || strcmp(name, want))
+			fail_msg("node %u: name %s, expected %s", k, name ? name : "(none)", want);
+		assert_int_equal(apenet_config_node_by_name(&cfg, want, xyz), 0);
+		if (xyz[0] != k % 32 || xyz[1] != k / 32 % 32 || xyz[2] != k / 1024)
+			fail_msg("%s at %u,%u,%u", want, xyz[0], xyz[1], xyz[2]);
+	}
+	unsigned xyz[3];
+	assert_null(apenet_config_node_name(&cfg, 32, 0, 0));
+	assert_null(apenet_config_node_name(&cfg, 0, 0, 32));
+	assert_int_equal(apenet_config_node_by_name(&cfg, "n32768", xyz), -1);
+	assert_int_equal(apenet_config_node_by_name(&cfg, "n0000", xyz), -1);
+	apenet_config_free(&cfg);
+	assert_null(cfg.cl.by_coord);
+	assert_null(cfg.cl.by_name);
+
+	/* half of them named: the others have no name */
+	char *half = big_layout(order, N / 2);
+	load_ok(half, &cfg);
+	unsigned named = 0;
+	for (unsigned k = 0; k < N; k++)
+		named += apenet_config_node_name(&cfg, k % 32, k / 32 % 32, k / 1024) != NULL;
+	assert_int_equal(named, N / 2);
+	apenet_config_free(&cfg);
+	free(half);
+
+	/* the same name again as the last of 32769 entries: the error is at it */
+	size_t len = strlen(text);
+	char *dup = malloc(len + 128);
+	assert_non_null(dup);
+	memcpy(dup, text, len);
+	snprintf(dup + len, 128, "    - { name: n%05u, node: \"0,0,0\" }\n", order[N / 2]);
+	char pos[32], nm[16];
+	snprintf(nm, sizeof(nm), "n%05u", order[N / 2]);
+	where(dup, nm, 1, pos, sizeof(pos));
+	load_err_pos(dup, pos, "node name 'n16384' given twice");
+	/* the same coordinates again, under a new name */
+	snprintf(dup + len, 128, "    - { name: extra, node: \"31,31,31\" }\n");
+	where(dup, "\"31,31,31\"", 1, pos, sizeof(pos));
+	load_err_pos(dup, pos, "node 31,31,31 named twice ('n32767' and 'extra')");
+	free(dup);
+	free(text);
+}
+
+/* A cluster filled by hand (no index) is searched one node after the other. */
+static void test_lookup_without_index(void **state)
+{
+	(void)state;
+	struct apenet_config cfg;
+	struct apenet_node_name names[2] = { { "a", 1, 0, 0 }, { "b", 0, 1, 0 } };
+	unsigned xyz[3];
+	apenet_config_defaults(&cfg);
+	cfg.cl.nodes = names;
+	cfg.cl.nnodes = 2;
+	assert_string_equal(apenet_config_node_name(&cfg, 0, 1, 0), "b");
+	assert_null(apenet_config_node_name(&cfg, 0, 0, 0));
+	assert_int_equal(apenet_config_node_by_name(&cfg, "a", xyz), 0);
+	assert_int_equal(xyz[0], 1);
+	assert_int_equal(apenet_config_node_by_name(&cfg, "c", xyz), -1);
+}
+
+/* ---- the descriptors `apenet config check` prints ---- */
+
+static void test_threshold_desc(void **state)
+{
+	(void)state;
+	struct apenet_config def;
+	struct apenet_thr_desc d;
+	size_t i;
+	apenet_config_defaults(&def);
+	for (i = 0; apenet_config_threshold_desc(i, &d) == 0; i++) {
+		const struct doc_key *k = doc_find(d.key);
+		if (!k)
+			fail_msg("%s: not in docs/config.md", d.key);
+		if (!strcmp(d.unit, "?") || !d.doc[0])
+			fail_msg("%s: no unit or meaning in config.c's thr_docs", d.key);
+		if (strcmp(d.unit, k->unit))
+			fail_msg("%s: unit '%s', docs/config.md says '%s'", d.key, d.unit, k->unit);
+		assert_true(d.def == k->def && d.min == k->lo && d.max == k->hi);
+		assert_true(apenet_config_threshold_value(&def.thr, &d) == d.def);
+	}
+	assert_int_equal(i, NTHR_STRUCT);
+	assert_int_equal(apenet_config_threshold_desc(i + 5, &d), -1);
+
+	/* which thresholds a file set */
+	struct apenet_config cfg;
+	load_ok("thresholds:\n  crc_fail_per_min: 50\n", &cfg);
+	for (i = 0; apenet_config_threshold_desc(i, &d) == 0; i++)
+		assert_int_equal(cfg.thr_given[i], !strcmp(d.key, "crc_fail_per_min"));
+	apenet_config_free(&cfg);
+	load_ok("cluster:\n  dims: 2x2x2\n", &cfg);
+	for (i = 0; i < NTHR_STRUCT; i++)
+		assert_int_equal(cfg.thr_given[i], 0);
+	apenet_config_free(&cfg);
+}
+
+/* etc/apenet/apenet.yaml as shipped loads, sets every threshold to its
+ * default and says so next to it, and its commented cluster example loads
+ * once uncommented. */
+static void test_shipped_config(void **state)
+{
+	(void)state;
+	const char *src = getenv("APENET_SRCDIR");
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/etc/apenet/apenet.yaml", src && *src ? src : ".");
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: %s", path, strerror(errno));
+	static char text[65536], uncommented[65536];
+	size_t len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = 0;
+
+	struct apenet_config cfg;
+	struct apenet_err e = { 0 };
+	if (apenet_config_load(path, &cfg, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(cfg.cl.have, 0);
+	struct apenet_thr_desc d;
+	for (size_t i = 0; apenet_config_threshold_desc(i, &d) == 0; i++) {
+		if (!cfg.thr_given[i])
+			fail_msg("%s: %s is not in it", path, d.key);
+		if (apenet_config_threshold_value(&cfg.thr, &d) != d.def)
+			fail_msg("%s: %s is not its default %g", path, d.key, d.def);
+		/* the line above the key: "# Unit: U; range LO..HI; default D." */
+		char key[96], unit[64];
+		snprintf(key, sizeof(key), "\n  %s: ", d.key);
+		const char *p = strstr(text, key), *q;
+		if (!p)
+			fail_msg("%s: no line '  %s: '", path, d.key);
+		for (q = p - 1; q > text && *q != '\n'; q--)
+			;
+		double lo, hi, def;
+		char range[64], *dots = NULL;
+		/* (a range is read as text: strtod would take "-40." of "-40..200") */
+		if (sscanf(q, "\n  # Unit: %63[^;]; range %63[^;]; default %lf.", unit, range, &def) != 3 ||
+		    !(dots = strstr(range, "..")))
+			fail_msg("%s: the line above %s is not '# Unit: U; range LO..HI; default D.'", path, d.key);
+		*dots = 0;
+		if (parse_num(range, &lo) || parse_num(dots + 2, &hi))
+			fail_msg("%s: %s: bad range", path, d.key);
+		if (strcmp(unit, d.unit) || lo != d.min || hi != d.max || def != d.def)
+			fail_msg("%s: %s says %s %g..%g %g, the loader %s %g..%g %g", path, d.key, unit, lo, hi, def, d.unit,
+				 d.min, d.max, d.def);
+	}
+	apenet_config_free(&cfg);
+
+	/* uncomment the cluster block: from "#cluster:" to the first line that is no comment */
+	char *o = uncommented;
+	int in = 0;
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l + 1) : strlen(l);
+		if (!strncmp(l, "#cluster:", 9))
+			in = 1;
+		else if (in && *l != '#')
+			in = 0;
+		if (in) {
+			l++;
+			n--;
+		}
+		memcpy(o, l, n);
+		o += n;
+		l += n;
+	}
+	*o = 0;
+	load_ok(uncommented, &cfg);
+	assert_int_equal(cfg.cl.have, 1);
+	assert_int_equal(cfg.cl.dims[0], 4);
+	assert_int_equal(cfg.cl.nnodes, 2);
+	assert_string_equal(apenet_config_node_name(&cfg, 1, 0, 0), "quong02");
+	apenet_config_free(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,6 +892,10 @@ int main(void)
 		cmocka_unit_test(test_error_missing_file),
 		cmocka_unit_test(test_wraparound),
 		cmocka_unit_test(test_layout_and_names),
+		cmocka_unit_test(test_lookup_32k),
+		cmocka_unit_test(test_lookup_without_index),
+		cmocka_unit_test(test_threshold_desc),
+		cmocka_unit_test(test_shipped_config),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
