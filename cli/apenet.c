@@ -16,7 +16,7 @@ static const struct cli_cmd cmds[] = {
 	  "identity, sensors, watchdog, LDMs sent and received, one verdict", 16, cmd_status },
 	{ "link", "apenet link [LINK] [--interval S] [--from FILE] [--config FILE]",
 	  "per link and lane: state, partner, rates, errors, FIFOs, bandwidth, verdict", 16, cmd_link },
-	{ "model", "apenet model --fifo-depth BYTES --link-gbps RATE [--lanes N] [--encoding E]",
+	{ "model", "apenet model --fifo-depth ENTRIES|SIZE --link-gbps RATE [--lanes N] [--encoding E] | apenet model --table",
 	  "the link efficiency model: E1, E2, E3, E_T, maximum payload bandwidth", 16, cmd_model },
 	{ "module", "apenet module [PORT] [--from FILE] | apenet module --eeprom-file FILE",
 	  "QSFP+ and SFP+ module EEPROMs decoded (SFF-8636, SFF-8472): monitors, findings", 16, cmd_module },

@@ -11,6 +11,8 @@
 #ifndef APENET_LINKMODEL_H
 #define APENET_LINKMODEL_H
 
+#include <stddef.h>
+
 #define APENET_S_MAX_BYTES 4096u /* largest payload: 256 cycles of 128 bit */
 #define APENET_P_BYTES 64u       /* MAGIC + START + HEADER + FOOTER */
 #define APENET_CREDIT_C 35u      /* cycles between credits */
@@ -33,5 +35,12 @@ struct apenet_linkmodel {
 
 /* 0, or -1 when the inputs make no link (FIFO not larger than S_MAX, no lanes). */
 int apenet_linkmodel_eval(struct apenet_linkmodel *m);
+
+/* A FIFO depth as an operator writes it, into bytes.  A bare number counts
+ * 128-bit entries, the unit of the TWEPP paper ("512" = 512 entries = 8 KiB);
+ * a suffix makes it bytes: B, K/KB/KiB, M/MB/MiB (powers of 1024, any case):
+ * "16384B", "16K", "8KiB".  The depth must be a whole number of entries.
+ * 0, or -1 with the reason in err. */
+int apenet_linkmodel_parse_depth(const char *s, double *bytes, char *err, size_t errlen);
 
 #endif

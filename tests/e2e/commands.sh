@@ -17,9 +17,25 @@ near "$(jq '.["E2"]' "$T/m.json")" 0.9459 0.0001 || fail "E2"
 near "$(jq '.["E3"]' "$T/m.json")" 0.8412 0.0001 || fail "E3"
 near "$(jq '.["E_T"]' "$T/m.json")" 0.7835 0.0001 || fail "E_T"
 near "$(jq .max_payload_MBps "$T/m.json")" 2193.7 0.2 || fail "max"
-"$A" model --fifo-depth 8192 --link-gbps 34 --json >"$T/m2.json" || fail "model 8K"
-near "$(jq '.["E3"]' "$T/m2.json")" "$(awk 'BEGIN { print 256 / 401 }')" 0.0001 || fail "E3 8K"
-"$A" model --fifo-depth 4096 --link-gbps 28 2>"$T/err"; [ $? -eq 2 ] && grep -q "S_MAX" "$T/err" || fail "model small fifo"
+# --fifo-depth: a bare number counts 128-bit entries (the TWEPP paper's unit),
+# a suffix makes it bytes; the paper's 512-entry FIFO is the 8 KiB one
+for d in 512 8KiB 8K 8192B; do
+	"$A" model --fifo-depth $d --link-gbps 34 --json >"$T/m2.json" || fail "model $d"
+	near "$(jq '.["E3"]' "$T/m2.json")" "$(awk 'BEGIN { print 256 / 401 }')" 0.0001 || fail "E3 $d"
+	jq -e '.inputs.fifo_depth_entries == 512 and .inputs.fifo_depth_bytes == 8192' "$T/m2.json" >/dev/null || fail "depth $d"
+done
+"$A" model --fifo-depth 8192 --link-gbps 34 --json | jq -e '.inputs.fifo_depth_bytes == 131072' >/dev/null || fail "8192 entries"
+"$A" model --fifo-depth 256 --link-gbps 28 2>"$T/err"; [ $? -eq 2 ] && grep -q "S_MAX" "$T/err" || fail "model small fifo"
+"$A" model --fifo-depth 4096B --link-gbps 28 2>"$T/err"; [ $? -eq 2 ] && grep -q "S_MAX" "$T/err" || fail "model small fifo in bytes"
+"$A" model --fifo-depth 1000B --link-gbps 28 2>"$T/err"; [ $? -eq 2 ] && grep -q "whole number of 128-bit" "$T/err" || fail "model odd bytes"
+# --table: the paper's depths at 28 and 34 Gbps
+"$A" model --table --json >"$T/t.json" || fail "model --table"
+jq -e '(.table | length == 8) and ([.table[].fifo_depth_entries] == [512,1024,2048,4096,512,1024,2048,4096]) and
+	([.table[].link_gbps] | unique == [28,34]) and all(.table[]; has("E1") and has("E2") and has("E3") and has("E_T"))' "$T/t.json" >/dev/null ||
+	fail "table shape"
+near "$(jq '.table[1].max_payload_MBps' "$T/t.json")" 2193.7 0.2 || fail "table 1024 entries at 28 Gbps"
+near "$(jq '.table[4].max_payload_MBps' "$T/t.json")" 2021.7 0.2 || fail "table 512 entries at 34 Gbps"
+"$A" model --table --fifo-depth 512 2>"$T/err"; [ $? -eq 2 ] && grep -q "table" "$T/err" || fail "table with a depth"
 "$A" model --link-gbps 28 2>/dev/null; [ $? -eq 2 ] || fail "model usage"
 "$A" model --fifo-depth 16K --link-gbps fast 2>"$T/err"; [ $? -eq 2 ] && grep -q "link-gbps" "$T/err" || fail "model bad rate"
 
@@ -190,5 +206,10 @@ printf 'thresholds:\n  fpga_temp_warn: 80\n' >"$T/bad.yaml"
 	fail "bad config: $(cat "$T/err")"
 "$A" link W+ --sim "$N" 2>"$T/err"; [ $? -eq 2 ] && grep -q "no link 'W+'" "$T/err" || fail "bad link"
 "$A" link --interval -1 --sim "$N" 2>/dev/null; [ $? -eq 2 ] || fail "bad interval"
-"$A" cabling --sim-cluster "$T/apenet+" 2>"$T/err"; [ $? -eq 2 ] && grep -q "config" "$T/err" || fail "cabling without config"
+# cabling needs no config: the torus the boards declare
+"$A" cabling --json --sim-cluster "$T/apenet+" >"$T/c.json" || fail "cabling without config: exit $?"
+jq -e '.summary.torus == "2x2x1" and .summary.torus_from == "boards" and .summary.nodes_read == 4 and .problems == [] and .findings == []' \
+	"$T/c.json" >/dev/null || fail "cabling without config: $(cat "$T/c.json")"
+"$A" cabling 2>"$T/err"; [ $? -eq 2 ] && grep -q "sim-cluster" "$T/err" || fail "cabling without input"
+"$A" cabling --sim-cluster "$T/nothing" 2>"$T/err"; [ $? -eq 2 ] && grep -q "nothing" "$T/err" || fail "cabling bad dir"
 echo "commands: all checks passed"

@@ -81,11 +81,29 @@ swap_listed() { "$A" cabling --json --config "$T/cluster.yaml" --sim-cluster "$T
 		.[0].a.node == {"x":0,"y":0,"z":0} and .[0].b.node == {"x":0,"y":0,"z":0} and
 		([.[0].a.link, .[0].b.link] | sort == ["X+","X-"])' "$T/c.json" >/dev/null; }
 wait_for 30 swap_listed || { cat "$T/c.json"; fail "cabling swap"; }
+jq -e '[.findings[] | select(.subject == "cabling")] | length == 1 and .[0].code == "CABLE_SWAPPED" and .[0].severity == "fail"' \
+	"$T/c.json" >/dev/null || fail "cabling finding: $(jq -c .findings "$T/c.json")"
+# no config: the torus the boards declare, and the same one record
+"$A" cabling --json --sim-cluster "$T/sim" >"$T/c0.json"; [ $? -eq 1 ] || fail "cabling without config: exit"
+jq -e '.summary.torus == "4x4x1" and .summary.torus_from == "boards" and (.problems | length == 1) and
+	.problems[0].kind == "swapped" and ([.problems[0].a.link, .problems[0].b.link] | sort == ["X+","X-"])' "$T/c0.json" >/dev/null ||
+	fail "cabling without config: $(cat "$T/c0.json")"
+# names from the config show in the records
+printf 'cluster:\n  dims: 4x4x1\n  nodes:\n    - { name: quong01, node: "0,0,0" }\n' >"$T/named.yaml"
+"$A" cabling --json --config "$T/named.yaml" --sim-cluster "$T/sim" >"$T/cn.json"
+jq -e '.problems[0].a.name == "quong01" and (.problems[0].text | test("quong01 0,0,0 X\\+"))' "$T/cn.json" >/dev/null || fail "named: $(cat "$T/cn.json")"
 # the same from snapshot files gathered from every node
 mkdir "$T/snaps"
 for d in "$T"/sim/node-*; do "$A" snapshot --interval 0 --sim "$d" >"$T/snaps/${d##*/}.json" || fail "snapshot $d"; done
 "$A" cabling --json --config "$T/cluster.yaml" "$T"/snaps/*.json >"$T/c2.json"; [ $? -eq 1 ] || fail "cabling exit"
 jq -e '[.problems[] | select(.kind == "swapped")] | length == 1' "$T/c2.json" >/dev/null || fail "cabling from files"
+"$A" cabling --json "$T"/snaps/*.json >"$T/c2.json"; [ $? -eq 1 ] || fail "cabling from files without config: exit"
+jq -e '.summary.torus_from == "boards" and (.problems | length == 1) and .problems[0].kind == "swapped"' "$T/c2.json" >/dev/null ||
+	fail "cabling from files without config"
+# a node's file left out: that node is unreachable, nothing else
+"$A" cabling --json $(ls "$T"/snaps/*.json | grep -v node-2-2-0) >"$T/c4.json"; [ $? -eq 1 ] || fail "missing file: exit"
+jq -e '[.problems[] | select(.kind == "unreachable")] | length == 1 and .[0].a.node == {"x":2,"y":2,"z":0}' "$T/c4.json" >/dev/null ||
+	fail "missing file: $(cat "$T/c4.json")"
 inject --node 0,0,0 cable-swap --link X+ --with 0,0,0:X-
 cabling_clean() { "$A" cabling --json --config "$T/cluster.yaml" --sim-cluster "$T/sim" >"$T/c.json"; }
 wait_for 30 cabling_clean || { cat "$T/c.json"; fail "cabling after unswap"; }
@@ -94,6 +112,7 @@ jq -e '.problems == [] and .summary.cables_ok == 48' "$T/c.json" >/dev/null || f
 printf 'cluster:\n  dims: 4x4x2\n  wraparound: true\n' >"$T/cluster2.yaml"
 "$A" cabling --json --config "$T/cluster2.yaml" --sim-cluster "$T/sim" >"$T/c3.json"; [ $? -eq 1 ] || fail "layout mismatch exit"
 jq -e '[.problems[] | select(.kind == "layout")] | length == 16' "$T/c3.json" >/dev/null || fail "layout mismatch"
+jq -e '[.findings[] | select(.code == "TORUS_LAYOUT")] | length == 16' "$T/c3.json" >/dev/null || fail "layout findings"
 
 # dnp-hang: the node says DNP_HUNG, its neighbour sees its LDMs go stale
 inject --node 3,3,0 dnp-hang

@@ -265,6 +265,60 @@ static void test_scaling(void **state)
 	assert_true(fast.et == four.et);
 }
 
+
+/* --fifo-depth: a bare number counts 128-bit entries (the paper's unit),
+ * a suffix makes it bytes. */
+static void test_parse_depth(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *s;
+		double bytes;
+	} ok[] = {
+		{ "512", 8192 },     { "1024", 16384 },   { "4096", 65536 }, { "8KiB", 8192 },  { "8kib", 8192 },
+		{ "16K", 16384 },    { "16k", 16384 },    { "16KB", 16384 }, { "16384B", 16384 }, { "16384b", 16384 },
+		{ "1MiB", 1048576 }, { "0.5K", 512 },     { "2M", 2097152 }, { "1", 16 },
+	};
+	static const struct {
+		const char *s, *err;
+	} bad[] = {
+		{ "", "'' is not a positive size" },
+		{ "0", "'0' is not a positive size" },
+		{ "-512", "'-512' is not a positive size" },
+		{ "KiB", "'KiB' is not a positive size" },
+		{ "512.5", "'512.5' is not a whole number of 128-bit entries" },
+		{ "1000B", "'1000B' is 1000 bytes: not a whole number of 128-bit (16-byte) entries" },
+		{ "8Q", "'8Q': unknown unit 'Q'" },
+		{ "8 KiB", "'8 KiB': unknown unit ' KiB'" },
+		{ "inf", "'inf' is not a positive size" },
+		{ "nan", "'nan' is not a positive size" },
+	};
+	char err[256];
+	for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		double b = -1;
+		if (apenet_linkmodel_parse_depth(ok[i].s, &b, err, sizeof(err)))
+			fail_msg("'%s': %s", ok[i].s, err);
+		if (b != ok[i].bytes)
+			fail_msg("'%s': %g bytes, expected %g", ok[i].s, b, ok[i].bytes);
+	}
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		double b = -1;
+		err[0] = 0;
+		assert_int_equal(apenet_linkmodel_parse_depth(bad[i].s, &b, err, sizeof(err)), -1);
+		if (strncmp(err, bad[i].err, strlen(bad[i].err)))
+			fail_msg("'%s': error '%s', expected it to start '%s'", bad[i].s, err, bad[i].err);
+		assert_true(b == -1);
+	}
+	/* the paper's 512-entry FIFO is the 8 KiB one: same model either way */
+	struct apenet_linkmodel a = { .lanes = 4, .lane_mbps = 8500, .code_rate = 0.8 }, k = a;
+	assert_int_equal(apenet_linkmodel_parse_depth("512", &a.fifo_bytes, err, sizeof(err)), 0);
+	assert_int_equal(apenet_linkmodel_parse_depth("8KiB", &k.fifo_bytes, err, sizeof(err)), 0);
+	assert_int_equal(apenet_linkmodel_eval(&a), 0);
+	assert_int_equal(apenet_linkmodel_eval(&k), 0);
+	assert_true(a.e3 == k.e3);
+	assert_close(a.e3, 256.0 / 401, EPS, "E3 of 512 entries");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_custom_cw),
 		cmocka_unit_test(test_64b66b),
 		cmocka_unit_test(test_scaling),
+		cmocka_unit_test(test_parse_depth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
