@@ -228,11 +228,8 @@ int cmd_cabling(struct cli *c)
 	}
 	apenet_out_arr_end(o);
 	/* The findings repeat the punch list with the register readings as
-	 * evidence, for programs; text shows them as one joined line, so the
-	 * table above stays the text form. */
-	if (c->fmt != APENET_OUT_TEXT)
-		apenet_findings_write(o, &fs);
-	rc = apenet_out_finish(o) ? CLI_EXIT_ERROR : res.np ? CLI_EXIT_FAULT : CLI_EXIT_OK;
+	 * evidence; every problem is one, warn or fail, so any problem exits 1. */
+	rc = cli_finish(o, &fs);
 out:
 	apenet_cabling_free(&res);
 	apenet_findings_free(&fs);

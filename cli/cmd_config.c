@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "apenet/config.h"
+#include "apenet/finding.h"
 #include "cli.h"
 
 /* A number with the decimals it needs (80, 0.5, 1e12), not a fixed count. */
@@ -92,7 +93,9 @@ int cmd_config(struct cli *c)
 		apenet_out_obj_end(o);
 	}
 	apenet_out_arr_end(o);
-	int rc = apenet_out_finish(o) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+	struct apenet_findings fs; /* a config that loads has nothing to find */
+	apenet_findings_init(&fs);
+	int rc = cli_finish(o, &fs);
 	apenet_config_free(&cfg);
 	return rc;
 }

@@ -22,6 +22,14 @@ static void out_inputs(struct apenet_out *o, const struct apenet_linkmodel *m)
 	apenet_out_uint(o, "wait_w", APENET_WAIT_W);
 }
 
+/* A model judges no board: its findings list is empty, and there. */
+static int finish(struct apenet_out *o)
+{
+	struct apenet_findings fs;
+	apenet_findings_init(&fs);
+	return cli_finish(o, &fs);
+}
+
 /* The paper's table: RX FIFO depths of 512..4096 entries at 28 and 34 Gbps. */
 static int table(struct cli *c, struct apenet_linkmodel m)
 {
@@ -52,7 +60,7 @@ static int table(struct cli *c, struct apenet_linkmodel m)
 			apenet_out_obj_end(o);
 		}
 	apenet_out_arr_end(o);
-	return apenet_out_finish(o) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+	return finish(o);
 }
 
 int cmd_model(struct cli *c)
@@ -110,8 +118,5 @@ int cmd_model(struct cli *c)
 	apenet_out_dbl(o, "E_T", m.et, 4);
 	apenet_out_dbl(o, "raw_payload_MBps", m.raw_MBps, 1);
 	apenet_out_dbl(o, "max_payload_MBps", m.max_MBps, 1);
-	struct apenet_findings fs; /* a model judges no board: an empty list */
-	apenet_findings_init(&fs);
-	apenet_findings_write(o, &fs);
-	return apenet_out_finish(o) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+	return finish(o);
 }

@@ -318,11 +318,17 @@ static const struct {
 	{ "payload_warn_per_min", "errors/min", "payload CRC errors (flagged in the footer, passed to software) that give LINK_PAYLOAD warn" },
 	{ "lane_errors_warn_per_min", "errors/min", "8b/10b code violations + disparity errors of one lane that give LANE_CODE_ERRORS warn" },
 	{ "flaps_fail", "events", "up-to-down transitions of a link within the interval that give LINK_FLAPPING fail" },
-	{ "align_restarts_warn", "events", "RESTART ALIGN events of one lane since the counters were cleared (or the firmware reset) that, at align_restarts_warn_per_hour or more, give LANE_ALIGN_RESTARTS warn" },
-	{ "align_restarts_warn_per_hour", "events/hour", "the rate those restarts must also reach over that time for LANE_ALIGN_RESTARTS, so that a few restarts over weeks stay quiet" },
+	{ "align_restarts_warn", "events", "the fewest RESTART ALIGN events of one lane (since the counters were cleared, or in the interval: see since_clear_min_s) that can give LANE_ALIGN_RESTARTS warn" },
+	{ "align_restarts_warn_per_hour", "events/hour", "the rate those restarts must be proven to reach over that same time, so that a few restarts over weeks stay quiet" },
 	{ "ldm_age_warn_ms", "ms", "age of the last LDM from the neighbour of a link that is up that gives LDM_STALE warn" },
 	{ "ldm_age_fail_ms", "ms", "LDM age that gives LDM_STALE fail: the neighbour's DNP has probably hung" },
-	{ "fifo_hwm_warn_pct", "% of T_RED", "RX FIFO high-water mark (the higher of LINK_FIFO_HWM0/1) as a share of LINK_T_RED that gives FIFO_HIGH warn" },
+	{ "fifo_hwm_warn_pct", "% of T_RED", "RX FIFO high-water mark (the higher of LINK_FIFO_HWM0/1) that rose in the interval, or the FIFO level now, as a share of LINK_T_RED that gives FIFO_HIGH warn" },
+	{ "rate_confidence", "probability", "confidence of the lower bound a rate must clear: the higher, the more events a rate rule needs before it fires" },
+	{ "rate_min_events", "events", "the fewest events a rate rule fires on, whatever the interval" },
+	{ "since_clear_min_s", "s", "counts since the counters were cleared (alignment restarts) are judged only over at least this long; shorter, the interval's own deltas are" },
+	{ "clear_after_samples", "samples", "hysteresis for repeated judging (apenet watch, the agent): a finding clears after this many samples in a row without it" },
+	{ "temp_clear_margin_c", "°C", "hysteresis: a raised temperature finding clears only this far below its limit" },
+	{ "supply_clear_margin_pct", "% of nominal", "hysteresis: a raised supply finding clears only this far back inside its limit" },
 };
 
 int apenet_config_threshold_desc(size_t i, struct apenet_thr_desc *d)
