@@ -96,7 +96,7 @@ N="$T/apenet+/node-1-0-0"
 keys='["code","evidence","lane","link","message","recommendation","severity","subject","threshold","unit","value"]'
 "$BIN/apenet-sim" inject --dir "$T/apenet+" --node 1,0,0 overheat --celsius 85 >/dev/null || fail inject
 for cmd in "list" "regs" "status" "link" "link X+" "module" "snapshot" "model --fifo-depth 16K --link-gbps 28" \
-	"watch --count 1 --interval 0.1" "clear-counters X+"; do
+	"watch --count 1 --interval 0.1" "clear-counters X+" "model --table" "config check" "cabling --sim-cluster $T/apenet+"; do
 	# shellcheck disable=SC2086
 	"$A" $cmd --json --sim "$N" >"$T/f.json"
 	[ $? -le 1 ] || fail "$cmd: exit"

@@ -1,0 +1,110 @@
+#!/bin/sh
+# apenet config check: which file is used (argument, --config, $APENET_CONFIG,
+# the installed one, the defaults), every threshold with its value, unit and
+# source, the cluster layout, errors as file:line:column with exit 2; the
+# shipped etc/apenet/apenet.yaml; and `make install` twice into a temporary
+# DESTDIR, never overwriting the site's config.
+. "$(dirname "$0")/../e2e_lib.sh"
+T=$(mktemp -d /tmp/apenet-config-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+unset APENET_SIM_DIR APENET_CONFIG
+A="$BIN/apenet"
+SRC=${APENET_SRCDIR:-.}
+SHIPPED="$SRC/etc/apenet/apenet.yaml"
+
+# The keys of the shipped file: every threshold the loader knows, no more.
+keys_shipped=$(sed -n 's/^  \([a-z_0-9]*\): .*/\1/p' "$SHIPPED" | sort | tr '\n' ' ')
+
+# No file anywhere: the defaults (or the installed file, when this machine has one).
+"$A" config check --json >"$T/d.json" || fail "defaults: exit $?"
+inst=$(jq -r .source.installed_path "$T/d.json")
+if [ -e "$inst" ]; then want=installed\ default; else want=defaults; fi
+jq -e --arg w "$want" '.source.from == $w and .source.valid and (.findings == []) and (.cluster.given | not)' "$T/d.json" >/dev/null ||
+	fail "defaults: $(jq -c .source "$T/d.json")"
+keys_loader=$(jq -r '.thresholds[].key' "$T/d.json" | sort | tr '\n' ' ')
+[ "$keys_loader" = "$keys_shipped" ] || fail "loader keys '$keys_loader' != shipped keys '$keys_shipped'"
+jq -e 'all(.thresholds[]; .unit != "?" and (.meaning | length > 0) and .value == .default and .min <= .default and .default <= .max)' \
+	"$T/d.json" >/dev/null || fail "threshold rows"
+if [ ! -e "$inst" ]; then
+	jq -e 'all(.thresholds[]; .source == "default") and .source.file == null' "$T/d.json" >/dev/null || fail "defaults source"
+fi
+# set but empty: the defaults even with an installed file
+APENET_CONFIG= "$A" config check --json | jq -e '.source.file == null and (.source.from | test("empty"))' >/dev/null ||
+	fail "APENET_CONFIG empty"
+
+# A file: the keys it sets come from it, the others keep their defaults.
+cat >"$T/site.yaml" <<'Y'
+cluster:
+  dims: 4x4x1
+  wraparound: xy
+  nodes:
+    - { name: quong01, node: "0,0,0" }
+    - { name: quong02, node: "1,0,0" }
+thresholds:
+  crc_warn_per_min: 0.5
+  fpga_temp_warn_c: 75
+Y
+check_site() { # FILE: the site's settings, as config check shows them
+	jq -e '.source.valid and .cluster.given and .cluster.torus == "4x4x1" and .cluster.wraparound == "xy" and
+		.cluster.nodes == 16 and .cluster.named == 2 and .cluster.names[1].name == "quong02" and
+		.cluster.names[1].node == {"x":1,"y":0,"z":0}' "$1" >/dev/null || return 1
+	jq -e '[.thresholds[] | select(.source == "file") | .key] | sort == ["crc_warn_per_min","fpga_temp_warn_c"]' "$1" >/dev/null || return 1
+	jq -e '.thresholds[] | select(.key == "crc_warn_per_min") | .value == 0.5 and .default == 1 and .unit == "errors/min"' "$1" >/dev/null || return 1
+	jq -e '.thresholds[] | select(.key == "fpga_temp_fail_c") | .value == 95 and .source == "default"' "$1" >/dev/null
+}
+"$A" config check "$T/site.yaml" --json >"$T/a.json" || fail "argument: exit $?"
+check_site "$T/a.json" || fail "argument: $(cat "$T/a.json")"
+jq -e --arg f "$T/site.yaml" '.source.file == $f and .source.from == "argument"' "$T/a.json" >/dev/null || fail "argument source"
+"$A" config check --config "$T/site.yaml" --json >"$T/b.json" || fail "--config: exit"
+check_site "$T/b.json" && jq -e '.source.from == "--config"' "$T/b.json" >/dev/null || fail "--config"
+APENET_CONFIG="$T/site.yaml" "$A" config check --json >"$T/c.json" || fail "env: exit"
+check_site "$T/c.json" && jq -e '.source.from == "$APENET_CONFIG"' "$T/c.json" >/dev/null || fail "env"
+# the argument wins over the environment
+APENET_CONFIG="$T/nowhere.yaml" "$A" config check "$T/site.yaml" >/dev/null || fail "argument over env"
+# text: one table row a threshold
+"$A" config check "$T/site.yaml" >"$T/t.txt" || fail "text"
+awk '$1 == "crc_warn_per_min" && $2 == "0.5" && $3 == "errors/min" && $4 == "file" { ok = 1 } END { exit !ok }' "$T/t.txt" ||
+	fail "text row: $(grep crc_warn "$T/t.txt")"
+
+# Errors: file:line:column, exit 2, nothing on stdout.
+printf 'thresholds:\n  crc_warn_per_min: lots\n' >"$T/bad.yaml"
+"$A" config check "$T/bad.yaml" >"$T/out" 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "bad.yaml:2:21: 'crc_warn_per_min': 'lots' is not a number" "$T/err" && [ ! -s "$T/out" ] ||
+	fail "bad number: $rc $(cat "$T/err")"
+printf 'cluster:\n  dims: 4x4x1\n  nodes:\n    - { name: a, node: "0,0,0" }\n    - { name: a, node: "1,0,0" }\n' >"$T/dup.yaml"
+"$A" config check "$T/dup.yaml" 2>"$T/err"; [ $? -eq 2 ] && grep -q "dup.yaml:5:15: node name 'a' given twice" "$T/err" ||
+	fail "duplicate name: $(cat "$T/err")"
+printf 'thresholds:\n  crc_warn: 1\n' >"$T/key.yaml"
+APENET_CONFIG="$T/key.yaml" "$A" config check 2>"$T/err"; [ $? -eq 2 ] && grep -q "key.yaml:2:3: unknown key 'crc_warn'" "$T/err" ||
+	fail "unknown key via env: $(cat "$T/err")"
+"$A" config check "$T/none.yaml" 2>"$T/err"; [ $? -eq 2 ] && grep -q "none.yaml" "$T/err" || fail "missing file"
+"$A" config 2>"$T/err"; [ $? -eq 2 ] && grep -q "config check" "$T/err" || fail "no subcommand"
+"$A" config check "$T/site.yaml" --config "$T/site.yaml" 2>/dev/null; [ $? -eq 2 ] || fail "file twice"
+
+# The shipped file loads and sets every threshold to its default.
+"$A" config check --json "$SHIPPED" >"$T/s.json" || fail "shipped: exit $?"
+jq -e 'all(.thresholds[]; .source == "file" and .value == .default) and (.cluster.given | not)' "$T/s.json" >/dev/null ||
+	fail "shipped: $(jq -c '[.thresholds[] | select(.source != "file" or .value != .default)]' "$T/s.json")"
+
+# make install twice (three times) into a temporary DESTDIR: the config goes to
+# PREFIX/etc/apenet/, and a site's own file is never overwritten.
+D="$T/root"
+inst() { make -s -C "$SRC" install DESTDIR="$D" >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "make install"; }; }
+inst
+E="$D/usr/local/etc/apenet"
+cmp -s "$SHIPPED" "$E/apenet.yaml" || fail "first install: no config"
+[ -x "$D/usr/local/bin/apenet" ] && [ -e "$D/usr/local/share/man/man1/apenet.1" ] || fail "first install: programs"
+"$D/usr/local/bin/apenet" config check "$E/apenet.yaml" >/dev/null || fail "installed config does not load"
+inst
+grep -q "unchanged" "$T/install.log" && [ ! -e "$E/apenet.yaml.new" ] || fail "second install: $(cat "$T/install.log")"
+printf '# edited by the site\n' >>"$E/apenet.yaml"
+cp "$E/apenet.yaml" "$T/site-copy.yaml"
+inst
+cmp -s "$T/site-copy.yaml" "$E/apenet.yaml" || fail "the site's config was overwritten"
+cmp -s "$SHIPPED" "$E/apenet.yaml.new" || fail "no apenet.yaml.new"
+grep -q "kept" "$T/install.log" || fail "no message: $(cat "$T/install.log")"
+# PREFIX=/usr puts it in /etc (a dry run: nothing is rebuilt for it here)
+make -n -C "$SRC" install PREFIX=/usr DESTDIR="$D" 2>/dev/null | grep -q "install -d $D/etc/apenet" || fail "PREFIX=/usr: not /etc"
+make -n -C "$SRC" install PREFIX=/opt/apenet DESTDIR="$D" 2>/dev/null | grep -q "install -d $D/opt/apenet/etc/apenet" ||
+	fail "PREFIX=/opt/apenet"
+echo "config: all checks passed"
