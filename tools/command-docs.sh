@@ -60,10 +60,15 @@ inj --node 1,0,0 clear
 inj --node 2,0,0 clear
 
 page model "The link efficiency model of SPEC §2 on its own: E1 (protocol), E2 (credits), E3 (waiting at T_RED),
-E_T and the maximum payload bandwidth in MB/s (10^6 bytes/s). \`--fifo-depth\` in bytes (16K accepted),
-\`--link-gbps\` the raw link rate (lanes x lane rate)."
-{ run "apenet model --fifo-depth 16K --link-gbps 28" "$A" model --fifo-depth 16K --link-gbps 28
-  run "apenet model --fifo-depth 8K --link-gbps 34 --json | jq -c '{E3, max_payload_MBps}'" sh -c "'$A' model --fifo-depth 8K --link-gbps 34 --json | jq -c '{E3, max_payload_MBps}'"; } >>$OUT/model.md
+E_T and the maximum payload bandwidth in MB/s (10^6 bytes/s). \`--fifo-depth\` counts 128-bit entries,
+the unit of the TWEPP 2013 paper (\`512\` = 512 entries = 8 KiB); with a suffix it is bytes (\`8KiB\`,
+\`16K\`, \`16384B\`; K and M are powers of 1024), and it must be a whole number of entries.
+(Before issue 7 a bare number meant bytes: \`--fifo-depth 16384\` is now 16384 entries, write
+\`16K\` or \`1024\`.) \`--link-gbps\` is the raw link rate (lanes x lane rate). \`--table\` prints the
+paper's depths (512, 1024, 2048, 4096 entries) at 28 and 34 Gbps."
+{ run "apenet model --fifo-depth 1024 --link-gbps 28" "$A" model --fifo-depth 1024 --link-gbps 28
+  run "apenet model --fifo-depth 8KiB --link-gbps 34 --json | jq -c '{E3, max_payload_MBps}'" sh -c "'$A' model --fifo-depth 8KiB --link-gbps 34 --json | jq -c '{E3, max_payload_MBps}'"
+  run "apenet model --table" "$A" model --table; } >>$OUT/model.md
 
 hex=$("$A" snapshot --interval 0 --sim "$N" | jq -r '.modules[0].eeprom')
 printf '%s' "$hex" | perl -ne 'print pack("H*", $_)' >"$T/xplus.bin"
@@ -88,13 +93,27 @@ inj --node 0,0,0 cable-swap --link X+ --with 0,0,0:X-
 inj --node 3,1,0 cable-unplug --link Y-
 printf 'cluster:\n  dims: 4x4x1\n  wraparound: true\n  nodes:\n    - name: quong01\n      node: 0,0,0\n' >"$T/cluster.yaml"
 sleep 1
-page cabling "Compares every link's observed partner with the torus a config describes (dimensions,
-wraparound, node names) and prints a punch list: missing, swapped, crossed, wrong-port,
-unexpected, inconsistent, unreachable. One record per physical fault. Input: an emulated cluster
-(\`--sim-cluster DIR\`) or \`apenet snapshot\` files gathered from every node (e.g. with pdsh)."
-{ printf 'The config:\n\n```yaml\n'; cat "$T/cluster.yaml"; printf '```\n\n'
-  run "apenet cabling --config cluster.yaml --sim-cluster /tmp/quong" "$A" cabling --config "$T/cluster.yaml" --sim-cluster "$T/q"
-  printf 'From snapshot files:\n\n```console\n$ pdsh -w quong[01-16] apenet snapshot --json > ... # one file per node\n$ apenet cabling --config cluster.yaml snaps/*.json\n```\n'; } >>$OUT/cabling.md
+page cabling "Compares every link's observed partner (LINK_PARTNER, from the ALIGN OK words) with the torus and
+prints a punch list: missing, swapped, crossed, wrong-port, unexpected, inconsistent, unreachable,
+layout. One record per physical fault, each also a finding (docs/verdicts.md, \"Cabling\"). Without
+a config the torus is the one the boards declare (TORUS_DIMS, which must agree; wraparound in every
+dimension); \`--config\` adds node names and the expected cabling (dims, wraparound). Input: an
+emulated cluster (\`--sim-cluster DIR\`) or \`apenet snapshot\` files gathered from every node (e.g.
+with pdsh). The judging is lofamo/cabling.c; the command only gathers and prints."
+{ run "apenet cabling --sim-cluster /tmp/quong   # no config: the boards' own 4x4x1 torus" "$A" cabling --sim-cluster "$T/q"
+  printf 'With a config naming a node:\n\n```yaml\n'; cat "$T/cluster.yaml"; printf '```\n\n'
+  run "apenet cabling --config cluster.yaml --sim-cluster /tmp/quong --json | jq -c '.problems[0] | {kind, a, b}'" sh -c "'$A' cabling --config '$T/cluster.yaml' --sim-cluster '$T/q' --json | jq -c '.problems[0] | {kind, a, b}'"
+  printf 'From snapshot files:\n\n```console\n$ pdsh -w quong[01-16] apenet snapshot --json > ... # one file per node\n$ apenet cabling snaps/*.json\n```\n'; } >>$OUT/cabling.md
+
+page config "\`apenet config check [FILE]\` validates a config (else the one the tools would use: \`--config\`,
+\`\$APENET_CONFIG\`, the installed SYSCONFDIR/apenet/apenet.yaml, or the defaults) and prints the
+configuration in effect: every threshold with its value, unit, whether the file set it, its
+default and range, and the cluster layout. Errors name FILE:LINE:COLUMN and exit 2. See
+docs/config.md and the shipped etc/apenet/apenet.yaml."
+printf 'thresholds:\n  crc_warn_per_min: 0.5\n  crc_warn: 1\n' >"$T/typo.yaml"
+AA=$(cd "$BIN" && pwd)/apenet # the page runs it from the config's directory
+{ run "apenet config check cluster.yaml" sh -c "cd '$T' && '$AA' config check cluster.yaml"
+  run "apenet config check typo.yaml" sh -c "cd '$T' && '$AA' config check typo.yaml"; } >>$OUT/config.md
 
 page snapshot "Everything the other commands read (PCI view, two register samples an interval apart,
 module pages) as one JSON document. Every command that reads a board takes \`--from FILE\` to
