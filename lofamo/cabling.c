@@ -402,6 +402,11 @@ static void find_missing(struct judge *j, int nends)
 
 /* ---- the torus and the nodes ---- */
 
+static const char *src_of(const struct apenet_cab_obs *o)
+{
+	return o->src ? o->src : "(no source)";
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -458,7 +463,7 @@ static int setup(struct judge *j, const struct apenet_cab_obs *obs, size_t n, co
 					return apenet_err_set(e, APENET_EINVAL,
 							      "%s: the board does not declare its torus dimensions (TORUS_DIMS is 0): "
 							      "the layout must come from a config (cluster.dims)",
-							      obs[i].src);
+							      src_of(&obs[i]));
 		} else if (!j->dims[0] || !j->dims[1] || !j->dims[2]) {
 			return apenet_err_set(e, APENET_EINVAL, "the boards declare a %ux%ux%u torus: every size must be at least 1",
 					      j->dims[0], j->dims[1], j->dims[2]);
@@ -521,7 +526,7 @@ static void node_problems(struct judge *j, size_t agree, size_t declared)
 		unsigned xyz[3], bd[3];
 		coord_xyz(o->node_coord, xyz);
 		coord_xyz(o->torus_dims, bd);
-		snprintf(ev, sizeof(ev), "%s: NODE_COORD %u,%u,%u, TORUS_DIMS %ux%ux%u", o->src ? o->src : "?", xyz[0], xyz[1],
+		snprintf(ev, sizeof(ev), "%s: NODE_COORD %u,%u,%u, TORUS_DIMS %ux%ux%u", src_of(o), xyz[0], xyz[1],
 			 xyz[2], bd[0], bd[1], bd[2]);
 		switch ((enum obs_state)j->ostate[i]) {
 		case OBS_FAILED:
@@ -529,18 +534,18 @@ static void node_problems(struct judge *j, size_t agree, size_t declared)
 			snprintf(m, sizeof(m), "%s", o->err);
 			problem(j, APENET_CAB_UNREACHABLE, APENET_SEV_WARN,
 				j->ostate[i] == OBS_FAILED ? mk_node(j, xyz) : mk_end(j, NONE), mk_end(j, NONE), mk_end(j, NONE),
-				mk_end(j, NONE), m, "check that node and its card, then read it again", o->src);
+				mk_end(j, NONE), m, "check that node and its card, then read it again", src_of(o));
 			continue;
 		case OBS_OUTSIDE:
-			snprintf(m, sizeof(m), "%s: %s is outside the %ux%ux%u torus %s", o->src ? o->src : "?",
+			snprintf(m, sizeof(m), "%s: %s is outside the %ux%ux%u torus %s", src_of(o),
 				 node_label(j, xyz, lbl, sizeof(lbl)), j->dims[0], j->dims[1], j->dims[2],
 				 j->res->dims_from_config ? "of the config" : "the boards declare");
 			problem(j, APENET_CAB_LAYOUT, APENET_SEV_FAIL, mk_node(j, xyz), mk_end(j, NONE), mk_end(j, NONE),
 				mk_end(j, NONE), m, "set the board's coordinates, or leave its data out", ev);
 			continue;
 		case OBS_TWICE:
-			snprintf(m, sizeof(m), "%s and %s both are %s: the second is left out", j->obs[j->first[i]].src,
-				 o->src ? o->src : "?", node_label(j, xyz, lbl, sizeof(lbl)));
+			snprintf(m, sizeof(m), "%s and %s both are %s: the second is left out", src_of(&j->obs[j->first[i]]),
+				 src_of(o), node_label(j, xyz, lbl, sizeof(lbl)));
 			problem(j, APENET_CAB_LAYOUT, APENET_SEV_FAIL, mk_node(j, xyz), mk_end(j, NONE), mk_end(j, NONE),
 				mk_end(j, NONE), m, "give each node once, or correct the board's coordinates", ev);
 			continue;
@@ -550,12 +555,12 @@ static void node_problems(struct judge *j, size_t agree, size_t declared)
 		if (!o->torus_dims || !memcmp(bd, j->dims, sizeof(bd)))
 			continue;
 		if (j->res->dims_from_config)
-			snprintf(m, sizeof(m), "%s: %s is configured for a %ux%ux%u torus, %.200s describes %ux%ux%u", o->src,
+			snprintf(m, sizeof(m), "%s: %s is configured for a %ux%ux%u torus, %.200s describes %ux%ux%u", src_of(o),
 				 node_label(j, xyz, lbl, sizeof(lbl)), bd[0], bd[1], bd[2], cfgpath, j->dims[0], j->dims[1],
 				 j->dims[2]);
 		else
 			snprintf(m, sizeof(m), "%s: %s declares a %ux%ux%u torus; %zu of the %zu boards that declare one say %ux%ux%u",
-				 o->src, node_label(j, xyz, lbl, sizeof(lbl)), bd[0], bd[1], bd[2], agree, declared, j->dims[0],
+				 src_of(o), node_label(j, xyz, lbl, sizeof(lbl)), bd[0], bd[1], bd[2], agree, declared, j->dims[0],
 				 j->dims[1], j->dims[2]);
 		problem(j, APENET_CAB_LAYOUT, APENET_SEV_FAIL, mk_node(j, xyz), mk_end(j, NONE), mk_end(j, NONE),
 			mk_end(j, NONE), m, "set the same torus dimensions on every board (and in the config)", ev);
