@@ -158,6 +158,11 @@ void cli_out_link_row(struct apenet_out *o, const struct apenet_view *v, unsigne
 	apenet_out_dbl(o, "max_MBps", st->max_MBps, 0);
 	apenet_out_dbl(o, "crc_per_min", st->crc_per_min, 1);
 	apenet_out_uint(o, "flaps", st->down_delta);
+	/* what the neighbour last said, as status always showed it */
+	if (v->s1.link[l].LINK_LDM_RX_COUNT)
+		cli_out_ldm(o, "ldm_rx", (uint32_t)v->s1.link[l].LINK_LDM_RX);
+	else
+		apenet_out_null(o, "ldm_rx");
 	long at;
 	enum apenet_sev sev = apenet_findings_worst_at(fs, (int)l, &at);
 	apenet_out_str(o, "severity", apenet_sev_name(sev));
