@@ -65,7 +65,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 # Fuzz targets: tests/fuzz/fuzz_NAME.c, seeds and regression inputs in
 # tests/fuzz/NAME/ (docs/design.md, "Decoders under attack").  A new decoder
 # is one more name on this list.
-FUZZ_TARGETS := ldm sff8636 pcie lspci conf config snapshot ber_table simconf
+FUZZ_TARGETS := ldm prbs sff8636 pcie lspci conf config snapshot ber_table simconf
 # SFF-8472 (SFP) decoder, being written: uncomment once tests/fuzz/fuzz_sff8472.c exists.
 # FUZZ_TARGETS += sff8472
 FUZZ_BINS := $(patsubst %,$(B)/fuzz_%,$(FUZZ_TARGETS))

@@ -65,6 +65,7 @@ done
 echo
 echo "fuzzing, ${secs} s per target (runs and exec/s from libFuzzer's final stats):"
 cat "$table"
+echo "fuzz: $# targets run for ${secs} s each, $(echo $failed | wc -w) with findings"
 if [ -n "$failed" ]; then
 	echo "fuzz: findings in:$failed"
 	exit 1
