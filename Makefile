@@ -65,14 +65,12 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 # Fuzz targets: tests/fuzz/fuzz_NAME.c, seeds and regression inputs in
 # tests/fuzz/NAME/ (docs/design.md, "Decoders under attack").  A new decoder
 # is one more name on this list.
-FUZZ_TARGETS := ldm prbs sff8636 pcie lspci conf config snapshot ber_table simconf
-# SFF-8472 (SFP) decoder, being written: uncomment once tests/fuzz/fuzz_sff8472.c exists.
-# FUZZ_TARGETS += sff8472
+FUZZ_TARGETS := ldm prbs sff8636 sff8472 pcie lspci conf config snapshot ber_table simconf
 FUZZ_BINS := $(patsubst %,$(B)/fuzz_%,$(FUZZ_TARGETS))
 # The same targets with a plain main() (tests/fuzz/replay_main.c), built in
 # the sanitizer test tree: make test replays every seed and regression.
 FUZZ_REPLAY_BINS := $(patsubst %,$(B)/fuzz-replay/fuzz_%,$(FUZZ_TARGETS))
-FUZZ_UTIL_OBJ := $(B)/obj/tests/fuzz/fuzz_util.o
+FUZZ_UTIL_OBJ := $(B)/obj/tests/fuzz/fuzz_util.o $(B)/obj/tests/fuzz/fuzz_module.o
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
