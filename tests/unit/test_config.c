@@ -875,6 +875,8 @@ static void test_shipped_config(void **state)
 	assert_int_equal(cfg.cl.nnodes, 2);
 	assert_string_equal(apenet_config_node_name(&cfg, 1, 0, 0), "quong02");
 	apenet_config_free(&cfg);
+}
+
 /* From memory: the same result as from a file, errors named after name. */
 static void test_load_string(void **state)
 {
