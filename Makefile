@@ -2,8 +2,10 @@
 #   make             build every program into build/bin/
 #   make test        build with ASan+UBSan into build/asan/ and run every test
 #   make demo        bring up an emulated 4x4x1 QUonG torus and show it
-#   make bench       run the benchmarks under bench/
+#   make bench       run the benchmarks under bench/ (and the fuzzers' speed)
 #   make soak        make test 20 times with both cores busy (RUNS=, HOGS=)
+#   make fuzz        build the libFuzzer targets (clang) into build/fuzz/
+#   make fuzz-run    run each for FUZZ_SECONDS (default 30); prints runs and exec/s
 #   make install     PREFIX=/usr/local DESTDIR= (programs, libapenet.a, headers, apenet.pc, docs,
 #                    the config in sysconfdir: PREFIX/etc, or /etc for PREFIX=/usr)
 #   make V=1         show the commands
@@ -16,6 +18,8 @@ VERSION := 0.1
 sysconfdir ?= $(if $(filter /usr /usr/,$(PREFIX)),/etc,$(PREFIX)/etc)
 B ?= build
 SAN ?= 0
+FUZZ ?= 0
+FUZZ_SECONDS ?= 30
 
 Q := $(if $(filter 1,$(V)),,@)
 CC ?= cc
@@ -30,6 +34,12 @@ CFLAGS ?= -O2 -g
 ifeq ($(SAN),1)
 CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
+else ifeq ($(FUZZ),1)
+# libFuzzer needs clang: every object carries the coverage hooks
+# (fuzzer-no-link); only the target binaries link libFuzzer's main.
+override CC := clang
+CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=fuzzer,address,undefined
 else
 CPPFLAGS += -D_FORTIFY_SOURCE=2
 endif
@@ -52,10 +62,20 @@ E2E_BINS := $(patsubst tests/e2e/%.c,$(B)/tests/%,$(E2E_SRCS))
 BENCH_SRCS := $(wildcard bench/bench_*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 
+# Fuzz targets: tests/fuzz/fuzz_NAME.c, seeds and regression inputs in
+# tests/fuzz/NAME/ (docs/design.md, "Decoders under attack").  A new decoder
+# is one more name on this list.
+FUZZ_TARGETS := ldm prbs sff8636 sff8472 pcie lspci conf config snapshot ber_table simconf
+FUZZ_BINS := $(patsubst %,$(B)/fuzz_%,$(FUZZ_TARGETS))
+# The same targets with a plain main() (tests/fuzz/replay_main.c), built in
+# the sanitizer test tree: make test replays every seed and regression.
+FUZZ_REPLAY_BINS := $(patsubst %,$(B)/fuzz-replay/fuzz_%,$(FUZZ_TARGETS))
+FUZZ_UTIL_OBJ := $(B)/obj/tests/fuzz/fuzz_util.o $(B)/obj/tests/fuzz/fuzz_module.o
+
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
-.PHONY: all test unit e2e check-docs demo bench soak install clean distclean FORCE
+.PHONY: all test unit e2e check-docs demo bench soak install clean distclean FORCE fuzz fuzz-build fuzz-run
 all: $(PROGS)
 
 # The tools look for $(sysconfdir)/apenet/apenet.yaml when no config is
@@ -108,7 +128,16 @@ $(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
 
-tests-build: $(PROGS) $(UNIT_BINS) $(E2E_BINS)
+$(B)/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(FUZZ_UTIL_OBJ) $(SIM_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+$(B)/fuzz-replay/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(FUZZ_UTIL_OBJ) $(B)/obj/tests/fuzz/replay_main.o $(SIM_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+
+tests-build: $(PROGS) $(UNIT_BINS) $(E2E_BINS) $(FUZZ_REPLAY_BINS)
 
 # The test target: the sanitizer build in build/asan, then every test.
 test:
@@ -117,9 +146,20 @@ test:
 	$(Q)$(MAKE) --no-print-directory B=build/asan SAN=1 tests-build
 	$(Q)sh tests/run.sh build/asan
 
+# The fuzzers' executions per second are benchmarks of the decoders too.
+FUZZ_BENCH_SECONDS ?= 10
 bench:
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
 	$(Q)APENET_BIN=$(CURDIR)/$(B)/bin sh bench/run.sh $(B)
+	$(Q)$(MAKE) --no-print-directory fuzz-run FUZZ_SECONDS=$(FUZZ_BENCH_SECONDS)
+
+# Fuzzing: clang + libFuzzer, installed by mk/deps.sh like the test tools.
+fuzz:
+	$(Q)sh mk/deps.sh build/config.mk fuzz
+	$(Q)$(MAKE) --no-print-directory B=build/fuzz FUZZ=1 fuzz-build
+fuzz-build: $(FUZZ_BINS)
+fuzz-run: fuzz
+	$(Q)sh tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 soak:
 	$(Q)sh tools/soak.sh
@@ -163,7 +203,7 @@ install: all
 	fi
 
 clean:
-	rm -rf build/obj build/bin build/gen build/tests build/bench build/asan build/*.a
+	rm -rf build/obj build/bin build/gen build/tests build/bench build/asan build/fuzz build/*.a
 distclean:
 	rm -rf build
 

@@ -231,18 +231,12 @@ static int load_cluster(const struct apenet_conf *c, const struct apenet_conf_no
 	return 0;
 }
 
-int apenet_config_load(const char *path, struct apenet_config *cfg, struct apenet_err *e)
+/* Both entry points end here: the tree is parsed, whatever held the text. */
+static int config_from_tree(struct apenet_conf *c, struct apenet_config *cfg, struct apenet_err *e)
 {
 	static const char *const keys[] = { "cluster", "thresholds", NULL };
-	struct apenet_conf *c;
 	const struct apenet_conf_node *n;
 	int rc = -1;
-	apenet_config_defaults(cfg);
-	if (!path)
-		return 0;
-	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
-	if (apenet_conf_load(path, &c, e))
-		return -1;
 	if (apenet_conf_expect(c, c->root, APENET_CONF_MAP, "document", e) || apenet_conf_check_keys(c, c->root, keys, e))
 		goto out;
 	if ((n = apenet_conf_get(c->root, "cluster")) && load_cluster(c, n, &cfg->cl, e))
@@ -258,6 +252,28 @@ out:
 	if (rc)
 		apenet_config_free(cfg);
 	return rc;
+}
+
+int apenet_config_load(const char *path, struct apenet_config *cfg, struct apenet_err *e)
+{
+	struct apenet_conf *c;
+	apenet_config_defaults(cfg);
+	if (!path)
+		return 0;
+	snprintf(cfg->path, sizeof(cfg->path), "%s", path);
+	if (apenet_conf_load(path, &c, e))
+		return -1;
+	return config_from_tree(c, cfg, e);
+}
+
+int apenet_config_load_string(const char *name, const char *text, struct apenet_config *cfg, struct apenet_err *e)
+{
+	struct apenet_conf *c;
+	apenet_config_defaults(cfg);
+	snprintf(cfg->path, sizeof(cfg->path), "%s", name);
+	if (apenet_conf_load_string(name, text, &c, e))
+		return -1;
+	return config_from_tree(c, cfg, e);
 }
 
 const char *apenet_config_node_name(const struct apenet_config *c, unsigned x, unsigned y, unsigned z)

@@ -3,7 +3,9 @@
 # the tests, the tools they run).  Missing ones are installed with apt-get
 # when we are root on a Debian machine; otherwise the one apt-get line to run
 # is printed and the build stops.  On success writes the flags to $1.
-#   usage: mk/deps.sh OUT.mk [test]
+#   usage: mk/deps.sh OUT.mk [test|fuzz]
+# "test" checks the tools the tests run; "fuzz" checks clang and its
+# libFuzzer/sanitizer runtime (make fuzz).  Neither writes OUT.mk.
 set -u
 out=$1
 want_test=${2:-}
@@ -27,6 +29,19 @@ if [ "$want_test" = test ]; then
 		command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
 	done
 fi
+if [ "$want_test" = fuzz ]; then
+	# Debian's clang package does not carry the fuzzer and sanitizer
+	# runtimes: they are in libclang-rt-N-dev, N the clang major version.
+	if ! command -v clang >/dev/null 2>&1; then
+		missing="$missing clang libclang-rt-14-dev"
+	else
+		major=$(clang -dumpversion 2>/dev/null | cut -d. -f1)
+		rt=$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)
+		if [ ! -f "$rt" ] && [ ! -f "$(clang -print-resource-dir 2>/dev/null)/lib/linux/libclang_rt.fuzzer-x86_64.a" ]; then
+			missing="$missing libclang-rt-${major:-14}-dev"
+		fi
+	fi
+fi
 missing=$(echo $missing)
 
 if [ -n "$missing" ]; then
@@ -44,7 +59,7 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
-if [ "$want_test" = test ]; then
+if [ "$want_test" = test ] || [ "$want_test" = fuzz ]; then
 	exit 0
 fi
 

@@ -67,6 +67,11 @@ static int load_cables(const struct apenet_conf *c, const struct apenet_conf_nod
 			return -1;
 		if (!(n = apenet_conf_get(i, "node")) || apenet_conf_triple(c, n, ',', v, e))
 			return n ? -1 : apenet_conf_error(c, i, e, "a cable needs 'node: X,Y,Z'");
+		/* Checked here, as for 'nodes': an override for a board the torus
+		 * does not have would silently apply to no cable. */
+		if (v[0] >= sc->dims[0] || v[1] >= sc->dims[1] || v[2] >= sc->dims[2])
+			return apenet_conf_error(c, n, e, "'node': %u,%u,%u is outside the %ux%ux%u torus", v[0], v[1], v[2],
+						 sc->dims[0], sc->dims[1], sc->dims[2]);
 		cc->x = v[0];
 		cc->y = v[1];
 		cc->z = v[2];
@@ -110,8 +115,15 @@ int sim_conf_load(const char *path, struct sim_conf *sc, struct apenet_err *e)
 	unsigned long u;
 	if (apenet_conf_expect(c, r, APENET_CONF_MAP, "document", e) || apenet_conf_check_keys(c, r, top_keys, e))
 		goto out;
-	if ((n = apenet_conf_get(r, "dims")) && apenet_conf_triple(c, n, 'x', sc->dims, e))
-		goto out;
+	if ((n = apenet_conf_get(r, "dims"))) {
+		if (apenet_conf_triple(c, n, 'x', sc->dims, e))
+			goto out;
+		/* Said here with the file's line, not later by the torus builder. */
+		if (!sc->dims[0] || !sc->dims[1] || !sc->dims[2]) {
+			apenet_conf_error(c, n, e, "'dims': every size must be at least 1");
+			goto out;
+		}
+	}
 	if ((n = apenet_conf_get(r, "variant")) && variant(c, n, &sc->prof, e))
 		goto out;
 	if ((n = apenet_conf_get(r, "seed"))) {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs every test of a build tree (default build/asan): the cmocka unit and
-# end-to-end binaries, then the shell end-to-end tests.  Each test's output
+# end-to-end binaries, the fuzz targets' seeds and regression inputs, then
+# the shell end-to-end tests.  Each test's output
 # goes to $B/test-logs/; failures are printed.  The last line is the total.
 set -u
 B=${1:-build/asan}
@@ -34,6 +35,23 @@ for t in "$B"/tests/test_*; do
 		tail -n 40 "$log" | sed 's/^/    /'
 	else
 		echo "ok   $name ($p)"
+	fi
+done
+
+# The fuzz targets with a plain main: every seed and every regression input
+# (tests/fuzz/NAME/, regressions/ included) once, under the sanitizers.
+for t in "$B"/fuzz-replay/fuzz_*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	log=$logs/$name.log
+	if "$t" "tests/fuzz/${name#fuzz_}" >"$log" 2>&1; then
+		passed=$((passed + 1))
+		echo "ok   $name ($(tail -n 1 "$log"))"
+	else
+		failed=$((failed + 1))
+		failures="$failures $name"
+		echo "FAIL $name: $log"
+		tail -n 40 "$log" | sed 's/^/    /'
 	fi
 done
 

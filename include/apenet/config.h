@@ -83,6 +83,8 @@ struct apenet_thr_desc {
 void apenet_config_defaults(struct apenet_config *c);
 /* path NULL: defaults. Errors name file:line:column. */
 int apenet_config_load(const char *path, struct apenet_config *c, struct apenet_err *e);
+/* The same from memory (tests, fuzzing); name stands for the file in messages. */
+int apenet_config_load_string(const char *name, const char *text, struct apenet_config *c, struct apenet_err *e);
 void apenet_config_free(struct apenet_config *c);
 /* The node's name, or NULL. */
 const char *apenet_config_node_name(const struct apenet_config *c, unsigned x, unsigned y, unsigned z);

@@ -877,9 +877,37 @@ static void test_shipped_config(void **state)
 	apenet_config_free(&cfg);
 }
 
+/* From memory: the same result as from a file, errors named after name. */
+static void test_load_string(void **state)
+{
+	(void)state;
+	static const char text[] = "cluster:\n  dims: 2x1x1\n  nodes:\n    - { name: a, node: \"1,0,0\" }\n"
+				  "thresholds:\n  fpga_temp_warn_c: 70\n";
+	struct apenet_config cfg, from_file;
+	struct apenet_err e = { 0 };
+	unsigned xyz[3];
+
+	assert_int_equal(apenet_config_load_string("mem.yaml", text, &cfg, &e), 0);
+	assert_string_equal(cfg.path, "mem.yaml");
+	load_ok(text, &from_file);
+	assert_memory_equal(&cfg.thr, &from_file.thr, sizeof(cfg.thr));
+	assert_int_equal(cfg.cl.nnodes, 1);
+	assert_int_equal(apenet_config_node_by_name(&cfg, "a", xyz), 0);
+	assert_int_equal(xyz[0], 1);
+	apenet_config_free(&cfg);
+	apenet_config_free(&from_file);
+
+	assert_int_equal(apenet_config_load_string("mem.yaml", "thresholds:\n  flaps_fail: 0\n", &cfg, &e), -1);
+	assert_string_equal(e.msg, "mem.yaml:2:15: 'flaps_fail': 0 is out of range 1..1e+09");
+	assert_null(cfg.cl.nodes);
+	assert_int_equal(apenet_config_load_string("mem.yaml", "", &cfg, &e), -1);
+	assert_non_null(strstr(e.msg, "mem.yaml"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_load_string),
 		cmocka_unit_test(test_defaults_without_file),
 		cmocka_unit_test(test_doc_keys_in_loader),
 		cmocka_unit_test(test_loader_keys_in_doc),
