@@ -16,13 +16,52 @@ static int all_ones(const uint8_t *b, size_t n)
 	return 1;
 }
 
-int apenet_pci_scan(const struct apenet_site *s, struct apenet_card *cards, int max, int *n,
-		    struct apenet_err *e)
+struct pci_access *apenet_pci_access(const char *dump)
 {
 	struct pci_access *pa = pci_alloc();
 	if (!pa)
-		return apenet_err_set(e, APENET_EIO, "libpci: cannot allocate");
+		return NULL;
 	apenet_pci_callbacks(pa);
+	if (dump && dump[0]) {
+		pa->method = PCI_ACCESS_DUMP;
+		pci_set_param(pa, "dump.name", (char *)dump);
+	}
+	return pa;
+}
+
+void apenet_pci_bdf(const struct pci_dev *d, char *buf, size_t n)
+{
+	snprintf(buf, n, "%04x:%02x:%02x.%d", d->domain & 0xffff, d->bus, d->dev, d->func);
+}
+
+int apenet_pci_read_config(struct pci_dev *d, uint8_t cfg[4096])
+{
+	static const int lens[] = { 4096, 256, 64 };
+	for (unsigned i = 0; i < 3; i++)
+		if (pci_read_block(d, 0, cfg, lens[i]))
+			return lens[i];
+	return 0;
+}
+
+void apenet_pci_card_from_config(struct apenet_card *c, const uint8_t *cfg, int len)
+{
+	c->vendor = (uint16_t)(cfg[0] | cfg[1] << 8);
+	c->device = (uint16_t)(cfg[2] | cfg[3] << 8);
+	c->gone = all_ones(cfg, 4);
+	c->prof = c->gone ? NULL : apenet_profile_by_device(c->device);
+	c->pcie_ok = 0;
+	c->pcie_err[0] = 0;
+	memset(&c->pcie, 0, sizeof(c->pcie));
+	if (!c->gone)
+		c->pcie_ok = apenet_pcie_parse(cfg, (size_t)len, &c->pcie, c->pcie_err, sizeof(c->pcie_err)) == 0;
+}
+
+int apenet_pci_scan(const struct apenet_site *s, struct apenet_card *cards, int max, int *n,
+		    struct apenet_err *e)
+{
+	struct pci_access *pa = apenet_pci_access(s->dump);
+	if (!pa)
+		return apenet_err_set(e, APENET_EIO, "libpci: cannot allocate");
 	struct apenet_pci_guard g;
 	apenet_pci_guard_push(&g);
 	if (setjmp(g.env)) {
@@ -33,46 +72,24 @@ int apenet_pci_scan(const struct apenet_site *s, struct apenet_card *cards, int 
 			return apenet_err_set(e, APENET_EIO, "libpci: %s (reading %s)", g.msg, s->dump);
 		return apenet_err_set(e, APENET_EIO, "libpci: %s", g.msg);
 	}
-	if (s->dump[0]) {
-		pa->method = PCI_ACCESS_DUMP;
-		pci_set_param(pa, "dump.name", (char *)s->dump);
-	}
 	pci_init(pa);
 	pci_scan_bus(pa);
 
 	*n = 0;
 	for (struct pci_dev *pd = pa->devices; pd; pd = pd->next) {
 		uint8_t cfg[4096];
-		int len = 4096;
-		if (!pci_read_block(pd, 0, cfg, len)) {
-			len = 256;
-			if (!pci_read_block(pd, 0, cfg, len)) {
-				len = 64;
-				if (!pci_read_block(pd, 0, cfg, len))
-					continue;
-			}
-		}
-		uint16_t vendor = (uint16_t)(cfg[0] | cfg[1] << 8);
-		uint16_t device = (uint16_t)(cfg[2] | cfg[3] << 8);
-		int gone = all_ones(cfg, 4);
-		if (!gone && vendor != APENET_PCI_VENDOR)
+		int len = apenet_pci_read_config(pd, cfg);
+		if (!len)
 			continue;
-		const struct apenet_profile *prof = gone ? NULL : apenet_profile_by_device(device);
-		if (!gone && !prof)
-			continue; /* another Altera device */
+		struct apenet_card c;
+		memset(&c, 0, sizeof(c));
+		apenet_pci_card_from_config(&c, cfg, len);
+		if (!c.gone && (c.vendor != APENET_PCI_VENDOR || !c.prof))
+			continue; /* not ours, or another Altera device */
 		if (*n >= max)
 			break;
-		struct apenet_card *c = &cards[(*n)++];
-		memset(c, 0, sizeof(*c));
-		snprintf(c->bdf, sizeof(c->bdf), "%04x:%02x:%02x.%d", pd->domain & 0xffff, pd->bus, pd->dev,
-			 pd->func);
-		c->vendor = vendor;
-		c->device = device;
-		c->prof = prof;
-		c->gone = gone;
-		if (!gone)
-			c->pcie_ok = apenet_pcie_parse(cfg, (size_t)len, &c->pcie, c->pcie_err,
-						       sizeof(c->pcie_err)) == 0;
+		apenet_pci_bdf(pd, c.bdf, sizeof(c.bdf));
+		cards[(*n)++] = c;
 	}
 	apenet_pci_guard_pop(&g);
 	apenet_pci_cleanup(pa);

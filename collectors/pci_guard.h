@@ -42,4 +42,20 @@ void apenet_pci_callbacks(struct pci_access *pa);
  * leaks (a leak beats an exit).  pa may be NULL. */
 void apenet_pci_cleanup(struct pci_access *pa);
 
+/* Shared by the scan and the sampler's handle (collectors/pci.c). */
+#include <stddef.h>
+#include <stdint.h>
+
+struct apenet_card;
+/* pci_alloc with our callbacks and, with dump non-empty, the dump method
+ * on that file; NULL when out of memory. */
+struct pci_access *apenet_pci_access(const char *dump);
+/* "DDDD:BB:DD.F" */
+void apenet_pci_bdf(const struct pci_dev *d, char *buf, size_t n);
+/* Reads as much config space as the access method gives (4096, 256 or 64
+ * bytes); the length, or 0.  Under a guard. */
+int apenet_pci_read_config(struct pci_dev *d, uint8_t cfg[4096]);
+/* What a card's config space says: ids, all ones (gone), the PCIe view. */
+void apenet_pci_card_from_config(struct apenet_card *c, const uint8_t *cfg, int len);
+
 #endif

@@ -36,34 +36,28 @@ static void drop(struct apenet_pci_handle *h)
 
 static int attach(struct apenet_pci_handle *h, struct apenet_err *e)
 {
-	struct pci_access *volatile pa = pci_alloc();
+	struct apenet_pci_guard g;
+	if (h->dump[0]) {
+		struct stat st;
+		if (stat(h->dump, &st))
+			return apenet_err_set(e, APENET_ENODEV, "%s: cannot read the config-space dump", h->dump);
+		h->mtime = st.st_mtim;
+		h->size = st.st_size;
+	}
+	struct pci_access *volatile pa = apenet_pci_access(h->dump);
 	if (!pa)
 		return apenet_err_set(e, APENET_EIO, "libpci: cannot allocate");
-	apenet_pci_callbacks(pa);
-	struct apenet_pci_guard g;
 	apenet_pci_guard_push(&g);
 	if (setjmp(g.env)) {
 		apenet_pci_guard_pop(&g);
 		apenet_pci_cleanup(pa);
 		return apenet_err_set(e, APENET_EIO, "libpci: %s", g.msg);
 	}
-	if (h->dump[0]) {
-		struct stat st;
-		if (stat(h->dump, &st)) {
-			apenet_pci_guard_pop(&g);
-			apenet_pci_cleanup(pa);
-			return apenet_err_set(e, APENET_ENODEV, "%s: cannot read the config-space dump", h->dump);
-		}
-		h->mtime = st.st_mtim;
-		h->size = st.st_size;
-		pa->method = PCI_ACCESS_DUMP;
-		pci_set_param(pa, "dump.name", h->dump);
-	}
 	pci_init(pa);
 	pci_scan_bus(pa);
 	for (struct pci_dev *d = pa->devices; d; d = d->next) {
 		char bdf[32];
-		snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%d", d->domain & 0xffff, d->bus, d->dev, d->func);
+		apenet_pci_bdf(d, bdf, sizeof(bdf));
 		if (!strcmp(bdf, h->bdf)) {
 			apenet_pci_guard_pop(&g);
 			h->pa = pa;
@@ -110,7 +104,6 @@ int apenet_pci_handle_read(struct apenet_pci_handle *h, struct apenet_card *c, s
 	if (!h->dev && attach(h, e))
 		return -1;
 	uint8_t cfg[4096];
-	volatile int len = 4096;
 	struct apenet_pci_guard g;
 	apenet_pci_guard_push(&g);
 	if (setjmp(g.env)) {
@@ -118,24 +111,17 @@ int apenet_pci_handle_read(struct apenet_pci_handle *h, struct apenet_card *c, s
 		drop(h); /* attach again next time */
 		return apenet_err_set(e, APENET_EIO, "libpci: %s", g.msg);
 	}
-	int ok = pci_read_block(h->dev, 0, cfg, len);
-	if (!ok) {
-		len = 256;
-		ok = pci_read_block(h->dev, 0, cfg, len);
-	}
-	if (!ok) {
-		len = 64;
-		ok = pci_read_block(h->dev, 0, cfg, len);
-	}
+	int len = apenet_pci_read_config(h->dev, cfg);
 	apenet_pci_guard_pop(&g);
-	if (!ok)
+	if (!len)
 		return apenet_err_set(e, APENET_EIO, "%s: config space unreadable", h->bdf);
-	c->gone = cfg[0] == 0xff && cfg[1] == 0xff && cfg[2] == 0xff && cfg[3] == 0xff;
-	c->pcie_ok = 0;
-	c->pcie_err[0] = 0;
-	memset(&c->pcie, 0, sizeof(c->pcie));
-	if (!c->gone)
-		c->pcie_ok = apenet_pcie_parse(cfg, (size_t)len, &c->pcie, c->pcie_err, sizeof(c->pcie_err)) == 0;
+	/* the sampler keeps the card's identity from the scan; only its state is new */
+	struct apenet_card now = *c;
+	apenet_pci_card_from_config(&now, cfg, len);
+	c->gone = now.gone;
+	c->pcie_ok = now.pcie_ok;
+	c->pcie = now.pcie;
+	memcpy(c->pcie_err, now.pcie_err, sizeof(c->pcie_err));
 	return 0;
 }
 
