@@ -1,8 +1,8 @@
 /*
  * apenet config check [FILE]: loads a config through the one loader, as
  * every command would, and prints the settings in effect: every threshold
- * with its value, unit, default and whether the file set it, and the
- * cluster layout.  The threshold list comes from the loader's own table
+ * with its value, unit, default and whether the file set it, the node
+ * agent's settings the same way, and the cluster layout.  The threshold list comes from the loader's own table
  * (apenet_config_threshold_desc), so a key added there shows here without
  * touching this file.  A bad file is an error naming file:line:column, exit 2.
  */
@@ -90,6 +90,31 @@ int cmd_config(struct cli *c)
 		out_num(o, "min", d.min);
 		out_num(o, "max", d.max);
 		apenet_out_str(o, "meaning", d.doc);
+		apenet_out_obj_end(o);
+	}
+	apenet_out_arr_end(o);
+	/* the node agent's settings, from the loader's own table as well */
+	apenet_out_arr_begin(o, "agent");
+	struct apenet_agent_desc a;
+	for (size_t i = 0; apenet_config_agent_desc(i, &a) == 0; i++) {
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_str(o, "key", a.key);
+		if (a.is_str)
+			apenet_out_str(o, "value", apenet_config_agent_str(&cfg.agent, &a));
+		else
+			out_num(o, "value", apenet_config_agent_num(&cfg.agent, &a));
+		apenet_out_str(o, "unit", a.unit);
+		apenet_out_str(o, "source", i < APENET_NAGENT && cfg.agent_given[i] ? "file" : "default");
+		if (a.is_str) {
+			apenet_out_str(o, "default", a.def_str);
+			apenet_out_null(o, "min");
+			apenet_out_null(o, "max");
+		} else {
+			out_num(o, "default", a.def);
+			out_num(o, "min", a.min);
+			out_num(o, "max", a.max);
+		}
+		apenet_out_str(o, "meaning", a.doc);
 		apenet_out_obj_end(o);
 	}
 	apenet_out_arr_end(o);

@@ -6,7 +6,83 @@
 
 #include "apenet/conf.h"
 #include "apenet/config.h"
+#include "apenet/log.h"
 #include "apenet_paths.h" /* APENET_SYSCONFDIR, written by the Makefile */
+
+
+/* ---- the agent section ---- */
+
+/* One row per setting: the loader, `apenet config check`, the shipped
+ * etc/apenet/apenet.yaml and docs/config.md all follow this table (the
+ * tests check the last two against it). */
+#define AN(k, lo, hi, d, u, doc) { #k, 0, offsetof(struct apenet_agent_config, k), 0, lo, hi, d, NULL, u, doc }
+#define AS(k, d, doc) { #k, 1, offsetof(struct apenet_agent_config, k), sizeof(((struct apenet_agent_config *)0)->k), 0, 0, 0, d, "text", doc }
+static const struct apenet_agent_desc agent_keys[] = {
+	AN(period_ms, 10, 10000, 100, "ms",
+	   "the agent's period P: every period one sample, one judgement and one host heartbeat (WD_HOST_HB); at most watchdog_period_ms"),
+	AN(watchdog_period_ms, 10, 10000, 100, "ms",
+	   "written to WD_PERIOD_US: the DNP beats (WD_DNP_HB) and checks for the host's beat once per this period"),
+	AN(watchdog_timeout_beats, 1, 255, 3, "beats",
+	   "written to WD_TIMEOUT_BEATS: watchdog periods in a row without a host beat before the DNP declares the host expired (LDM bit 26)"),
+	AN(dnp_stuck_periods, 2, 10000, 5, "periods",
+	   "agent periods in a row without a change of WD_DNP_HB that make the DNP core broken (DNP_HUNG); they must span at least two watchdog periods"),
+	AN(baseline_s, 0, 3600, 10, "s",
+	   "rates (CRC, payload and 8b/10b errors, alignment restarts, flaps) are also judged against the sample this long ago, so that a rate has events enough to be proven; 0: the previous sample only"),
+	AN(pcie_interval_ms, 0, 3600000, 1000, "ms",
+	   "how often PCI config space (link training, AER status) is read again, for the PCIe findings and the peripheral field of LDM_HOST; 0: every period"),
+	AN(module_interval_s, 0, 86400, 60, "s",
+	   "how often the module EEPROM windows are read, for the black box's dumps; 0: never"),
+	AN(blackbox_span_s, 1, 86400, 600, "s",
+	   "the black box keeps the samples of this last span in memory (delta-compressed)"),
+	AN(blackbox_memory_mib, 0.25, 4096, 8, "MiB",
+	   "the most memory the black box's ring takes; when the span does not fit, the oldest samples go first and agent-status says the span held"),
+	AN(blackbox_dump_full_s, 0, 86400, 10, "s",
+	   "a dump holds every sample of this last span..."),
+	AN(blackbox_dump_step_s, 0.01, 86400, 10, "s",
+	   "...and, before it, one sample every this many seconds back to the oldest"),
+	AN(blackbox_holdoff_s, 0, 3600, 5, "s",
+	   "a transition within this long after a dump is written with the next dump, at the end of the holdoff (one dump per burst of transitions)"),
+	AN(blackbox_keep_files, 1, 100000, 20, "files",
+	   "dump files kept in blackbox_dir (the oldest removed first)..."),
+	AN(blackbox_keep_mib, 1, 1000000, 256, "MiB",
+	   "...and their total size kept under this"),
+	AN(edac_interval_s, 0.1, 3600, 10, "s",
+	   "how often the EDAC counters (edac_root/mc*/ce_count, ue_count) are read"),
+	AN(edac_window_s, 1, 604800, 3600, "s",
+	   "the window over which the corrected-error rate is judged"),
+	AN(edac_ce_sick_per_hour, 0, 1e9, 10, "errors/hour",
+	   "corrected memory errors proven at this rate (rate_min_events, rate_confidence) make the memory field sick; any uncorrected error makes it broken"),
+	AN(service_timeout_s, 1, 86400, 60, "s",
+	   "no supervisor acknowledged a report for this long: the service network field says broken (one of two acknowledging: sick)"),
+	AN(events_keep, 1, 10000, 64, "events",
+	   "the last transitions agent-status shows"),
+	AN(events_max_mib, 0.01, 100000, 16, "MiB",
+	   "state_dir/events.jsonl (every transition, one JSON object a line) is renamed to events.jsonl.1 past this size"),
+	AS(user, "apenet",
+	   "after mapping the BAR and opening libpci, a root agent drops to this user; empty: it stays root"),
+	AS(state_dir, "/var/lib/apenet", "the agent's files: events.jsonl, the boot counter"),
+	AS(blackbox_dir, "/var/lib/apenet/blackbox", "where black-box dumps are written (snapshot files: apenet link --from FILE)"),
+	AS(socket, "/run/apenet/agent.sock", "the unix socket apenet agent-status talks to"),
+	AS(lock_dir, "", "where the lock file apenet-agent-BDF.lock keeps a second agent off the card; empty: /run/lock, or the node directory of an emulated card"),
+	AS(edac_root, "/sys/devices/system/edac/mc", "the EDAC memory controllers (mc*/ce_count, mc*/ue_count); none there: memory is reported normal and agent-status says EDAC is absent"),
+	AS(log_level, "notice", "the least severe messages logged: err, warn, notice, info or debug"),
+};
+#undef AN
+#undef AS
+#define NAGENT (sizeof(agent_keys) / sizeof(agent_keys[0]))
+_Static_assert(NAGENT == APENET_NAGENT, "APENET_NAGENT counts the rows of agent_keys");
+
+static void agent_defaults(struct apenet_agent_config *a)
+{
+	memset(a, 0, sizeof(*a));
+	for (size_t i = 0; i < NAGENT; i++) {
+		char *p = (char *)a + agent_keys[i].off;
+		if (agent_keys[i].is_str)
+			snprintf(p, agent_keys[i].size, "%s", agent_keys[i].def_str);
+		else
+			*(double *)(void *)p = agent_keys[i].def;
+	}
+}
 
 void apenet_config_defaults(struct apenet_config *c)
 {
@@ -25,8 +101,10 @@ void apenet_config_defaults(struct apenet_config *c)
 		.fifo_hwm_warn_pct = 95,
 		.rate_confidence = 0.95, .rate_min_events = 3, .since_clear_min_s = 600,
 		.clear_after_samples = 10, .temp_clear_margin_c = 2, .supply_clear_margin_pct = 0.5,
+		.icore_sick_ma = 15000,
 	};
 	c->cl.wrap[0] = c->cl.wrap[1] = c->cl.wrap[2] = 1;
+	agent_defaults(&c->agent);
 }
 
 void apenet_config_free(struct apenet_config *c)
@@ -56,6 +134,7 @@ static const struct {
 	T(ldm_age_warn_ms, 0, 1e9), T(ldm_age_fail_ms, 0, 1e9), T(fifo_hwm_warn_pct, 0, 100),
 	T(rate_confidence, 0.5, 0.999999), T(rate_min_events, 1, 1e9), T(since_clear_min_s, 0, 1e9),
 	T(clear_after_samples, 0, 1e9), T(temp_clear_margin_c, 0, 50), T(supply_clear_margin_pct, 0, 50),
+	T(icore_sick_ma, 0, 1e6),
 #undef T
 };
 #define NTHR (sizeof(thr_keys) / sizeof(thr_keys[0]))
@@ -231,10 +310,77 @@ static int load_cluster(const struct apenet_conf *c, const struct apenet_conf_no
 	return 0;
 }
 
+
+/* Settings that only make sense together; the error points at the value the
+ * file gave (the first of the pair it gave). */
+static int agent_cross(const struct apenet_conf *c, const struct apenet_conf_node *m, const struct apenet_agent_config *a,
+		       struct apenet_err *e)
+{
+	const struct apenet_conf_node *np = apenet_conf_get(m, "period_ms"), *nw = apenet_conf_get(m, "watchdog_period_ms"),
+				      *ns = apenet_conf_get(m, "dnp_stuck_periods");
+	if (a->period_ms > a->watchdog_period_ms)
+		return apenet_conf_error(c, np ? np : nw ? nw : m, e,
+					 "period_ms (%g%s) is above watchdog_period_ms (%g%s): the DNP would miss host beats",
+					 a->period_ms, np ? "" : ", the default", a->watchdog_period_ms, nw ? "" : ", the default");
+	if (a->dnp_stuck_periods * a->period_ms < 2 * a->watchdog_period_ms)
+		return apenet_conf_error(c, ns ? ns : np ? np : nw ? nw : m, e,
+					 "dnp_stuck_periods x period_ms (%g x %g ms) is under two watchdog periods (%g ms): "
+					 "a beating DNP would be called hung",
+					 a->dnp_stuck_periods, a->period_ms, 2 * a->watchdog_period_ms);
+	if (a->blackbox_span_s * 1000 / a->period_ms > 1e6) {
+		const struct apenet_conf_node *n = apenet_conf_get(m, "blackbox_span_s");
+		return apenet_conf_error(c, n ? n : np ? np : m, e,
+					 "blackbox_span_s (%g s) holds more than a million periods of %g ms", a->blackbox_span_s,
+					 a->period_ms);
+	}
+	return 0;
+}
+
+static int load_agent(const struct apenet_conf *c, const struct apenet_conf_node *m, struct apenet_agent_config *a,
+		      unsigned char *given, struct apenet_err *e)
+{
+	const char *allowed[NAGENT + 1];
+	for (size_t i = 0; i < NAGENT; i++)
+		allowed[i] = agent_keys[i].key;
+	allowed[NAGENT] = NULL;
+	if (apenet_conf_expect(c, m, APENET_CONF_MAP, "agent", e) || apenet_conf_check_keys(c, m, allowed, e))
+		return -1;
+	for (size_t i = 0; i < NAGENT; i++) {
+		const struct apenet_agent_desc *d = &agent_keys[i];
+		const struct apenet_conf_node *n = apenet_conf_get(m, d->key);
+		char *p = (char *)a + d->off;
+		given[i] = n != NULL;
+		if (!n)
+			continue;
+		if (!d->is_str) {
+			if (apenet_conf_double(c, n, d->min, d->max, (double *)(void *)p, e))
+				return -1;
+			continue;
+		}
+		if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, d->key, e))
+			return -1;
+		if (strlen(n->value) >= d->size)
+			return apenet_conf_error(c, n, e, "'%s': longer than %zu characters", d->key, d->size - 1);
+		/* a daemon's paths must not depend on where it was started */
+		int path = strcmp(d->key, "user") && strcmp(d->key, "log_level");
+		if (path && n->value[0] && n->value[0] != '/')
+			return apenet_conf_error(c, n, e, "'%s': '%s' is not an absolute path", d->key, n->value);
+		if (path && !n->value[0] && strcmp(d->key, "lock_dir"))
+			return apenet_conf_error(c, n, e, "'%s': empty; a path is needed", d->key);
+		if (!strcmp(d->key, "socket") && strlen(n->value) > 107)
+			return apenet_conf_error(c, n, e, "'socket': a unix socket path is at most 107 characters");
+		if (!strcmp(d->key, "log_level") && apenet_log_level_parse(n->value) < 0)
+			return apenet_conf_error(c, n, e, "'log_level': '%s' is not err, warn, notice, info or debug",
+						 n->value);
+		snprintf(p, d->size, "%s", n->value);
+	}
+	return agent_cross(c, m, a, e);
+}
+
 /* Both entry points end here: the tree is parsed, whatever held the text. */
 static int config_from_tree(struct apenet_conf *c, struct apenet_config *cfg, struct apenet_err *e)
 {
-	static const char *const keys[] = { "cluster", "thresholds", NULL };
+	static const char *const keys[] = { "cluster", "thresholds", "agent", NULL };
 	const struct apenet_conf_node *n;
 	int rc = -1;
 	if (apenet_conf_expect(c, c->root, APENET_CONF_MAP, "document", e) || apenet_conf_check_keys(c, c->root, keys, e))
@@ -246,6 +392,8 @@ static int config_from_tree(struct apenet_conf *c, struct apenet_config *cfg, st
 	/* which thresholds the file set, for `apenet config check` */
 	for (unsigned i = 0; n && i < NTHR; i++)
 		cfg->thr_given[i] = apenet_conf_get(n, thr_keys[i].key) != NULL;
+	if ((n = apenet_conf_get(c->root, "agent")) && load_agent(c, n, &cfg->agent, cfg->agent_given, e))
+		goto out;
 	rc = 0;
 out:
 	apenet_conf_free(c);
@@ -345,6 +493,7 @@ static const struct {
 	{ "clear_after_samples", "samples", "hysteresis for repeated judging (apenet watch, the agent): a finding clears after this many samples in a row without it" },
 	{ "temp_clear_margin_c", "°C", "hysteresis: a raised temperature finding clears only this far below its limit" },
 	{ "supply_clear_margin_pct", "% of nominal", "hysteresis: a raised supply finding clears only this far back inside its limit" },
+	{ "icore_sick_ma", "mA", "FPGA core current (SENS_ICORE) above which the DNP's own LDM current field says sick; the agent writes it to THR_ICORE_SICK (no host rule judges the current)" },
 };
 
 int apenet_config_threshold_desc(size_t i, struct apenet_thr_desc *d)
@@ -376,4 +525,22 @@ double apenet_config_threshold_value(const struct apenet_thresholds *t, const st
 const char *apenet_config_default_path(void)
 {
 	return APENET_SYSCONFDIR "/apenet/apenet.yaml";
+}
+
+int apenet_config_agent_desc(size_t i, struct apenet_agent_desc *d)
+{
+	if (i >= NAGENT)
+		return -1;
+	*d = agent_keys[i];
+	return 0;
+}
+
+double apenet_config_agent_num(const struct apenet_agent_config *a, const struct apenet_agent_desc *d)
+{
+	return d->is_str ? 0 : *(const double *)(const void *)((const char *)a + d->off);
+}
+
+const char *apenet_config_agent_str(const struct apenet_agent_config *a, const struct apenet_agent_desc *d)
+{
+	return d->is_str ? (const char *)a + d->off : "";
 }

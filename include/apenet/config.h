@@ -38,6 +38,9 @@ struct apenet_thresholds {
 	double clear_after_samples;
 	double temp_clear_margin_c;
 	double supply_clear_margin_pct;
+	/* Written into the board's THR_ICORE_SICK by the agent: the DNP's own
+	 * current field; the host has no rule of its own on the current. */
+	double icore_sick_ma;
 };
 
 struct apenet_node_name {
@@ -61,11 +64,63 @@ struct apenet_cluster {
 
 #define APENET_NTHR (sizeof(struct apenet_thresholds) / sizeof(double))
 
+/*
+ * The node agent's settings (the `agent:` section; docs/agent.md).  Numbers
+ * are doubles and strings fixed buffers so that one descriptor table
+ * (apenet_config_agent_desc) drives the loader, `apenet config check`, the
+ * shipped etc/apenet/apenet.yaml and their tests, as for the thresholds.
+ */
+struct apenet_agent_config {
+	double period_ms;              /* the agent's sampling and heartbeat period P */
+	double watchdog_period_ms;     /* WD_PERIOD_US: the DNP's beat and miss period */
+	double watchdog_timeout_beats; /* WD_TIMEOUT_BEATS */
+	double dnp_stuck_periods;      /* WD_DNP_HB unchanged this many periods: DNP broken */
+	double baseline_s;             /* rates are also judged over this long a window */
+	double pcie_interval_ms;       /* config space (link training, AER) re-read every */
+	double module_interval_s;      /* module EEPROM windows re-read every (0: never) */
+	double blackbox_span_s;        /* the ring holds the last span of samples... */
+	double blackbox_memory_mib;    /* ...in at most this much memory */
+	double blackbox_dump_full_s;   /* a dump has every sample of the last full_s... */
+	double blackbox_dump_step_s;   /* ...and one per step_s before that */
+	double blackbox_holdoff_s;     /* transitions within this of a dump share the next one */
+	double blackbox_keep_files;    /* retention of dump files, by count... */
+	double blackbox_keep_mib;      /* ...and by their total size */
+	double edac_interval_s;        /* EDAC counters read every */
+	double edac_window_s;          /* corrected-error rate window */
+	double edac_ce_sick_per_hour;  /* corrected errors proven at this rate: memory sick */
+	double service_timeout_s;      /* no supervisor acknowledged for this long: service broken */
+	double events_keep;            /* transitions kept for agent-status */
+	double events_max_mib;         /* events.jsonl is rotated at this size */
+	char user[64];                 /* drop root to it after opening the card ("": stay) */
+	char state_dir[APENET_PATH_MAX];
+	char blackbox_dir[APENET_PATH_MAX];
+	char socket[APENET_PATH_MAX];  /* agent-status talks to it */
+	char lock_dir[APENET_PATH_MAX];/* "": the card's own lock directory */
+	char edac_root[APENET_PATH_MAX];
+	char log_level[16];
+};
+
+/* One agent setting, as the loader, `apenet config check` and the shipped
+ * file see it. */
+struct apenet_agent_desc {
+	const char *key;
+	int is_str;             /* a string (path, name) rather than a number */
+	size_t off;             /* of its member in struct apenet_agent_config */
+	size_t size;            /* of a string member */
+	double min, max, def;   /* numbers */
+	const char *def_str;    /* strings */
+	const char *unit;
+	const char *doc;
+};
+#define APENET_NAGENT 27
+
 struct apenet_config {
 	char path[APENET_PATH_MAX];    /* empty: defaults only */
 	struct apenet_thresholds thr;
 	unsigned char thr_given[APENET_NTHR]; /* by descriptor index: the file set it */
 	struct apenet_cluster cl;
+	struct apenet_agent_config agent;
+	unsigned char agent_given[APENET_NAGENT]; /* by descriptor index: the file set it */
 };
 
 /* What `apenet config check` and etc/apenet/apenet.yaml say about each
@@ -95,6 +150,12 @@ int apenet_config_node_by_name(const struct apenet_config *c, const char *name, 
 int apenet_config_threshold_desc(size_t i, struct apenet_thr_desc *d);
 /* Its value in t. */
 double apenet_config_threshold_value(const struct apenet_thresholds *t, const struct apenet_thr_desc *d);
+/* The i-th agent setting: 0 with *d filled, -1 past the last. */
+int apenet_config_agent_desc(size_t i, struct apenet_agent_desc *d);
+/* A number setting's value in a (d->is_str 0), a string's (d->is_str 1). */
+double apenet_config_agent_num(const struct apenet_agent_config *a, const struct apenet_agent_desc *d);
+const char *apenet_config_agent_str(const struct apenet_agent_config *a, const struct apenet_agent_desc *d);
+
 /* Where the config file is looked for when neither --config nor
  * $APENET_CONFIG names one: SYSCONFDIR/apenet/apenet.yaml. */
 const char *apenet_config_default_path(void);

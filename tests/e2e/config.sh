@@ -13,7 +13,9 @@ SRC=${APENET_SRCDIR:-.}
 SHIPPED="$SRC/etc/apenet/apenet.yaml"
 
 # The keys of the shipped file: every threshold the loader knows, no more.
-keys_shipped=$(sed -n 's/^  \([a-z_0-9]*\): .*/\1/p' "$SHIPPED" | sort | tr '\n' ' ')
+keys_shipped=$(sed -n '/^thresholds:/,/^[a-z]/s/^  \([a-z_0-9]*\): .*/\1/p' "$SHIPPED" | sort | tr '\n' ' ')
+# ...and every agent setting.
+agent_shipped=$(sed -n '/^agent:/,/^[a-z]/s/^  \([a-z_0-9]*\): .*/\1/p' "$SHIPPED" | sort | tr '\n' ' ')
 
 # No file anywhere: the defaults (or the installed file, when this machine has one).
 "$A" config check --json >"$T/d.json" || fail "defaults: exit $?"
@@ -25,6 +27,13 @@ keys_loader=$(jq -r '.thresholds[].key' "$T/d.json" | sort | tr '\n' ' ')
 [ "$keys_loader" = "$keys_shipped" ] || fail "loader keys '$keys_loader' != shipped keys '$keys_shipped'"
 jq -e 'all(.thresholds[]; .unit != "?" and (.meaning | length > 0) and .value == .default and .min <= .default and .default <= .max)' \
 	"$T/d.json" >/dev/null || fail "threshold rows"
+agent_loader=$(jq -r '.agent[].key' "$T/d.json" | sort | tr '\n' ' ')
+[ "$agent_loader" = "$agent_shipped" ] || fail "agent keys '$agent_loader' != shipped '$agent_shipped'"
+jq -e 'all(.agent[]; (.meaning | length > 0) and .value == .default and (.min == null or (.min <= .default and .default <= .max)))' \
+	"$T/d.json" >/dev/null || fail "agent rows"
+jq -e '[.agent[] | select(.key == "period_ms" or .key == "socket" or .key == "blackbox_dir")] |
+	map({(.key): .value}) | add == {"period_ms": 100, "socket": "/run/apenet/agent.sock", "blackbox_dir": "/var/lib/apenet/blackbox"}' \
+	"$T/d.json" >/dev/null || fail "agent defaults: $(jq -c .agent "$T/d.json")"
 if [ ! -e "$inst" ]; then
 	jq -e 'all(.thresholds[]; .source == "default") and .source.file == null' "$T/d.json" >/dev/null || fail "defaults source"
 fi
@@ -85,6 +94,15 @@ APENET_CONFIG="$T/key.yaml" "$A" config check 2>"$T/err"; [ $? -eq 2 ] && grep -
 "$A" config check --json "$SHIPPED" >"$T/s.json" || fail "shipped: exit $?"
 jq -e 'all(.thresholds[]; .source == "file" and .value == .default) and (.cluster.given | not)' "$T/s.json" >/dev/null ||
 	fail "shipped: $(jq -c '[.thresholds[] | select(.source != "file" or .value != .default)]' "$T/s.json")"
+jq -e 'all(.agent[]; .source == "file" and .value == .default)' "$T/s.json" >/dev/null ||
+	fail "shipped agent: $(jq -c '[.agent[] | select(.source != "file" or .value != .default)]' "$T/s.json")"
+# an agent setting from a file, and a bad one named by file:line:column
+printf 'agent:\n  period_ms: 50\n  socket: /tmp/a.sock\n' >"$T/ag.yaml"
+"$A" config check --json "$T/ag.yaml" | jq -e '[.agent[] | select(.source == "file") | {(.key): .value}] | add ==
+	{"period_ms": 50, "socket": "/tmp/a.sock"}' >/dev/null || fail "agent from a file"
+printf 'agent:\n  period_ms: 500\n' >"$T/ag2.yaml"
+"$A" config check "$T/ag2.yaml" 2>"$T/err"; [ $? -eq 2 ] && grep -q "ag2.yaml:2:14: period_ms (500) is above watchdog_period_ms" "$T/err" ||
+	fail "agent cross check: $(cat "$T/err")"
 
 # make install twice (three times) into a temporary DESTDIR: the config goes to
 # PREFIX/etc/apenet/, and a site's own file is never overwritten.

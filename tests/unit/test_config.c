@@ -423,7 +423,7 @@ static void test_error_unknown_top_key(void **state)
 {
 	(void)state;
 	load_err_at("thresholds:\n  crc_warn_per_min: 2\nclustr:\n  dims: 4x4x1\n", "clustr", 0,
-		    "unknown key 'clustr' (expected one of: cluster, thresholds)");
+		    "unknown key 'clustr' (expected one of: cluster, thresholds, agent)");
 	load_err_at("cluster:\n  dims: 4x4x1\n  wrap: true\n", "wrap", 0,
 		    "unknown key 'wrap' (expected one of: dims, wraparound, nodes)");
 	load_err_at("cluster:\n  dims: 2x1x1\n  nodes:\n    - { name: a, node: \"0,0,0\", rack: 3 }\n", "rack", 0,
@@ -904,6 +904,243 @@ static void test_load_string(void **state)
 	assert_non_null(strstr(e.msg, "mem.yaml"));
 }
 
+
+/* ---- the agent section ---- */
+
+/* Reads the "## Agent" table of docs/config.md into rows of cells. */
+struct agent_doc {
+	char key[64], def[APENET_PATH_MAX], unit[32], range[64];
+};
+static struct agent_doc adoc[64];
+static unsigned nadoc;
+
+static void read_agent_doc(void)
+{
+	const char *src = getenv("APENET_SRCDIR");
+	char path[PATH_MAX], line[2048];
+	snprintf(path, sizeof(path), "%s/docs/config.md", src && *src ? src : ".");
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: %s", path, strerror(errno));
+	int in = 0;
+	nadoc = 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "## ", 3)) {
+			in = !strcmp(line, "## Agent");
+			continue;
+		}
+		if (!in || strncmp(line, "| `", 3))
+			continue;
+		char *cell[6];
+		unsigned nc = 0;
+		for (char *p = line + 1; nc < 6 && p; nc++) {
+			cell[nc] = p;
+			p = strchr(p, '|');
+			if (p)
+				*p++ = 0;
+		}
+		if (nc < 6)
+			fail_msg("%s: agent row with %u cells: %s", path, nc - 1, line);
+		for (unsigned i = 0; i < 5; i++)
+			trim(cell[i]);
+		assert_true(nadoc < 64);
+		struct agent_doc *d = &adoc[nadoc++];
+		size_t kl = strlen(cell[0]);
+		snprintf(d->key, sizeof(d->key), "%.*s", (int)(kl - 2), cell[0] + 1);
+		snprintf(d->def, sizeof(d->def), "%s", cell[1]);
+		snprintf(d->unit, sizeof(d->unit), "%s", cell[2]);
+		snprintf(d->range, sizeof(d->range), "%s", cell[3]);
+		if (!*cell[4])
+			fail_msg("%s: agent key %s has no meaning", path, d->key);
+	}
+	fclose(f);
+}
+
+/* docs/config.md's agent table is the loader's table, row for row. */
+static void test_agent_doc(void **state)
+{
+	(void)state;
+	struct apenet_agent_desc d;
+	struct apenet_config def;
+	apenet_config_defaults(&def);
+	read_agent_doc();
+	size_t i;
+	for (i = 0; apenet_config_agent_desc(i, &d) == 0; i++) {
+		if (i >= nadoc)
+			fail_msg("%s: not in the agent table of docs/config.md", d.key);
+		const struct agent_doc *a = &adoc[i];
+		if (strcmp(a->key, d.key))
+			fail_msg("docs/config.md agent row %zu is %s, the loader's %s", i, a->key, d.key);
+		if (strcmp(a->unit, d.unit))
+			fail_msg("%s: unit '%s', the loader '%s'", d.key, a->unit, d.unit);
+		char want[APENET_PATH_MAX + 8], range[64];
+		if (d.is_str) {
+			snprintf(want, sizeof(want), "\"%s\"", d.def_str);
+			snprintf(range, sizeof(range), "-");
+			assert_string_equal(apenet_config_agent_str(&def.agent, &d), d.def_str);
+		} else {
+			snprintf(want, sizeof(want), "%g", d.def);
+			snprintf(range, sizeof(range), "%g..%g", d.min, d.max);
+			assert_true(apenet_config_agent_num(&def.agent, &d) == d.def);
+			assert_true(d.min <= d.def && d.def <= d.max);
+		}
+		if (strcmp(a->def, want) || strcmp(a->range, range))
+			fail_msg("%s: docs say default %s range %s, the loader %s %s", d.key, a->def, a->range, want, range);
+		if (!d.doc[0])
+			fail_msg("%s: no meaning", d.key);
+	}
+	assert_int_equal(i, APENET_NAGENT);
+	assert_int_equal(nadoc, APENET_NAGENT);
+	assert_int_equal(apenet_config_agent_desc(i, &d), -1);
+}
+
+/* Every number setting: both ends of its range load and set it, one past
+ * either end is refused at the value, and the file's keys are marked given. */
+static void test_agent_ranges(void **state)
+{
+	(void)state;
+	struct apenet_agent_desc d;
+	for (size_t i = 0; apenet_config_agent_desc(i, &d) == 0; i++) {
+		if (d.is_str)
+			continue;
+		char text[512], msg[256];
+		struct apenet_config cfg;
+		/* the period keys are checked together: give a pair that holds */
+		const char *extra = !strcmp(d.key, "period_ms")	  ? "  watchdog_period_ms: 10000\n  dnp_stuck_periods: 10000\n"
+				    : !strcmp(d.key, "watchdog_period_ms") ? "  period_ms: 10\n  dnp_stuck_periods: 10000\n"
+				    : !strcmp(d.key, "dnp_stuck_periods") ? "  period_ms: 10\n  watchdog_period_ms: 10\n"
+				    : !strcmp(d.key, "blackbox_span_s")	  ? "  period_ms: 100\n"
+									  : "";
+		double ends[2] = { d.min, d.max };
+		for (int k = 0; k < 2; k++) {
+			snprintf(text, sizeof(text), "agent:\n  %s: %.17g\n%s", d.key, ends[k], extra);
+			if (!strcmp(d.key, "dnp_stuck_periods") && k == 0)
+				snprintf(text, sizeof(text), "agent:\n  %s: %.17g\n  period_ms: 10\n  watchdog_period_ms: 10\n",
+					 d.key, ends[k]);
+			load_ok(text, &cfg);
+			assert_true(apenet_config_agent_num(&cfg.agent, &d) == ends[k]);
+			assert_int_equal(cfg.agent_given[i], 1);
+			apenet_config_free(&cfg);
+		}
+		double over = d.max + (d.max > 0 ? d.max : 1) + 1, under = d.min - 1;
+		snprintf(text, sizeof(text), "agent:\n  %s: %.17g\n", d.key, over);
+		snprintf(msg, sizeof(msg), "'%s': %g is out of range %g..%g", d.key, over, d.min, d.max);
+		load_err_val(text, d.key, msg);
+		snprintf(text, sizeof(text), "agent:\n  %s: %.17g\n", d.key, under);
+		snprintf(msg, sizeof(msg), "'%s': %g is out of range %g..%g", d.key, under, d.min, d.max);
+		load_err_val(text, d.key, msg);
+		snprintf(text, sizeof(text), "agent:\n  %s: soon\n", d.key);
+		snprintf(msg, sizeof(msg), "'%s': 'soon' is not a number", d.key);
+		load_err_val(text, d.key, msg);
+	}
+}
+
+static void test_agent_errors(void **state)
+{
+	(void)state;
+	load_err_at("agent:\n  period_ms: 100\n  perod: 3\n", "perod", 0,
+		    "unknown key 'perod' (expected one of: period_ms, watchdog_period_ms, watchdog_timeout_beats, "
+		    "dnp_stuck_periods, baseline_s, pcie_interval_ms, module_interval_s, blackbox_span_s, "
+		    "blackbox_memory_mib, blackbox_dump_full_s, blackbox_dump_step_s, blackbox_holdoff_s, "
+		    "blackbox_keep_files, blackbox_keep_mib, edac_interval_s, edac_window_s, edac_ce_sick_per_hour, "
+		    "service_timeout_s, events_keep, events_max_mib, user, state_dir, blackbox_dir, socket, lock_dir, "
+		    "edac_root, log_level)");
+	load_err_at("agent: 3\n", "3", 0, "'agent': expected a map, found a value");
+	load_err_at("agent:\n  state_dir: [a]\n", "[", 0, "'state_dir': expected a value, found a list");
+	/* the host must beat at least once per watchdog period */
+	load_err_at("agent:\n  watchdog_period_ms: 100\n  period_ms: 200\n", "200", 0,
+		     "period_ms (200) is above watchdog_period_ms (100): the DNP would miss host beats");
+	load_err_val("agent:\n  watchdog_period_ms: 50\n", "watchdog_period_ms",
+		     "period_ms (100, the default) is above watchdog_period_ms (50): the DNP would miss host beats");
+	/* a stuck DNP must be stuck over two of its own periods */
+	load_err_val("agent:\n  dnp_stuck_periods: 2\n  period_ms: 50\n", "dnp_stuck_periods",
+		     "dnp_stuck_periods x period_ms (2 x 50 ms) is under two watchdog periods (200 ms): "
+		     "a beating DNP would be called hung");
+	load_err_val("agent:\n  period_ms: 10\n", "period_ms",
+		     "dnp_stuck_periods x period_ms (5 x 10 ms) is under two watchdog periods (200 ms): "
+		     "a beating DNP would be called hung");
+	load_err_val("agent:\n  period_ms: 10\n  blackbox_span_s: 86400\n  watchdog_period_ms: 10\n  dnp_stuck_periods: 2\n", "blackbox_span_s",
+		     "blackbox_span_s (86400 s) holds more than a million periods of 10 ms");
+	/* paths are absolute; only lock_dir may be empty */
+	load_err_val("agent:\n  state_dir: var/lib\n", "state_dir", "'state_dir': 'var/lib' is not an absolute path");
+	load_err_val("agent:\n  socket: \"\"\n", "socket", "'socket': empty; a path is needed");
+	load_err_val("agent:\n  blackbox_dir: \"\"\n", "blackbox_dir", "'blackbox_dir': empty; a path is needed");
+	load_err_val("agent:\n  log_level: chatty\n", "log_level",
+		     "'log_level': 'chatty' is not err, warn, notice, info or debug");
+	char text[512], longp[200];
+	memset(longp, 'a', sizeof(longp) - 1);
+	longp[0] = '/';
+	longp[sizeof(longp) - 1] = 0;
+	snprintf(text, sizeof(text), "agent:\n  socket: %s\n", longp);
+	load_err_val(text, "socket", "'socket': a unix socket path is at most 107 characters");
+	char user[80];
+	memset(user, 'u', 70);
+	user[70] = 0;
+	snprintf(text, sizeof(text), "agent:\n  user: %s\n", user);
+	load_err_val(text, "user", "'user': longer than 63 characters");
+
+	/* good strings are kept; an empty user and lock_dir are allowed */
+	struct apenet_config cfg;
+	load_ok("agent:\n  user: \"\"\n  lock_dir: \"\"\n  state_dir: /tmp/x\n  socket: /tmp/x/a.sock\n"
+		"  log_level: debug\n", &cfg);
+	assert_string_equal(cfg.agent.user, "");
+	assert_string_equal(cfg.agent.state_dir, "/tmp/x");
+	assert_string_equal(cfg.agent.socket, "/tmp/x/a.sock");
+	assert_string_equal(cfg.agent.log_level, "debug");
+	assert_string_equal(cfg.agent.blackbox_dir, "/var/lib/apenet/blackbox");
+	assert_true(cfg.agent.period_ms == 100);
+	apenet_config_free(&cfg);
+}
+
+/* The shipped file sets every agent key to its default, with a comment line
+ * giving unit, range and default (or the default of a string) above it. */
+static void test_shipped_agent(void **state)
+{
+	(void)state;
+	const char *src = getenv("APENET_SRCDIR");
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/etc/apenet/apenet.yaml", src && *src ? src : ".");
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: %s", path, strerror(errno));
+	static char text[65536];
+	size_t len = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[len] = 0;
+	struct apenet_config cfg;
+	struct apenet_err e = { 0 };
+	if (apenet_config_load(path, &cfg, &e))
+		fail_msg("%s", e.msg);
+	const char *sec = strstr(text, "\nagent:\n");
+	if (!sec)
+		fail_msg("%s: no agent section", path);
+	struct apenet_agent_desc d;
+	for (size_t i = 0; apenet_config_agent_desc(i, &d) == 0; i++) {
+		if (!cfg.agent_given[i])
+			fail_msg("%s: agent key %s is not in it", path, d.key);
+		char key[96], want[APENET_PATH_MAX + 96];
+		snprintf(key, sizeof(key), "\n  %s: ", d.key);
+		const char *p = strstr(sec, key), *q;
+		if (!p)
+			fail_msg("%s: no line '  %s: ' in the agent section", path, d.key);
+		for (q = p - 1; q > text && *q != '\n'; q--)
+			;
+		if (d.is_str) {
+			if (strcmp(apenet_config_agent_str(&cfg.agent, &d), d.def_str))
+				fail_msg("%s: %s is not its default", path, d.key);
+			snprintf(want, sizeof(want), "\n  # Default: \"%s\".\n", d.def_str);
+		} else {
+			if (apenet_config_agent_num(&cfg.agent, &d) != d.def)
+				fail_msg("%s: %s is not its default %g", path, d.key, d.def);
+			snprintf(want, sizeof(want), "\n  # Unit: %s; range %g..%g; default %g.\n", d.unit, d.min, d.max, d.def);
+		}
+		if (strncmp(q, want, strlen(want)))
+			fail_msg("%s: the line above %s is not '%s'", path, d.key, want + 1);
+	}
+	apenet_config_free(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -924,6 +1161,10 @@ int main(void)
 		cmocka_unit_test(test_lookup_without_index),
 		cmocka_unit_test(test_threshold_desc),
 		cmocka_unit_test(test_shipped_config),
+		cmocka_unit_test(test_agent_doc),
+		cmocka_unit_test(test_agent_ranges),
+		cmocka_unit_test(test_agent_errors),
+		cmocka_unit_test(test_shipped_agent),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
