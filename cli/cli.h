@@ -12,6 +12,7 @@ struct cli {
 	const char *sim;    /* --sim DIR, else $APENET_SIM_DIR */
 	const char *bdf;    /* --dev BDF */
 	enum apenet_out_fmt fmt;   /* --json / --csv */
+	const char *at;     /* --at TIME of a command that replays (--from): which sample */
 	int argc;           /* the command's own arguments */
 	char **argv;
 };
@@ -46,9 +47,13 @@ int cli_number(const char *cmd, const char *opt, const char *s, double min, doub
 
 struct apenet_view;
 struct apenet_config;
-/* The board view: from --from FILE, else live (two samples interval_s apart;
- * module pages when modules is set). Exit code on failure. */
+/* The board view: from --from FILE (the sample c->at names, or the last,
+ * and the one interval_s before it), else live (two samples interval_s
+ * apart; module pages when modules is set). Exit code on failure. */
 int cli_view(struct cli *c, const char *from, double interval_s, int modules, struct apenet_view *v);
+/* With --from: "replay" {samples in the file, the indexes and host times of
+ * the pair shown, its interval}. */
+void cli_out_replay(struct apenet_out *o, const struct apenet_view *v);
 /* The config file: --config FILE, else $APENET_CONFIG (set but empty: none),
  * else the installed one when it exists; NULL: the defaults.  *from says
  * which. */

@@ -24,7 +24,7 @@ int cmd_link(struct cli *c)
 {
 	const char *from = NULL, *interval = NULL, *config = NULL;
 	const struct cli_opt opts[] = { { "--from", &from, NULL }, { "--interval", &interval, NULL },
-					{ "--config", &config, NULL }, { NULL, NULL, NULL } };
+					{ "--config", &config, NULL }, { "--at", &c->at, NULL }, { NULL, NULL, NULL } };
 	const char *pos[1] = { NULL };
 	int npos, only = -1;
 	double iv = 1.0;
@@ -55,6 +55,7 @@ int cmd_link(struct cli *c)
 	apenet_out_str(o, "bdf", v.bdf);
 	apenet_out_str(o, "variant", v.prof->name);
 	cli_out_coord(o, "node", (uint32_t)v.s1.g.NODE_COORD);
+	cli_out_replay(o, &v);
 	apenet_out_arr_begin(o, "links");
 	for (unsigned l = 0; l < v.prof->nlinks; l++) {
 		if (only >= 0 && (unsigned)only != l)

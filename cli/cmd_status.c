@@ -61,7 +61,7 @@ int cmd_status(struct cli *c)
 {
 	const char *from = NULL, *interval = NULL, *config = NULL;
 	const struct cli_opt opts[] = { { "--from", &from, NULL }, { "--interval", &interval, NULL },
-					{ "--config", &config, NULL }, { NULL, NULL, NULL } };
+					{ "--config", &config, NULL }, { "--at", &c->at, NULL }, { NULL, NULL, NULL } };
 	const char *pos[1];
 	int npos;
 	double iv = 0.5;
@@ -90,6 +90,7 @@ int cmd_status(struct cli *c)
 	apenet_out_hex(o, "build", s->g.ID_BUILD, 8);
 	cli_out_coord(o, "node", (uint32_t)s->g.NODE_COORD);
 	cli_out_coord(o, "torus", (uint32_t)s->g.TORUS_DIMS);
+	cli_out_replay(o, &v);
 	apenet_out_bool(o, "emulated", APENET_GET(ID_CAPS, EMULATED, s->g.ID_CAPS));
 	apenet_out_uint(o, "ber_accel", s->g.BER_ACCEL);
 	apenet_out_dbl(o, "uptime_s", s->g.TIMESTAMP >= s->g.UPTIME_TS ? apenet_ticks_to_s(s, s->g.TIMESTAMP - s->g.UPTIME_TS) : 0, 1);

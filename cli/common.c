@@ -60,11 +60,63 @@ int cli_number(const char *cmd, const char *opt, const char *s, double min, doub
 	return 0;
 }
 
+/* --at: "-S" seconds before the last sample, "+S" after the first, epoch
+ * milliseconds (as host_time_ms in the file), or UTC "YYYY-MM-DDTHH:MM:SS[.mmm][Z]". */
+static int parse_at(const char *s, struct apenet_snapfile_pick *pk)
+{
+	char *end;
+	if (s[0] == '-' || s[0] == '+') {
+		double v = strtod(s + 1, &end);
+		if (!s[1] || *end || !isfinite(v) || v < 0)
+			return -1;
+		pk->at = s[0] == '-' ? APENET_AT_FROM_END : APENET_AT_FROM_START;
+		pk->at_ms = (int64_t)llround(v * 1000);
+		return 0;
+	}
+	if (strchr(s, 'T')) {
+		struct tm tm;
+		memset(&tm, 0, sizeof(tm));
+		const char *r = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+		if (!r)
+			return -1;
+		double frac = 0;
+		if (*r == '.') {
+			frac = strtod(r, &end);
+			r = end;
+		}
+		if (*r == 'Z')
+			r++;
+		if (*r)
+			return -1;
+		pk->at = APENET_AT_TIME;
+		pk->at_ms = (int64_t)timegm(&tm) * 1000 + (int64_t)llround(frac * 1000);
+		return 0;
+	}
+	errno = 0;
+	long long ms = strtoll(s, &end, 10);
+	if (!*s || *end || errno || ms < 0)
+		return -1;
+	pk->at = APENET_AT_TIME;
+	pk->at_ms = ms;
+	return 0;
+}
+
 int cli_view(struct cli *c, const char *from, double interval_s, int modules, struct apenet_view *v)
 {
 	struct apenet_err e = { 0 };
-	if (from)
-		return apenet_snapfile_load(from, v, &e) ? cli_fail(&e) : 0;
+	if (c->at && !from) {
+		fprintf(stderr, "apenet: --at picks a sample of a file: give --from FILE too\n");
+		return CLI_EXIT_ERROR;
+	}
+	if (from) {
+		struct apenet_snapfile_pick pk = { APENET_AT_LAST, 0, interval_s };
+		if (c->at && parse_at(c->at, &pk)) {
+			fprintf(stderr, "apenet: --at '%s' is not -SECONDS (before the last sample), +SECONDS (after the "
+				"first), epoch milliseconds or YYYY-MM-DDTHH:MM:SS[.mmm]Z\n", c->at);
+			return CLI_EXIT_ERROR;
+		}
+		return apenet_snapfile_load_pick(from, &pk, v, &e) ? cli_fail(&e) : 0;
+	}
 	static struct apenet_sample a, b; /* large: static */
 	struct apenet_sampler s;
 	unsigned flags = APENET_SAMPLE_PCIE | (modules ? APENET_SAMPLE_MODULES : 0);
@@ -146,4 +198,18 @@ int cli_input_error(const struct cli *c, const char *cmd, const char *code, cons
 		apenet_out_finish(o);
 	}
 	return CLI_EXIT_ERROR;
+}
+
+void cli_out_replay(struct apenet_out *o, const struct apenet_view *v)
+{
+	if (strcmp(v->source, "file"))
+		return;
+	apenet_out_obj_begin(o, "replay");
+	apenet_out_uint(o, "samples", v->nsamples);
+	apenet_out_uint(o, "s0", v->pair[0]);
+	apenet_out_uint(o, "s1", v->pair[1]);
+	apenet_out_int(o, "s0_host_time_ms", v->host_ms[0]);
+	apenet_out_int(o, "s1_host_time_ms", v->host_ms[1]);
+	apenet_out_dbl(o, "interval_s", apenet_view_dt(v), 3);
+	apenet_out_obj_end(o);
 }

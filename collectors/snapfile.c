@@ -89,6 +89,114 @@ void apenet_snapfile_write(const struct apenet_view *v, struct apenet_out *o)
 	apenet_out_arr_end(o);
 }
 
+
+/* ---- writing as a stream ---- */
+
+/* The same document as apenet_snapfile_write and apenet_out's JSON give,
+ * written piece by piece: a black-box dump of hundreds of samples would
+ * cost tens of megabytes as a tree (docs/agent.md).  tests/unit/test_agent.c
+ * checks that both writers' documents load to the same view. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void stream_regs(FILE *f, enum apenet_block b, const uint64_t *v)
+{
+	unsigned n;
+	const struct apenet_regdesc *r = apenet_regdescs(b, &n);
+	fputc('{', f);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", r[i].name, (unsigned long long)v[i]);
+	fputc('}', f);
+}
+
+void apenet_snapfile_stream_begin(struct apenet_snapfile_stream *s, FILE *f, const char *bdf,
+				  const struct apenet_profile *prof, int pcie_ok, const struct apenet_pcie_info *p,
+				  const char *pcie_err, const char *extra_json)
+{
+	s->f = f;
+	s->prof = prof;
+	s->n = 0;
+	fprintf(f, "{\n\"schema\": \"%s\",\n\"command\": \"snapshot\",\n\"bdf\": ", APENET_JSON_SCHEMA);
+	json_str(f, bdf);
+	fprintf(f, ",\n\"variant\": ");
+	json_str(f, prof->name);
+	fprintf(f, ",\n");
+	if (extra_json && *extra_json)
+		fprintf(f, "%s,\n", extra_json);
+	if (pcie_ok)
+		fprintf(f,
+			"\"pcie\": {\"ok\": true, \"cap_gen\": %u, \"cap_width\": %u, \"sta_gen\": %u, \"sta_width\": %u, "
+			"\"degraded\": %s, \"devsta\": %u, \"has_aer\": %s, \"aer_uncor_status\": %u, \"aer_uncor_mask\": %u, "
+			"\"aer_uncor_sev\": %u, \"aer_cor_status\": %u, \"aer_cor_mask\": %u},\n",
+			p->cap_gen, p->cap_width, p->sta_gen, p->sta_width, p->degraded ? "true" : "false", p->devsta,
+			p->has_aer ? "true" : "false", p->aer_uncor_status, p->aer_uncor_mask, p->aer_uncor_sev,
+			p->aer_cor_status, p->aer_cor_mask);
+	else {
+		fprintf(f, "\"pcie\": {\"ok\": false, \"error\": ");
+		json_str(f, pcie_err ? pcie_err : "");
+		fprintf(f, "},\n");
+	}
+	fprintf(f, "\"samples\": [");
+}
+
+void apenet_snapfile_stream_sample(struct apenet_snapfile_stream *s, const struct apenet_snapshot *snap, int64_t host_ms)
+{
+	FILE *f = s->f;
+	/* one sample a line: a dump is read with grep and head, too */
+	fprintf(f, "%s\n{\"host_time_ms\": %lld, \"global\": ", s->n ? "," : "", (long long)host_ms);
+	stream_regs(f, APENET_BLK_GLOBAL, snap->g.v);
+	fprintf(f, ", \"links\": [");
+	for (unsigned l = 0; l < s->prof->nlinks; l++) {
+		fprintf(f, "%s{\"name\": ", l ? ", " : "");
+		json_str(f, s->prof->links[l].name);
+		fprintf(f, ", \"registers\": ");
+		stream_regs(f, APENET_BLK_LINK, snap->link[l].v);
+		fprintf(f, ", \"lanes\": [");
+		for (unsigned k = 0; k < s->prof->links[l].lanes; k++) {
+			if (k)
+				fputc(',', f);
+			stream_regs(f, APENET_BLK_LANE, snap->link[l].lane[k].v);
+		}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]}");
+	s->n++;
+}
+
+int apenet_snapfile_stream_end(struct apenet_snapfile_stream *s, const uint32_t *ee_status,
+			       const uint8_t (*ee)[APENET_EE_DATA_LEN])
+{
+	FILE *f = s->f;
+	fprintf(f, "\n],\n\"modules\": [");
+	for (unsigned l = 0; l < s->prof->nlinks; l++) {
+		uint32_t st = ee_status ? ee_status[l] : 0;
+		fprintf(f, "%s\n{\"port\": ", l ? "," : "");
+		json_str(f, s->prof->links[l].name);
+		fprintf(f, ", \"status\": %u", st);
+		if (ee && APENET_GET(EE_STATUS, PRESENT, st)) {
+			fprintf(f, ", \"eeprom\": \"");
+			for (unsigned i = 0; i < APENET_EE_DATA_LEN; i++)
+				fprintf(f, "%02x", ee[l][i]);
+			fputc('"', f);
+		}
+		fputc('}', f);
+	}
+	fprintf(f, "\n]\n}\n");
+	return s->n && !ferror(f) ? 0 : -1;
+}
+
 /* ---- loading ---- */
 
 static int need(const struct apenet_conf *c, const struct apenet_conf_node *map, const char *key, enum apenet_conf_kind k,
@@ -211,7 +319,103 @@ static int load_pcie(const struct apenet_conf *c, const struct apenet_conf_node 
 	return 0;
 }
 
-static int load(struct apenet_conf *c, struct apenet_view *v, struct apenet_err *e)
+
+struct sample_meta {
+	int64_t host_ms;
+	uint64_t ts, hz;
+};
+
+/* The time a sample is picked by, in ms: its host time when every sample
+ * has one, else the board's TIMESTAMP. */
+static int64_t meta_ms(const struct sample_meta *m, int has_host)
+{
+	if (has_host)
+		return m->host_ms;
+	return m->hz >= 1000 ? (int64_t)(m->ts / (m->hz / 1000)) : (int64_t)m->ts;
+}
+
+/*
+ * Every sample is loaded (and so checked); the two picked are kept.  s1 is
+ * the last sample, or the one pick->at names; s0 the latest sample at least
+ * pick->interval_s before s1 among those since the last firmware reset
+ * before s1 (TIMESTAMP never goes back between s0 and s1), else the earliest
+ * of them.  Two samples whose TIMESTAMP goes back are an error, as they
+ * always were.
+ */
+static int load_samples(const struct apenet_conf *c, const struct apenet_conf_node *samples,
+			const struct apenet_snapfile_pick *pick, struct apenet_view *v, struct apenet_err *e)
+{
+	struct apenet_snapfile_pick def = { APENET_AT_LAST, 0, 1.0 };
+	if (!pick)
+		pick = &def;
+	unsigned n = 0;
+	for (const struct apenet_conf_node *x = samples->child; x; x = x->next)
+		n++;
+	if (n == 0)
+		return apenet_conf_error(c, samples, e, "'samples' holds no sample");
+	if (n == 1)
+		return apenet_conf_error(c, samples, e, "'samples' must hold at least two samples");
+	struct sample_meta *m = calloc(n, sizeof(*m));
+	struct apenet_snapshot *tmp = malloc(sizeof(*tmp));
+	const struct apenet_conf_node **node = calloc(n, sizeof(*node));
+	int rc = -1, has_host = 1;
+	if (!m || !tmp || !node) {
+		apenet_err_set(e, APENET_EIO, "out of memory for %u samples", n);
+		goto out;
+	}
+	unsigned i = 0;
+	for (const struct apenet_conf_node *x = samples->child; x; x = x->next, i++) {
+		node[i] = x;
+		if (load_sample(c, x, v, tmp, &m[i].host_ms, e))
+			goto out;
+		m[i].ts = tmp->g.TIMESTAMP;
+		m[i].hz = tmp->g.TS_FREQ_HZ;
+		has_host &= m[i].host_ms != 0;
+	}
+	if (n == 2 && m[1].ts < m[0].ts) {
+		apenet_conf_error(c, node[1], e, "the second sample is older than the first (TIMESTAMP)");
+		goto out;
+	}
+	unsigned s1 = n - 1;
+	int64_t want = 0;
+#define MS(k) meta_ms(&m[k], has_host)
+	if (pick->at != APENET_AT_LAST) {
+		want = pick->at == APENET_AT_TIME ? pick->at_ms
+		       : pick->at == APENET_AT_FROM_END ? MS(n - 1) - pick->at_ms
+							: MS(0) + pick->at_ms;
+		if (want < MS(0)) {
+			apenet_conf_error(c, samples, e, "no sample at or before the time asked (%lld ms); the samples span %lld..%lld ms",
+					  (long long)want, (long long)MS(0), (long long)MS(n - 1));
+			goto out;
+		}
+		for (s1 = 0; s1 + 1 < n && MS(s1 + 1) <= want; s1++)
+			;
+	}
+	/* the samples since the last reset before s1 */
+	unsigned first = s1;
+	while (first > 0 && m[first - 1].ts <= m[first].ts)
+		first--;
+	unsigned s0 = first;
+	int64_t limit = MS(s1) - (int64_t)(pick->interval_s * 1000);
+	for (unsigned k = first; k < s1; k++)
+		if (MS(k) <= limit)
+			s0 = k;
+#undef MS
+	if (load_sample(c, node[s0], v, &v->s0, &v->host_ms[0], e) ||
+	    load_sample(c, node[s1], v, &v->s1, &v->host_ms[1], e))
+		goto out;
+	v->nsamples = n;
+	v->pair[0] = s0;
+	v->pair[1] = s1;
+	rc = 0;
+out:
+	free(m);
+	free(tmp);
+	free(node);
+	return rc;
+}
+
+static int load(struct apenet_conf *c, const struct apenet_snapfile_pick *pick, struct apenet_view *v, struct apenet_err *e)
 {
 	const struct apenet_conf_node *r, *x, *samples, *mods;
 	int rc = -1;
@@ -240,19 +444,8 @@ static int load(struct apenet_conf *c, struct apenet_view *v, struct apenet_err 
 	}
 	if (need(c, r, "pcie", APENET_CONF_MAP, &x, e) || load_pcie(c, x, v, e))
 		goto out;
-	if (need(c, r, "samples", APENET_CONF_SEQ, &samples, e))
+	if (need(c, r, "samples", APENET_CONF_SEQ, &samples, e) || load_samples(c, samples, pick, v, e))
 		goto out;
-	if (!samples->child || !samples->child->next || samples->child->next->next) {
-		apenet_conf_error(c, samples, e, "'samples' must hold exactly two samples");
-		goto out;
-	}
-	if (load_sample(c, samples->child, v, &v->s0, &v->host_ms[0], e) ||
-	    load_sample(c, samples->child->next, v, &v->s1, &v->host_ms[1], e))
-		goto out;
-	if (v->s1.g.TIMESTAMP < v->s0.g.TIMESTAMP) {
-		apenet_conf_error(c, samples->child->next, e, "the second sample is older than the first (TIMESTAMP)");
-		goto out;
-	}
 	if (need(c, r, "modules", APENET_CONF_SEQ, &mods, e))
 		goto out;
 	unsigned l = 0;
@@ -291,22 +484,34 @@ out:
 	return rc;
 }
 
-int apenet_snapfile_load(const char *path, struct apenet_view *v, struct apenet_err *e)
+int apenet_snapfile_load_pick(const char *path, const struct apenet_snapfile_pick *pick, struct apenet_view *v,
+			      struct apenet_err *e)
 {
 	struct apenet_conf *c;
 	memset(v, 0, sizeof(*v));
 	snprintf(v->source, sizeof(v->source), "file");
 	if (apenet_conf_load(path, &c, e))
 		return -1;
-	return load(c, v, e);
+	return load(c, pick, v, e);
 }
 
-int apenet_snapfile_load_string(const char *name, const char *text, struct apenet_view *v, struct apenet_err *e)
+int apenet_snapfile_load_string_pick(const char *name, const char *text, const struct apenet_snapfile_pick *pick,
+				     struct apenet_view *v, struct apenet_err *e)
 {
 	struct apenet_conf *c;
 	memset(v, 0, sizeof(*v));
 	snprintf(v->source, sizeof(v->source), "file");
 	if (apenet_conf_load_string(name, text, &c, e))
 		return -1;
-	return load(c, v, e);
+	return load(c, pick, v, e);
+}
+
+int apenet_snapfile_load(const char *path, struct apenet_view *v, struct apenet_err *e)
+{
+	return apenet_snapfile_load_pick(path, NULL, v, e);
+}
+
+int apenet_snapfile_load_string(const char *name, const char *text, struct apenet_view *v, struct apenet_err *e)
+{
+	return apenet_snapfile_load_string_pick(name, text, NULL, v, e);
 }

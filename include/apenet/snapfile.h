@@ -2,9 +2,16 @@
  * The snapshot codec: a board view as the versioned `apenet snapshot`
  * document (JSON, schema apenet-diag/2) and back.  Errors name
  * file:line:column.
+ *
+ * A document holds one or more samples: `apenet snapshot` writes two, the
+ * agent's black box hundreds.  Loading picks the pair a view is made of
+ * (struct apenet_snapfile_pick): by default the last sample and the latest
+ * one at least a second before it, never across a firmware reset.
  */
 #ifndef APENET_SNAPFILE_H
 #define APENET_SNAPFILE_H
+
+#include <stdio.h>
 
 #include "apenet/out.h"
 #include "apenet/view.h"
@@ -14,5 +21,42 @@ void apenet_snapfile_write(const struct apenet_view *v, struct apenet_out *o);
 int apenet_snapfile_load(const char *path, struct apenet_view *v, struct apenet_err *e);
 /* The same from memory; name is used in messages. */
 int apenet_snapfile_load_string(const char *name, const char *text, struct apenet_view *v, struct apenet_err *e);
+
+/* Which pair of a document's samples a view is made of. */
+enum apenet_at { APENET_AT_LAST, APENET_AT_TIME, APENET_AT_FROM_END, APENET_AT_FROM_START };
+struct apenet_snapfile_pick {
+	enum apenet_at at;      /* s1: the last sample; the last at or before a host epoch time
+				   (at_ms); or at_ms before the last / after the first sample */
+	int64_t at_ms;
+	double interval_s;      /* s0: the latest sample at least this long before s1 (by host
+				   time; the board's TIMESTAMP when a sample has none), not across a
+				   firmware reset; else the earliest after it */
+};
+/* pick NULL: the last sample, 1 s interval.  v->nsamples and v->pair say
+ * what was picked. */
+int apenet_snapfile_load_pick(const char *path, const struct apenet_snapfile_pick *pick, struct apenet_view *v,
+			      struct apenet_err *e);
+int apenet_snapfile_load_string_pick(const char *name, const char *text, const struct apenet_snapfile_pick *pick,
+				     struct apenet_view *v, struct apenet_err *e);
+
+/*
+ * The same document written as a stream, one sample at a time, for writers
+ * of many samples (the agent's black box): nothing is built in memory.
+ * begin writes the header (extra_json, when not NULL, is inserted as more
+ * top-level members, e.g. "\"blackbox\": {...}"), sample each sample in
+ * order, end the modules (ee_status/ee may be NULL: none) and the closing
+ * brace; end returns -1 when the stream failed (or nothing was written).
+ */
+struct apenet_snapfile_stream {
+	FILE *f;
+	const struct apenet_profile *prof;
+	unsigned n;
+};
+void apenet_snapfile_stream_begin(struct apenet_snapfile_stream *s, FILE *f, const char *bdf,
+				  const struct apenet_profile *prof, int pcie_ok, const struct apenet_pcie_info *pcie,
+				  const char *pcie_err, const char *extra_json);
+void apenet_snapfile_stream_sample(struct apenet_snapfile_stream *s, const struct apenet_snapshot *snap, int64_t host_ms);
+int apenet_snapfile_stream_end(struct apenet_snapfile_stream *s, const uint32_t *ee_status,
+			       const uint8_t (*ee)[APENET_EE_DATA_LEN]);
 
 #endif

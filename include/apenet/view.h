@@ -22,6 +22,8 @@ struct apenet_view {
 	uint32_t ee_status[APENET_MAX_LINKS];
 	uint8_t ee[APENET_MAX_LINKS][APENET_EE_DATA_LEN];
 	char source[64];               /* "live" or "file" */
+	unsigned nsamples;             /* samples in the file (2 when live) */
+	unsigned pair[2];              /* the indexes of s0 and s1 among them */
 	uint64_t reads;                /* register reads it took */
 };
 
