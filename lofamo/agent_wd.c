@@ -60,7 +60,10 @@ unsigned apenet_wd_step(struct apenet_wd *w, const struct apenet_wd_input *in, s
 	w->wd_status = in->wd_status;
 	w->expire_count = in->expire_count;
 
-	if (w->seen && in->dnp_hb == w->dnp_hb) {
+	/* the first beat read (at start, or after the card came back) is only
+	 * a reference: hung or not is judged from the next one on */
+	int moved = w->seen && in->dnp_hb != w->dnp_hb;
+	if (w->seen && !moved) {
 		if (w->stuck < 0xffffffffu)
 			w->stuck++;
 	} else {
@@ -78,7 +81,7 @@ unsigned apenet_wd_step(struct apenet_wd *w, const struct apenet_wd_input *in, s
 		snprintf(ev->evidence, sizeof(ev->evidence), "WD_DNP_HB stuck at %u for %u periods of %g ms", in->dnp_hb,
 			 w->stuck, in->period_ms);
 		w->dnp = APENET_H_BROKEN;
-	} else if (w->stuck == 0 && w->dnp != APENET_H_NORMAL) {
+	} else if (moved && w->dnp != APENET_H_NORMAL) {
 		ev = wd_event(&out[n++], "dnp", "DNP_HUNG", w->dnp, APENET_H_NORMAL);
 		snprintf(ev->message, sizeof(ev->message), "the DNP's heartbeat is back");
 		snprintf(ev->evidence, sizeof(ev->evidence), "WD_DNP_HB moved to %u", in->dnp_hb);
