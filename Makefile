@@ -50,11 +50,12 @@ ALL_CFLAGS = $(CPPFLAGS) $(WARN) $(CFLAGS)
 LIB_SRCS := $(wildcard common/*.c collectors/*.c lofamo/*.c)
 SIM_SRCS := $(filter-out sim/sim_main.c,$(wildcard sim/*.c))
 CLI_SRCS := $(wildcard cli/*.c)
+AGENT_SRCS := $(wildcard agent/*.c)
 LIB_A := $(B)/libapenet.a
 SIM_A := $(B)/libapenetsim.a
 LIBS := $(LIBPCI_LIBS) $(YAML_LIBS) -lm
 
-PROGS := $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-regmap-doc
+PROGS := $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-regmap-doc
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 E2E_SRCS := $(wildcard tests/e2e/test_*.c)
@@ -103,6 +104,11 @@ $(B)/bin/apenet: $(call obj,$(CLI_SRCS)) $(LIB_A)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
 $(B)/bin/apenet-sim: $(call obj,sim/sim_main.c) $(SIM_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+# The node agent: the daemon's own parts (agent/) over the library.
+$(B)/bin/apenet-agent: $(call obj,$(AGENT_SRCS)) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@

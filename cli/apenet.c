@@ -31,6 +31,8 @@ static const struct cli_cmd cmds[] = {
 	  "clear a link's counters, or all (rates never need it)", 16, cmd_clear_counters },
 	{ "watch", "apenet watch [--interval S] [--count N]",
 	  "live rates per link every interval, until interrupted", 16, cmd_watch },
+	{ "agent-status", "apenet agent-status [--socket PATH] [--config FILE]",
+	  "ask the running node agent: watchdog, LDM_HOST, neighbours, black box, transitions", 16, cmd_agent_status },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -39,7 +41,7 @@ static void usage(FILE *f)
 	fputs("usage: apenet [--sim DIR] [--dev BDF] [--json|--csv] COMMAND [ARGS]\n\n"
 	      "Diagnostics for APEnet+ family cards (APEnet+, APEnet v5, NaNet).\n\ncommands:\n", f);
 	for (unsigned i = 0; i < NCMDS; i++)
-		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
+		fprintf(f, "  %-14s %s\n", cmds[i].name, cmds[i].help);
 	fputs("\noptions:\n"
 	      "  --sim DIR   use the emulated board in node directory DIR (also $APENET_SIM_DIR)\n"
 	      "  --dev BDF   the card to use when there are several (e.g. 0000:03:00.0)\n"

@@ -108,5 +108,6 @@ int cmd_config(struct cli *c);
 int cmd_module(struct cli *c);
 int cmd_realign(struct cli *c);
 int cmd_clear_counters(struct cli *c);
+int cmd_agent_status(struct cli *c);
 
 #endif

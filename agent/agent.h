@@ -1,0 +1,192 @@
+/*
+ * apenet-agent: the host side of LO|FA|MO on one node (docs/agent.md).
+ *
+ * One process per card, one poll loop, no threads.  The decisions are the
+ * library's (lofamo/: the judge, the latch, the watchdog, neighbour and
+ * LDM_HOST state machines, the black box); this folder holds what only a
+ * daemon has: the loop and its descriptors, the files, the control socket,
+ * privileges.
+ *
+ *   agent_main.c  arguments, start-up order, shutdown
+ *   loop.c        poll over timerfd + signalfd + the socket and its clients
+ *                 (and, later, the notifier's descriptors); reload, dumps
+ *   period.c      one period: beat, sample, judge, events, LDM_HOST, black box
+ *   sink.c        every event goes through agent_emit: log, last N, events.jsonl
+ *   ctl.c         agent-status over a unix socket
+ *   files.c       state dir, boot counter, lock file, dump files and retention
+ *   edac.c        EDAC counters from sysfs
+ */
+#ifndef APENET_AGENT_DAEMON_H
+#define APENET_AGENT_DAEMON_H
+
+#include <poll.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "apenet/agent.h"
+#include "apenet/blackbox.h"
+#include "apenet/config.h"
+#include "apenet/sampler.h"
+#include "apenet/verdict.h"
+
+#define AGENT_MAX_CLIENTS 8
+#define AGENT_EDAC_MAX_MC 64
+
+struct agent_opts {
+	const char *config;     /* --config FILE */
+	int foreground;         /* --foreground: log to stderr */
+	const char *card;       /* --card BDF */
+	const char *sim;        /* --sim DIR */
+};
+
+/* A connection to the control socket: it sends a request line, gets one
+ * JSON document, and the agent closes it. */
+struct agent_client {
+	int fd;
+	char req[64];
+	size_t reqlen;
+	char *out;              /* the answer, being written */
+	size_t outlen, outoff;
+	int64_t deadline_ms;    /* a client that takes longer is dropped */
+};
+
+/* EDAC: counters read every edac_interval_s, a window of them for the rate. */
+struct agent_edac {
+	struct apenet_edac now;
+	int64_t next_ms;
+	struct { int64_t ms; uint64_t ce; } *hist;
+	size_t hcap, h0, hn;
+	char root[256];
+	char error[APENET_PATH_MAX + 128]; /* why it is absent, when it is */
+};
+
+struct agent {
+	struct agent_opts opt;
+	char config_path[APENET_PATH_MAX]; /* "" when running on the defaults */
+	const char *config_from;
+	struct apenet_config cfg;
+	int64_t started_ms;
+
+	/* the card */
+	struct apenet_sampler smp;
+	int card_open;
+	unsigned xyz[3];        /* this node, from NODE_COORD */
+	int card_gone;
+	uint32_t host_hb;       /* the last value written to WD_HOST_HB */
+	int wd_armed;           /* WD_CTRL.ENABLE written (cleared by a clean stop) */
+
+	/* samples: this period's, the last one, and baselines for rates */
+	struct apenet_sample *cur, *prev;
+	int have_prev;
+	struct apenet_sample *base; /* one a second, the last baseline_s of them */
+	size_t base_cap, base_n, base_0;
+	int64_t next_pcie_ms, next_modules_ms;
+	struct apenet_view *vshort, *vlong; /* the pairs judged: (prev, cur), (baseline, cur) */
+	double long_dt;         /* the baseline pair's interval, s (0: none this period) */
+
+	/* the judge and what follows it */
+	struct apenet_latch latch;
+	struct apenet_findings now, longf, raised;
+	struct apenet_track track;
+	struct apenet_wd wd;
+	struct apenet_nbr nbr[APENET_MAX_LINKS];
+	struct apenet_bbox bbox;
+
+	/* the host's part of the LDM */
+	unsigned service, memory, peripheral;
+	char service_why[160], memory_why[200], peripheral_why[200];
+	uint32_t ldm_host;      /* the word last written */
+	unsigned svc_configured, svc_acking; /* the notifier's view (agent_set_service) */
+	double svc_since_ack_s;
+	struct agent_edac edac;
+
+	/* the period */
+	int tfd, sfd;
+	uint64_t periods, overruns, missed_periods, sample_errors;
+	int64_t last_overrun_ms, last_overrun_log_ms, last_error_log_ms;
+	int64_t step_us_max, step_us_last;
+	double step_us_sum;
+
+	/* events */
+	uint64_t boot_id, seq;
+	int64_t ev_time_ms;     /* host time of the sample being judged */
+	struct apenet_event *events; /* the last events_keep, a ring */
+	size_t ev_cap, ev_n, ev_0;
+	uint64_t transitions, notices;
+	int events_fd;
+	int64_t events_bytes;
+	/* the hook the SNMP notifier hangs on: every event, after it is logged */
+	void (*notify)(void *ctx, const struct apenet_event *ev);
+	void *notify_ctx;
+
+	/* black-box dumps */
+	int dump_wanted;        /* a transition asked for one */
+	char dump_reason[96];
+	int64_t last_dump_ms;
+	uint64_t dumps, dump_errors;
+	char last_dump[APENET_PATH_MAX + 256];
+	unsigned last_dump_samples;
+
+	/* the control socket */
+	int lsock;
+	char sock_path[APENET_PATH_MAX];
+	struct agent_client cl[AGENT_MAX_CLIENTS];
+
+	/* files, privileges */
+	int lock_fd;
+	char lock_path[APENET_PATH_MAX + 64];
+	char privileges[200];   /* what became of root, for agent-status */
+	uid_t uid;
+	gid_t gid;
+
+	int stop;               /* SIGTERM / SIGINT seen */
+	int reloads, reload_errors;
+	char reload_error[1024];
+};
+
+int64_t agent_now_ms(void);     /* CLOCK_REALTIME, ms */
+int64_t agent_mono_us(void);    /* CLOCK_MONOTONIC, us */
+
+/* period.c */
+int agent_card_setup(struct agent *a);      /* watchdog, THR_*, LDM_HOST, enable */
+void agent_card_disarm(struct agent *a);    /* WD_CTRL off: a planned stop */
+void agent_period(struct agent *a);
+int agent_state_init(struct agent *a, struct apenet_err *e);
+void agent_state_free(struct agent *a);
+/* The service network's state, as the notifier sees it (both supervisors
+ * acknowledging: normal; one: sick; none for service_timeout_s: broken). */
+void agent_set_service(struct agent *a, unsigned configured, unsigned acking, double since_last_ack_s);
+/* Black box: sizes from the config (again after a reload). */
+int agent_bbox_apply(struct agent *a, struct apenet_err *e);
+
+/* sink.c */
+void agent_emit(struct agent *a, struct apenet_event *ev);
+int agent_events_open(struct agent *a);
+int agent_events_resize(struct agent *a);
+
+/* files.c */
+int agent_mkdirs(const char *path, mode_t mode);
+int agent_lock(struct agent *a, struct apenet_err *e);
+uint64_t agent_boot_count(const char *state_dir);
+int agent_dump(struct agent *a, const char *reason);
+void agent_retention(struct agent *a);
+int agent_drop_privileges(struct agent *a);
+
+/* edac.c */
+void agent_edac_poll(struct agent *a, int64_t now_ms);
+void agent_edac_free(struct agent_edac *e);
+
+/* ctl.c */
+int agent_ctl_open(struct agent *a, struct apenet_err *e);
+void agent_ctl_close(struct agent *a);
+/* pollfds of the socket and its clients: appended at fds[*n] */
+void agent_ctl_pollfds(struct agent *a, struct pollfd *fds, unsigned *n, unsigned max);
+void agent_ctl_dispatch(struct agent *a, const struct pollfd *fds, unsigned n);
+void agent_ctl_expire(struct agent *a, int64_t now_ms);
+
+/* loop.c */
+int agent_loop(struct agent *a);
+int agent_timer_arm(struct agent *a);
+void agent_reload(struct agent *a);
+
+#endif

@@ -1,0 +1,420 @@
+/*
+ * One period of the agent (docs/agent.md, "Every period"):
+ *   1. beat: WD_HOST_HB + 1, first, so that a slow read never delays it;
+ *   2. one sample through the sampler (PCI config space and module pages
+ *      only when they are due), never blocking;
+ *   3. the watchdog's view of it (DNP beat, card gone, host expired);
+ *   4. counters that went backwards: a notice, and the rate baselines
+ *      restart from this sample;
+ *   5. the one judge over (previous, this) and, for rates, over (the sample
+ *      baseline_s ago, this); the latch; transitions;
+ *   6. each link's neighbour word;
+ *   7. the host's part of the LDM, written when it changes;
+ *   8. the black box.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "apenet/log.h"
+
+int64_t agent_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t agent_mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ---- the card's settings ---- */
+
+static uint32_t mc(double c)
+{
+	return (uint32_t)(int32_t)lround(c * 1000);
+}
+
+int agent_card_setup(struct agent *a)
+{
+	struct apenet_dev *d = &a->smp.dev;
+	struct apenet_err e = { 0 };
+	const struct apenet_agent_config *c = &a->cfg.agent;
+	const struct apenet_thresholds *t = &a->cfg.thr;
+	if (apenet_dev_check(d, &e)) {
+		apenet_log(APENET_LOG_WARN, "%s: cannot set up the watchdog: %s", d->bdf, e.msg);
+		return -1;
+	}
+	apenet_wr32(d, APENET_REG_WD_PERIOD_US, (uint32_t)lround(c->watchdog_period_ms * 1000));
+	apenet_wr32(d, APENET_REG_WD_TIMEOUT_BEATS, (uint32_t)c->watchdog_timeout_beats);
+	/* the DNP's own LDM fields follow the host's thresholds (docs/config.md) */
+	apenet_wr32(d, APENET_REG_THR_TEMP_SICK, mc(t->fpga_temp_warn_c));
+	apenet_wr32(d, APENET_REG_THR_TEMP_BROKEN, mc(t->fpga_temp_fail_c));
+	apenet_wr32(d, APENET_REG_THR_VDROOP_SICK, (uint32_t)lround(t->vdroop_warn_pct * 10));
+	apenet_wr32(d, APENET_REG_THR_VDROOP_BROKEN, (uint32_t)lround(t->vdroop_fail_pct * 10));
+	apenet_wr32(d, APENET_REG_THR_ICORE_SICK, (uint32_t)lround(t->icore_sick_ma));
+	apenet_wr32(d, APENET_REG_LDM_HOST, a->ldm_host);
+	/* go on from the card's value: any change is a beat */
+	a->host_hb = apenet_rd32(d, APENET_REG_WD_HOST_HB) + 1;
+	apenet_wr32(d, APENET_REG_WD_HOST_HB, a->host_hb);
+	apenet_wr32(d, APENET_REG_WD_CTRL, APENET_SET(WD_CTRL, ENABLE, 1));
+	a->wd_armed = 1;
+	apenet_log(APENET_LOG_INFO, "%s: watchdog armed: the DNP expects a beat every %g ms, expires this host after %g",
+		   d->bdf, c->watchdog_period_ms, c->watchdog_timeout_beats);
+	return 0;
+}
+
+void agent_card_disarm(struct agent *a)
+{
+	struct apenet_err e = { 0 };
+	if (!a->card_open || !a->wd_armed)
+		return;
+	if (apenet_dev_check(&a->smp.dev, &e)) {
+		apenet_log(APENET_LOG_WARN, "stopping: the card does not respond, its watchdog stays as it was: %s", e.msg);
+		return;
+	}
+	apenet_wr32(&a->smp.dev, APENET_REG_WD_CTRL, 0);
+	a->wd_armed = 0;
+	apenet_log(APENET_LOG_NOTICE, "%s: watchdog disabled (a planned stop is not a dead host)", a->smp.dev.bdf);
+}
+
+/* ---- state ---- */
+
+int agent_bbox_apply(struct agent *a, struct apenet_err *e)
+{
+	const struct apenet_agent_config *c = &a->cfg.agent;
+	size_t mem = (size_t)(c->blackbox_memory_mib * 1024 * 1024);
+	int64_t span = (int64_t)(c->blackbox_span_s * 1000);
+	size_t recs = (size_t)ceil(c->blackbox_span_s * 1000 / c->period_ms) + 16;
+	if (a->bbox.buf && a->bbox.cap == mem && a->bbox.span_ms == span && a->bbox.rcap == recs)
+		return 0;
+	struct apenet_bbox nb;
+	if (apenet_bbox_init(&nb, a->smp.dev.prof, a->smp.dev.bdf, mem, span, recs, e))
+		return -1;
+	if (a->bbox.buf) {
+		/* keep what fits of the old ring */
+		if (apenet_bbox_copy(&nb, &a->bbox, e)) {
+			apenet_bbox_free(&nb);
+			return -1;
+		}
+		apenet_bbox_free(&a->bbox);
+	}
+	a->bbox = nb;
+	return 0;
+}
+
+int agent_state_init(struct agent *a, struct apenet_err *e)
+{
+	const struct apenet_agent_config *c = &a->cfg.agent;
+	a->cur = calloc(1, sizeof(*a->cur));
+	a->prev = calloc(1, sizeof(*a->prev));
+	a->vshort = calloc(1, sizeof(*a->vshort));
+	a->vlong = calloc(1, sizeof(*a->vlong));
+	a->base_cap = (size_t)ceil(c->baseline_s) + 2;
+	a->base = calloc(a->base_cap, sizeof(*a->base));
+	if (!a->cur || !a->prev || !a->vshort || !a->vlong || !a->base)
+		return apenet_err_set(e, APENET_EIO, "out of memory");
+	apenet_latch_init(&a->latch, 1, (unsigned)a->cfg.thr.clear_after_samples);
+	apenet_findings_init(&a->now);
+	apenet_findings_init(&a->longf);
+	apenet_findings_init(&a->raised);
+	apenet_track_init(&a->track);
+	apenet_wd_init(&a->wd, (unsigned)c->dnp_stuck_periods);
+	for (unsigned l = 0; l < APENET_MAX_LINKS; l++)
+		apenet_nbr_init(&a->nbr[l]);
+	a->service = a->memory = a->peripheral = APENET_H_NORMAL;
+	snprintf(a->service_why, sizeof(a->service_why), "no supervisor configured yet (the SNMP notifier sets it)");
+	return agent_bbox_apply(a, e);
+}
+
+void agent_state_free(struct agent *a)
+{
+	free(a->cur);
+	free(a->prev);
+	free(a->vshort);
+	free(a->vlong);
+	free(a->base);
+	a->cur = a->prev = a->base = NULL;
+	a->vshort = a->vlong = NULL;
+	apenet_latch_free(&a->latch);
+	apenet_findings_free(&a->now);
+	apenet_findings_free(&a->longf);
+	apenet_findings_free(&a->raised);
+	apenet_track_free(&a->track);
+	apenet_bbox_free(&a->bbox);
+	agent_edac_free(&a->edac);
+}
+
+/* ---- helpers of the period ---- */
+
+static void emit_all(struct agent *a, struct apenet_event *ev, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		agent_emit(a, &ev[i]);
+}
+
+/* Rates need events: the rules that judge a rate (or a count over the
+ * window) take the baseline pair's findings too. */
+static int rate_code(const char *code)
+{
+	static const char *const rate[] = { "LINK_CRC", "LINK_PAYLOAD", "LANE_CODE_ERRORS", "LANE_ALIGN_RESTARTS",
+					    "LINK_FLAPPING", "FIFO_HIGH", NULL };
+	for (const char *const *r = rate; *r; r++)
+		if (!strcmp(*r, code))
+			return 1;
+	return 0;
+}
+
+/* Findings another path reports: the DNP's heartbeat and this host's expiry
+ * are the watchdog's (agent_wd), a neighbour's word is the neighbour
+ * tracker's (agent_nbr), which reports it on the neighbour's behalf. */
+static int owned_elsewhere(const char *code)
+{
+	static const char *const other[] = { "DNP_HUNG", "HOST_EXPIRED", "NEIGHBOUR_HOST_EXPIRED", "NEIGHBOUR_SICK",
+					     "LDM_STALE", "LDM_INVALID", NULL };
+	for (const char *const *o = other; *o; o++)
+		if (!strcmp(*o, code))
+			return 1;
+	return 0;
+}
+
+static int same_key(const struct apenet_finding *x, const struct apenet_finding *y)
+{
+	return x->subject == y->subject && x->link == y->link && x->lane == y->lane && !strcmp(x->code, y->code) &&
+	       !strcmp(x->where, y->where);
+}
+
+static void base_clear(struct agent *a)
+{
+	a->base_n = 0;
+	a->base_0 = 0;
+}
+
+static struct apenet_sample *base_at(struct agent *a, size_t i)
+{
+	return &a->base[(a->base_0 + i) % a->base_cap];
+}
+
+/* One sample a second goes into the baseline ring. */
+static void base_push(struct agent *a, const struct apenet_sample *s)
+{
+	if (a->base_n && s->host_ms - base_at(a, a->base_n - 1)->host_ms < 1000)
+		return;
+	if (a->base_n == a->base_cap) {
+		a->base_0 = (a->base_0 + 1) % a->base_cap;
+		a->base_n--;
+	}
+	*base_at(a, a->base_n++) = *s;
+	/* the ring needs registers, not module pages */
+	base_at(a, a->base_n - 1)->have_modules = 0;
+}
+
+/* The baseline for rates: the newest sample at least baseline_s old, else
+ * the oldest there is; NULL when that is no older than prev. */
+static const struct apenet_sample *baseline(struct agent *a)
+{
+	if (a->cfg.agent.baseline_s <= 0 || !a->base_n)
+		return NULL;
+	int64_t want = a->cur->host_ms - (int64_t)(a->cfg.agent.baseline_s * 1000);
+	const struct apenet_sample *b = base_at(a, 0);
+	for (size_t i = 0; i < a->base_n; i++)
+		if (base_at(a, i)->host_ms <= want)
+			b = base_at(a, i);
+	if (b->snap.g.TIMESTAMP >= a->prev->snap.g.TIMESTAMP || b->snap.g.TIMESTAMP > a->cur->snap.g.TIMESTAMP)
+		return NULL;
+	return b;
+}
+
+static void judge(struct agent *a, int reset)
+{
+	/* across a clear the short pair has no interval: states, no rates */
+	apenet_view_pair(a->vshort, reset ? a->cur : a->prev, a->cur);
+	const struct apenet_sample *b = reset ? NULL : baseline(a);
+	a->long_dt = 0;
+	apenet_findings_clear(&a->now);
+	apenet_judge(a->vshort, &a->cfg, &a->raised, &a->now);
+	if (b) {
+		apenet_view_pair(a->vlong, b, a->cur);
+		a->long_dt = apenet_view_dt(a->vlong);
+		apenet_findings_clear(&a->longf);
+		apenet_judge(a->vlong, &a->cfg, &a->raised, &a->longf);
+		for (size_t i = 0; i < a->longf.n; i++) {
+			const struct apenet_finding *f = &a->longf.f[i];
+			int dup = 0;
+			if (!rate_code(f->code))
+				continue;
+			for (size_t k = 0; k < a->now.n && !dup; k++)
+				dup = same_key(f, &a->now.f[k]);
+			if (!dup)
+				*apenet_finding_add(&a->now, f->sev, f->subject, f->link, f->lane, f->where, f->code) = *f;
+		}
+	}
+	size_t keep = 0;
+	for (size_t i = 0; i < a->now.n; i++)
+		if (!owned_elsewhere(a->now.f[i].code))
+			a->now.f[keep++] = a->now.f[i];
+	a->now.n = keep;
+	apenet_findings_clear(&a->raised);
+	apenet_latch_step(&a->latch, &a->now, &a->raised);
+	struct apenet_event ev[32];
+	unsigned n;
+	while ((n = apenet_track_step(&a->track, &a->raised, ev, 32)) > 0) {
+		emit_all(a, ev, n);
+		if (n < 32)
+			break;
+	}
+}
+
+static void host_field_event(struct agent *a, const char *subject, const char *code, unsigned old, unsigned now,
+			     const char *why)
+{
+	struct apenet_event ev;
+	apenet_event_init(&ev);
+	snprintf(ev.subject, sizeof(ev.subject), "%s", subject);
+	snprintf(ev.code, sizeof(ev.code), "%s", code);
+	ev.old_status = (uint8_t)old;
+	ev.new_status = (uint8_t)now;
+	snprintf(ev.message, sizeof(ev.message), "%s", why);
+	snprintf(ev.evidence, sizeof(ev.evidence), "LDM_HOST %s field", subject);
+	ev.path = APENET_PATH_SELF;
+	agent_emit(a, &ev);
+}
+
+void agent_set_service(struct agent *a, unsigned configured, unsigned acking, double since_last_ack_s)
+{
+	a->svc_configured = configured;
+	a->svc_acking = acking;
+	a->svc_since_ack_s = since_last_ack_s;
+}
+
+static void host_fields(struct agent *a, int64_t now)
+{
+	char why[200];
+	unsigned per = apenet_host_peripheral(a->cur->pcie_ok, &a->cur->pcie, a->peripheral_why, sizeof(a->peripheral_why));
+	/* the judge's PCIE_* findings report the peripheral's changes */
+	a->peripheral = per;
+	agent_edac_poll(a, now);
+	unsigned mem = apenet_host_memory(&a->edac.now, a->cfg.agent.edac_ce_sick_per_hour, &a->cfg.thr, why, sizeof(why));
+	snprintf(a->memory_why, sizeof(a->memory_why), "%s", why);
+	if (mem != a->memory)
+		host_field_event(a, "memory", "EDAC_MEMORY", a->memory, mem, why);
+	a->memory = mem;
+	unsigned svc = apenet_host_service(a->svc_configured, a->svc_acking, a->svc_since_ack_s,
+					   a->cfg.agent.service_timeout_s);
+	if (a->svc_configured)
+		snprintf(a->service_why, sizeof(a->service_why), "%u of %u supervisors acknowledge; the last acknowledgement %.0f s ago",
+			 a->svc_acking, a->svc_configured, a->svc_since_ack_s);
+	if (svc != a->service)
+		host_field_event(a, "service", "SERVICE_NETWORK", a->service, svc, a->service_why);
+	a->service = svc;
+	a->ldm_host = apenet_ldm_host_word(a->service, a->memory, a->peripheral);
+	/* written when the card holds another word (changed here, or the card
+	 * was reset and lost it) */
+	if (((uint32_t)a->cur->snap.g.LDM_HOST & APENET_LDM_HOST_MASK) != a->ldm_host)
+		apenet_wr32(&a->smp.dev, APENET_REG_LDM_HOST, a->ldm_host);
+}
+
+/* ---- the period ---- */
+
+void agent_period(struct agent *a)
+{
+	int64_t t0 = agent_mono_us(), now = agent_now_ms();
+	const struct apenet_agent_config *c = &a->cfg.agent;
+	struct apenet_dev *d = &a->smp.dev;
+	struct apenet_err e = { 0 };
+	struct apenet_event ev[APENET_NBR_MAX_EVENTS];
+	unsigned n;
+	a->periods++;
+	a->ev_time_ms = now;
+	if (!a->card_gone && a->wd_armed)
+		apenet_wr32(d, APENET_REG_WD_HOST_HB, ++a->host_hb);
+
+	unsigned flags = 0;
+	if (now >= a->next_pcie_ms) {
+		flags |= APENET_SAMPLE_PCIE;
+		a->next_pcie_ms = now + (int64_t)c->pcie_interval_ms;
+	}
+	if (c->module_interval_s > 0 && now >= a->next_modules_ms) {
+		flags |= APENET_SAMPLE_MODULES;
+		a->next_modules_ms = now + (int64_t)(c->module_interval_s * 1000);
+	}
+	int rc = apenet_sampler_take(&a->smp, flags, a->cur, &e);
+	if (rc && e.code == APENET_EGONE) {
+		struct apenet_wd_input in = { 1, 0, 0, 0, c->period_ms };
+		if (!a->card_gone)
+			apenet_log(APENET_LOG_ERR, "%s", e.msg);
+		a->card_gone = 1;
+		a->next_pcie_ms = 0; /* its config space is read again every period until it is back */
+		n = apenet_wd_step(&a->wd, &in, ev);
+		emit_all(a, ev, n);
+		goto done;
+	}
+	if (rc) {
+		a->sample_errors++;
+		if (now - a->last_error_log_ms >= 10000) {
+			apenet_log(APENET_LOG_WARN, "sample failed (%llu so far): %s", (unsigned long long)a->sample_errors, e.msg);
+			a->last_error_log_ms = now;
+		}
+		goto done;
+	}
+	if (a->card_gone) {
+		a->card_gone = 0;
+		apenet_log(APENET_LOG_NOTICE, "%s: the card responds again: watchdog and thresholds written again", d->bdf);
+		agent_card_setup(a);
+		base_clear(a);
+	}
+	a->ev_time_ms = a->cur->host_ms;
+	unsigned me = (unsigned)a->cur->snap.g.NODE_COORD;
+	a->xyz[0] = APENET_GET(NODE_COORD, X, me);
+	a->xyz[1] = APENET_GET(NODE_COORD, Y, me);
+	a->xyz[2] = APENET_GET(NODE_COORD, Z, me);
+	if (apenet_bbox_push(&a->bbox, a->cur, &e) && a->bbox.pushed == 0)
+		apenet_log(APENET_LOG_WARN, "black box: %s", e.msg);
+
+	struct apenet_wd_input in = { 0, (uint32_t)a->cur->snap.g.WD_DNP_HB, (uint32_t)a->cur->snap.g.WD_STATUS,
+				      (uint32_t)a->cur->snap.g.WD_EXPIRE_COUNT, c->period_ms };
+	n = apenet_wd_step(&a->wd, &in, ev);
+	emit_all(a, ev, n);
+
+	int reset = 0;
+	if (a->have_prev) {
+		struct apenet_reset r[APENET_MAX_LINKS];
+		unsigned nr = apenet_counter_resets(&a->prev->snap, &a->cur->snap, r, APENET_MAX_LINKS);
+		for (unsigned i = 0; i < nr; i++) {
+			apenet_reset_event(&a->cur->snap, &r[i], &ev[0]);
+			agent_emit(a, &ev[0]);
+		}
+		if (nr) {
+			reset = 1;
+			base_clear(a); /* rates resume from the new base */
+		}
+	} else {
+		*a->prev = *a->cur;
+		a->have_prev = 1;
+	}
+	judge(a, reset);
+	for (unsigned l = 0; l < d->prof->nlinks; l++) {
+		struct apenet_nbr_input ni;
+		apenet_nbr_input_of(a->vshort, l, &ni);
+		n = apenet_nbr_step(&a->nbr[l], &ni, &a->cfg.thr, d->prof->links[l].name, ev, APENET_NBR_MAX_EVENTS);
+		emit_all(a, ev, n);
+	}
+	host_fields(a, now);
+	base_push(a, a->cur);
+	struct apenet_sample *t = a->prev;
+	a->prev = a->cur;
+	a->cur = t;
+done:;
+	int64_t us = agent_mono_us() - t0;
+	a->step_us_last = us;
+	a->step_us_sum += (double)us;
+	if (us > a->step_us_max)
+		a->step_us_max = us;
+}
