@@ -7,7 +7,8 @@
 #   make fuzz        build the libFuzzer targets (clang) into build/fuzz/
 #   make fuzz-run    run each for FUZZ_SECONDS (default 30); prints runs and exec/s
 #   make install     PREFIX=/usr/local DESTDIR= (programs, libapenet.a, headers, apenet.pc, docs,
-#                    the config in sysconfdir: PREFIX/etc, or /etc for PREFIX=/usr)
+#                    the config in sysconfdir: PREFIX/etc, or /etc for PREFIX=/usr, and
+#                    the agent's systemd unit in systemdunitdir: PREFIX/lib/systemd/system)
 #   make V=1         show the commands
 .DEFAULT_GOAL := all
 PREFIX ?= /usr/local
@@ -16,6 +17,8 @@ LIBDIR ?= $(PREFIX)/lib
 VERSION := 0.1
 # The config file's directory (etc/apenet/apenet.yaml goes below it).
 sysconfdir ?= $(if $(filter /usr /usr/,$(PREFIX)),/etc,$(PREFIX)/etc)
+# systemd reads units from /usr/lib/systemd/system and /usr/local/lib/systemd/system.
+systemdunitdir ?= $(PREFIX)/lib/systemd/system
 B ?= build
 SAN ?= 0
 FUZZ ?= 0
@@ -182,8 +185,9 @@ docs/regmap.md: $(B)/bin/apenet-regmap-doc
 PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/apenet $(DESTDIR)$(LIBDIR)/pkgconfig \
-		$(DESTDIR)$(PREFIX)/share/doc/apenet-diag $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(B)/bin/apenet $(B)/bin/apenet-sim $(DESTDIR)$(PREFIX)/bin/
+		$(DESTDIR)$(PREFIX)/share/doc/apenet-diag $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(systemdunitdir)
+	install -m 755 $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/apenet/*.h $(DESTDIR)$(PREFIX)/include/apenet/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(PC_LIBDIR)' 'includedir=$${prefix}/include' '' \
@@ -196,6 +200,10 @@ install: all
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/
 	install -m 644 docs/commands/*.md $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/commands/
 	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	sed -e 's|@bindir@|$(PREFIX)/bin|g' -e 's|@sysconfdir@|$(sysconfdir)|g' etc/systemd/apenet-agent.service \
+		>$(DESTDIR)$(systemdunitdir)/apenet-agent.service
+	chmod 644 $(DESTDIR)$(systemdunitdir)/apenet-agent.service
 	@# The site's config is never overwritten: the shipped one lands next to it.
 	install -d $(DESTDIR)$(sysconfdir)/apenet
 	@f=$(DESTDIR)$(sysconfdir)/apenet/apenet.yaml; \

@@ -111,6 +111,12 @@ inst() { make -s -C "$SRC" install DESTDIR="$D" >"$T/install.log" 2>&1 || { cat 
 inst
 E="$D/usr/local/etc/apenet"
 cmp -s "$SHIPPED" "$E/apenet.yaml" || fail "first install: no config"
+# the agent, its man page and its unit, pointing at the installed program and config
+U="$D/usr/local/lib/systemd/system/apenet-agent.service"
+[ -x "$D/usr/local/bin/apenet-agent" ] && [ -e "$D/usr/local/share/man/man8/apenet-agent.8" ] && [ -e "$U" ] ||
+	fail "first install: the agent"
+grep -q '^ExecStart=/usr/local/bin/apenet-agent --config /usr/local/etc/apenet/apenet.yaml$' "$U" &&
+	grep -q '^Type=simple$' "$U" && ! grep -q '@' "$U" || fail "unit: $(grep Exec "$U")"
 [ -x "$D/usr/local/bin/apenet" ] && [ -e "$D/usr/local/share/man/man1/apenet.1" ] || fail "first install: programs"
 "$D/usr/local/bin/apenet" config check "$E/apenet.yaml" >/dev/null || fail "installed config does not load"
 inst

@@ -912,6 +912,8 @@ static void test_stream_same_as_tree(void **state)
 	assert_memory_equal(a.ee_status, b.ee_status, sizeof(a.ee_status));
 	assert_memory_equal(a.ee, b.ee, sizeof(a.ee));
 	/* with a PCIe error instead */
+	free(t2);
+	t2 = NULL;
 	f = open_memstream(&t2, &l2);
 	apenet_snapfile_stream_begin(&st, f, "b", v.prof, 0, &v.pcie, "unreadable \"x\"", NULL);
 	apenet_snapfile_stream_sample(&st, &v.s0, v.host_ms[0]);
