@@ -187,7 +187,7 @@ static void write_status(struct agent *a, struct apenet_out *o)
 	apenet_out_obj_end(o);
 
 	apenet_out_obj_begin(o, "ldm_host");
-	apenet_out_hex(o, "word", a->ldm_host, 8);
+	apenet_out_strf(o, "word", "0x%08x", a->ldm_host);
 	apenet_out_str(o, "service", apenet_health_name(a->service));
 	apenet_out_str(o, "service_why", a->service_why);
 	apenet_out_str(o, "memory", apenet_health_name(a->memory));
@@ -218,7 +218,7 @@ static void write_status(struct agent *a, struct apenet_out *o)
 		apenet_out_obj_begin(o, NULL);
 		apenet_out_str(o, "link", a->smp.dev.prof->links[l].name);
 		out_xyz(o, "node", n->partner);
-		apenet_out_hex(o, "ldm", n->word, 8);
+		apenet_out_strf(o, "ldm", "0x%08x", n->word);
 		apenet_out_dbl(o, "age_ms", n->age_ms, 1);
 		apenet_out_str(o, "host", apenet_health_name(n->host));
 		apenet_out_str(o, "silent", apenet_health_name(n->stale));

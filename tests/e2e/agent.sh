@@ -71,7 +71,8 @@ must() { # SECONDS WHAT COMMAND...: wait for it, or fail naming it
 }
 
 # --- start: a fake EDAC tree for 1,0,0; 2,1,0 judges temperature at 90 C
-for n in 1-1-0 0-1-0 2-1-0 1-0-0 1-2-0; do write_config $n; done
+for n in 1-1-0 0-1-0 2-1-0 1-0-0; do write_config $n; done
+write_config 1-2-0 "blackbox_keep_files: 2"
 write_config 2-1-0 "watchdog_timeout_beats: 3"
 printf 'thresholds:\n  fpga_temp_warn_c: 85\n  fpga_temp_fail_c: 90\n' >>"$(ad 2-1-0)/agent.yaml"
 mkdir -p "$(ad 1-0-0)/edac/mc0" "$(ad 1-0-0)/edac/mc1"
@@ -170,6 +171,15 @@ f=$(grep -l '"reason": "SIGUSR1"' "$(ad 1-2-0)"/blackbox/*.json | head -n 1)
 "$A" status --json --from "$f" | jq -e '.board.node == {"x":1,"y":2,"z":0} and .board.replay.samples >= 2' >/dev/null ||
 	fail "SIGUSR1 dump does not replay"
 st 1-2-0 '.blackbox.dumps >= 1 and .blackbox.samples > 10 and .blackbox.bytes_per_sample > 0' || fail "blackbox status"
+# retention: two files kept (blackbox_keep_files), the newest ones
+for i in 1 2 3; do
+	d0=$(jq .blackbox.dumps "$(ad 1-2-0)/st.json")
+	kill -USR1 "$(pid_of 1-2-0)"
+	must 20 "SIGUSR1 dump $i" st 1-2-0 ".blackbox.dumps > $d0"
+done
+last=$(jq -r .blackbox.last_dump "$(ad 1-2-0)/st.json")
+[ "$(ls "$(ad 1-2-0)/blackbox" | wc -l)" -eq 2 ] && [ -e "$last" ] ||
+	fail "retention: $(ls "$(ad 1-2-0)/blackbox")"
 
 # --- memory: an uncorrected error in the fake EDAC tree; neighbours learn it from LDM_HOST
 echo 1 >"$(ad 1-0-0)/edac/mc1/ue_count"
