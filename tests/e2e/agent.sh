@@ -161,6 +161,11 @@ must 20 "no black box holding the LINK_DOWN" linkdump
 # the first sample it holds, long before the unplug: X+ was fine
 "$A" link X+ --json --from "$f" --at +0 | jq -e '.replay.s1 == 0 and .links[0].verdict.code == "OK"' >/dev/null ||
 	fail "replay --at +0: $("$A" link X+ --json --from "$f" --at +0 | jq -c '.replay, .links[0].verdict')"
+# --at: bad times are refused, and so is --at without a file
+"$A" link --json --from "$f" --at soon >/dev/null 2>"$T/err"; [ $? -eq 2 ] && grep -q "is not -SECONDS" "$T/err" || fail "--at soon"
+"$A" link --at -1 --sim "$(nd 1-1-0)" >/dev/null 2>"$T/err"; [ $? -eq 2 ] && grep -q "give --from FILE" "$T/err" || fail "--at alone"
+"$A" link --json --from "$f" --at 1000 >/dev/null 2>"$T/err"; [ $? -eq 2 ] && grep -q "no sample at or before" "$T/err" ||
+	fail "--at before the first sample: $(cat "$T/err")"
 inj 1,1,0 clear
 must 30 "LINK_DOWN not cleared" ev 1-1-0 '.code == "LINK_DOWN" and .where == "X+" and .new == "normal"'
 
