@@ -169,6 +169,10 @@ int apenet_snmp_init(const char *dir, struct apenet_err *e)
 	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_MIBDIRS, dir);
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_MIB_ERRORS, 0);
 	netsnmp_ds_set_int(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_MIB_WARNINGS, 0);
+	/* The "mibs" directive with an empty list, as in a snmp.conf: the
+	 * default modules are not even looked for. */
+	char mibs[] = "mibs :";
+	netsnmp_config_remember(mibs);
 	init_snmp("apenet");
 	apenet_snmp_ready = 1;
 	return 0;
@@ -348,6 +352,23 @@ const char *apenet_notify_state_name(int state)
 	return "?";
 }
 
+/* net-snmp keeps USM users process-wide, one per engine ID and name, and
+ * reuses one it knows with its old keys: after a config reload changed a
+ * passphrase, the old keys would go on being used.  A notifier therefore
+ * forgets its user's entries when it opens and when it closes. */
+static void apenet_notify_forget_users(const char *name)
+{
+	for (;;) {
+		struct usmUser *u = usm_get_userList();
+		while (u && (!u->name || strcmp(u->name, name)))
+			u = u->next;
+		if (!u)
+			return;
+		usm_remove_user(u);
+		usm_free_user(u);
+	}
+}
+
 static void apenet_notify_close_sess(struct apenet_notify_sup *s)
 {
 	if (s->sess) {
@@ -381,8 +402,16 @@ static void apenet_notify_down(struct apenet_notify_sup *s, int64_t now, const c
 static int apenet_notify_cb(int op, netsnmp_session *session, int reqid, netsnmp_pdu *pdu, void *magic)
 {
 	struct apenet_notify_sup *s = magic;
-	if (!s || reqid != s->reqid || !s->reqid)
-		return 1; /* a stale request: the probe's late timeout, a closed session */
+	if (!s || !s->reqid)
+		return 1; /* nothing outstanding: a closed session's leftovers */
+	/* A Report that refuses an SNMPv3 request (wrong passphrase, unknown
+	 * user) comes with request id 0; while an INFORM is out it is the
+	 * only request of the session, so it is about that one. */
+	int refusal = reqid == 0 && s->state == APENET_NOTIFY_SENDING &&
+		      (op == NETSNMP_CALLBACK_OP_SEC_ERROR ||
+		       (op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE && pdu && pdu->command == SNMP_MSG_REPORT));
+	if (reqid != s->reqid && !refusal)
+		return 1; /* a stale request */
 	switch (op) {
 	case NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE:
 		if (s->state == APENET_NOTIFY_DISCOVERING) {
@@ -419,14 +448,18 @@ static int apenet_notify_cb(int op, netsnmp_session *session, int reqid, netsnmp
 			 s->n->cfg.timeout_ms);
 		s->failed = 1;
 		break;
-	case NETSNMP_CALLBACK_OP_SEND_FAILED:
-	case NETSNMP_CALLBACK_OP_DISCONNECT:
 	case NETSNMP_CALLBACK_OP_SEC_ERROR:
 		s->reqid = 0;
+		snprintf(s->why, sizeof(s->why), "refused the report: %s",
+			 pdu && pdu->command == SNMP_MSG_REPORT ? snmp_api_errstring(snmpv3_get_report_type(pdu))
+								: "security error");
+		s->failed = 1;
+		break;
+	case NETSNMP_CALLBACK_OP_SEND_FAILED:
+	case NETSNMP_CALLBACK_OP_DISCONNECT:
+		s->reqid = 0;
 		snprintf(s->why, sizeof(s->why), "%s",
-			 op == NETSNMP_CALLBACK_OP_SEND_FAILED ? "sending failed"
-			 : op == NETSNMP_CALLBACK_OP_DISCONNECT ? "disconnected"
-								 : "security error");
+			 op == NETSNMP_CALLBACK_OP_SEND_FAILED ? "sending failed" : "disconnected");
 		s->failed = 1;
 		break;
 	}
@@ -442,8 +475,9 @@ static void apenet_notify_sess_error(void *sess, char *buf, size_t len)
 	SNMP_FREE(str);
 }
 
-/* Opens a session; v3 starts the engine-ID discovery. */
-static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now)
+/* Opens a session.  SNMPv3 without the supervisor's engine ID (eid NULL)
+ * starts its discovery; with it, the session is ready to send. */
+static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now, const u_char *eid, size_t eidlen)
 {
 	const struct apenet_notify_config *c = &s->n->cfg;
 	netsnmp_session ss;
@@ -479,6 +513,10 @@ static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now)
 		 * blocking for timeout x (retries + 1) when the supervisor is
 		 * away; we probe asynchronously instead. */
 		ss.flags |= SNMP_FLAGS_DONT_PROBE;
+		if (eid) {
+			ss.securityEngineID = (u_char *)eid;
+			ss.securityEngineIDLen = eidlen;
+		}
 	}
 	s->sess = snmp_sess_open(&ss);
 	if (!s->sess) {
@@ -491,6 +529,17 @@ static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now)
 		return;
 	}
 	if (c->version == APENET_SNMP_V2C) {
+		s->state = APENET_NOTIFY_IDLE;
+		return;
+	}
+	if (eid) {
+		/* Keys localized to the supervisor's engine (net-snmp may have
+		 * made its user already while it processed the Report). */
+		netsnmp_session *sp = snmp_sess_session(s->sess);
+		if (!(sp->flags & SNMP_FLAGS_USER_CREATED) && create_user_from_session(sp) != SNMPERR_SUCCESS) {
+			apenet_notify_down(s, now, "cannot set up the SNMPv3 user for the supervisor's engine");
+			return;
+		}
 		s->state = APENET_NOTIFY_IDLE;
 		return;
 	}
@@ -656,13 +705,17 @@ static void apenet_notify_settle(struct apenet_notify_sup *s, int64_t now)
 		s->state = APENET_NOTIFY_IDLE;
 	}
 	if (s->discovered) {
+		/* The probe taught the session the engine ID; net-snmp still
+		 * holds the probe as outstanding (it resent it).  A new session
+		 * that starts with the engine ID has no such leftover, so any
+		 * answer on it is about our INFORM. */
+		u_char eid[64];
+		netsnmp_session *sp = snmp_sess_session(s->sess);
+		size_t len = sp->securityEngineIDLen < sizeof(eid) ? sp->securityEngineIDLen : sizeof(eid);
+		memcpy(eid, sp->securityEngineID, len);
 		s->discovered = 0;
-		/* Keys localized to the engine ID just learnt. */
-		if (create_user_from_session(snmp_sess_session(s->sess)) != SNMPERR_SUCCESS) {
-			apenet_notify_down(s, now, "cannot set up the SNMPv3 user for the supervisor's engine");
-			return;
-		}
-		s->state = APENET_NOTIFY_IDLE;
+		apenet_notify_close_sess(s);
+		apenet_notify_connect(s, now, eid, len);
 	}
 	if (s->failed) {
 		char why[256];
@@ -714,9 +767,11 @@ int apenet_notifier_open(const struct apenet_notify_config *c, struct apenet_not
 		apenet_notifier_close(n);
 		return -1;
 	}
+	if (c->version == APENET_SNMP_V3)
+		apenet_notify_forget_users(c->user);
 	int64_t now = apenet_notify_mono_ms();
 	for (unsigned i = 0; i < n->nsup; i++)
-		apenet_notify_connect(&n->sup[i], now);
+		apenet_notify_connect(&n->sup[i], now, NULL, 0);
 	struct apenet_spool_stats st;
 	apenet_spool_stats(n->spool, &st);
 	apenet_log(APENET_LOG_INFO, "notifier: %u supervisors, SNMP%s, spool %s with %llu reports held", n->nsup,
@@ -731,6 +786,8 @@ void apenet_notifier_close(struct apenet_notifier *n)
 		return;
 	for (unsigned i = 0; i < n->nsup; i++)
 		apenet_notify_close_sess(&n->sup[i]);
+	if (n->cfg.version == APENET_SNMP_V3 && apenet_snmp_ready)
+		apenet_notify_forget_users(n->cfg.user);
 	apenet_spool_close(n->spool);
 	/* The passphrases do not outlive the notifier in its memory. */
 	memset(&n->cfg, 0, sizeof(n->cfg));
@@ -833,7 +890,7 @@ void apenet_notifier_dispatch(struct apenet_notifier *n, const struct pollfd *fd
 		struct apenet_notify_sup *s = &n->sup[i];
 		apenet_notify_settle(s, now);
 		if (!s->sess && s->state == APENET_NOTIFY_DOWN && now >= s->due_ms)
-			apenet_notify_connect(s, now);
+			apenet_notify_connect(s, now, NULL, 0);
 		apenet_notify_pump(s, now);
 	}
 }
