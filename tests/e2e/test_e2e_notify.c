@@ -202,14 +202,17 @@ static int setup(void **state)
 	snprintf(f->dir, sizeof(f->dir), "%s/apenet-notify-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(f->dir))
 		return -1;
-	snprintf(f->spool, sizeof(f->spool), "%s/spool.db", f->dir);
+	char base[256], rdir[300];
+	memcpy(base, f->dir, sizeof(base));
+	snprintf(f->spool, sizeof(f->spool), "%s/spool.db", base);
 	for (int i = 0; i < 2; i++) {
 		struct trapd *t = &f->r[i];
 		t->pid = -1;
 		t->port = free_port();
-		snprintf(t->dir, sizeof(t->dir), "%s/r%d", f->dir, i);
-		mkdir(t->dir, 0700);
-		snprintf(t->log, sizeof(t->log), "%s/log", t->dir);
+		snprintf(rdir, sizeof(rdir), "%s/r%d", base, i);
+		snprintf(t->dir, sizeof(t->dir), "%s", rdir);
+		mkdir(rdir, 0700);
+		snprintf(t->log, sizeof(t->log), "%s/log", rdir);
 	}
 	apenet_log_set_level(getenv("E2E_DEBUG") ? APENET_LOG_DEBUG : APENET_LOG_INFO);
 	*state = f;
