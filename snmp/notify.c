@@ -325,6 +325,10 @@ struct apenet_notifier {
 	struct apenet_notify_sup sup[APENET_NOTIFY_MAX_SUPERVISORS];
 	unsigned nsup;
 	int64_t start_ms;          /* monotonic, for sysUpTime */
+	/* SNMPv3 master keys (Ku) from the passphrases: a million bytes of
+	 * SHA-1 each, so made once at open, not at every try. */
+	u_char auth_ku[USM_AUTH_KU_LEN], priv_ku[USM_PRIV_KU_LEN];
+	size_t auth_ku_len, priv_ku_len;
 };
 
 static int64_t apenet_notify_mono_ms(void)
@@ -498,17 +502,12 @@ static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now, cons
 		ss.securityModel = SNMP_SEC_MODEL_USM;
 		ss.securityAuthProto = usmHMACSHA1AuthProtocol;
 		ss.securityAuthProtoLen = USM_AUTH_PROTO_SHA_LEN;
-		ss.securityAuthKeyLen = USM_AUTH_KU_LEN;
+		memcpy(ss.securityAuthKey, s->n->auth_ku, s->n->auth_ku_len);
+		ss.securityAuthKeyLen = s->n->auth_ku_len;
 		ss.securityPrivProto = usmAESPrivProtocol;
 		ss.securityPrivProtoLen = USM_PRIV_PROTO_AES_LEN;
-		ss.securityPrivKeyLen = USM_PRIV_KU_LEN;
-		if (generate_Ku(ss.securityAuthProto, (u_int)ss.securityAuthProtoLen, (const u_char *)c->auth_pass,
-				strlen(c->auth_pass), ss.securityAuthKey, &ss.securityAuthKeyLen) != SNMPERR_SUCCESS ||
-		    generate_Ku(ss.securityAuthProto, (u_int)ss.securityAuthProtoLen, (const u_char *)c->priv_pass,
-				strlen(c->priv_pass), ss.securityPrivKey, &ss.securityPrivKeyLen) != SNMPERR_SUCCESS) {
-			apenet_notify_down(s, now, "cannot derive the SNMPv3 keys from the passphrases");
-			return;
-		}
+		memcpy(ss.securityPrivKey, s->n->priv_ku, s->n->priv_ku_len);
+		ss.securityPrivKeyLen = s->n->priv_ku_len;
 		/* net-snmp would probe for the engine ID inside the first send,
 		 * blocking for timeout x (retries + 1) when the supervisor is
 		 * away; we probe asynchronously instead. */
@@ -767,8 +766,19 @@ int apenet_notifier_open(const struct apenet_notify_config *c, struct apenet_not
 		apenet_notifier_close(n);
 		return -1;
 	}
-	if (c->version == APENET_SNMP_V3)
+	if (c->version == APENET_SNMP_V3) {
+		n->auth_ku_len = sizeof(n->auth_ku);
+		n->priv_ku_len = sizeof(n->priv_ku);
+		if (generate_Ku(usmHMACSHA1AuthProtocol, USM_AUTH_PROTO_SHA_LEN, (const u_char *)c->auth_pass,
+				strlen(c->auth_pass), n->auth_ku, &n->auth_ku_len) != SNMPERR_SUCCESS ||
+		    generate_Ku(usmHMACSHA1AuthProtocol, USM_AUTH_PROTO_SHA_LEN, (const u_char *)c->priv_pass,
+				strlen(c->priv_pass), n->priv_ku, &n->priv_ku_len) != SNMPERR_SUCCESS) {
+			apenet_err_set(e, APENET_EINVAL, "SNMPv3: cannot derive the keys from auth_pass and priv_pass");
+			apenet_notifier_close(n);
+			return -1;
+		}
 		apenet_notify_forget_users(c->user);
+	}
 	int64_t now = apenet_notify_mono_ms();
 	for (unsigned i = 0; i < n->nsup; i++)
 		apenet_notify_connect(&n->sup[i], now, NULL, 0);
@@ -789,8 +799,8 @@ void apenet_notifier_close(struct apenet_notifier *n)
 	if (n->cfg.version == APENET_SNMP_V3 && apenet_snmp_ready)
 		apenet_notify_forget_users(n->cfg.user);
 	apenet_spool_close(n->spool);
-	/* The passphrases do not outlive the notifier in its memory. */
-	memset(&n->cfg, 0, sizeof(n->cfg));
+	/* Passphrases and keys do not outlive the notifier in its memory. */
+	explicit_bzero(n, sizeof(*n));
 	free(n);
 }
 

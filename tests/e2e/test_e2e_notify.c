@@ -326,6 +326,32 @@ static void submit(struct apenet_notifier *n, int heartbeat, const char *boot, c
 	timed_end(t0);
 }
 
+/* The apenetEvent arcs of the varbinds of the first logged line of a kind,
+ * in the order they came on the wire; sysUpTime.0 and snmpTrapOID.0 must
+ * come first. */
+static int wire_order(const struct trapd *t, int heartbeat, int *arcs, int max)
+{
+	static char buf[1 << 20];
+	read_file(t->log, buf, sizeof(buf));
+	const char *want = heartbeat ? "OID: .1.3.6.1.4.1.8072.9999.9999.65.0.2" : "OID: .1.3.6.1.4.1.8072.9999.9999.65.0.1";
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strncmp(line, "NOTE ", 5) || !strstr(line, want))
+			continue;
+		assert_int_equal(strncmp(line, "NOTE .1.3.6.1.2.1.1.3.0 = ", 26), 0);
+		char *p = strstr(line, "\t.1.3.6.1.6.3.1.1.4.1.0 = ");
+		assert_non_null(p);
+		int k = 0;
+		while ((p = strstr(p + 1, "\t.1.3.6.1.4.1.8072.9999.9999.65.1.1."))) {
+			int arc = atoi(p + strlen("\t.1.3.6.1.4.1.8072.9999.9999.65.1.1."));
+			if (k < max)
+				arcs[k] = arc;
+			k++;
+		}
+		return k;
+	}
+	return -1;
+}
+
 struct want {
 	const struct trapd *t;
 	int n;
@@ -417,6 +443,16 @@ static void test_both_receivers_log_everything_in_order(void **state)
 	assert_non_null(strstr(buf, ".65.1.1.12.0 = INTEGER: 3")); /* broken */
 	assert_non_null(strstr(buf, ".65.1.1.4.0 = STRING: \"quong-01\""));
 	assert_non_null(strstr(buf, ".65.1.1.20.0 = STRING: \"all normal\""));
+	/* The objects in the MIB's order (tests/unit/test_mib.c checks the
+	 * MIB's OBJECTS clauses against the same lists). */
+	int arcs[32];
+	assert_int_equal(wire_order(&f->r[0], 0, arcs, 32), 18);
+	for (int i = 0; i < 18; i++)
+		assert_int_equal(arcs[i], i + 1);
+	static const int hb[] = { 1, 2, 3, 4, 5, 6, 7, 19, 20 };
+	assert_int_equal(wire_order(&f->r[0], 1, arcs, 32), 9);
+	for (int i = 0; i < 9; i++)
+		assert_int_equal(arcs[i], hb[i]);
 	struct apenet_notify_status st;
 	apenet_notifier_status(n, &st);
 	for (int i = 0; i < 2; i++) {
@@ -465,7 +501,7 @@ static void test_receiver_outage_every_report_once_in_order(void **state)
 	print_message("while receiver 1 was away: %s; longest call %.1f ms\n", st.sup[1].last_error,
 		      longest_call * 1e3);
 	/* No call waited for the absent receiver. */
-	assert_true(longest_call < 0.5);
+	assert_true(longest_call < 1.0);
 	/* Receiver 0 had everything meanwhile. */
 	assert_delivered(&f->r[0], "boot-outage", 25);
 
