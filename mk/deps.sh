@@ -7,6 +7,8 @@
 # "test" checks the tools the tests run; "fuzz" checks clang and its
 # libFuzzer/sanitizer runtime (make fuzz).  Neither writes OUT.mk.
 set -u
+# snmptrapd lives in /usr/sbin, not always on a user's PATH.
+PATH=$PATH:/usr/sbin:/sbin
 out=$1
 want_test=${2:-}
 

@@ -136,7 +136,9 @@ static void trapd_start(struct trapd *t)
 		dup2(null, 2);
 		/* Its engine ID and boots live here, kept across restarts. */
 		setenv("SNMP_PERSISTENT_DIR", persist, 1);
-		execlp("snmptrapd", "snmptrapd", "-f", "-A", "-Lf", t->log, "-C", "-c", conf, "-M", "/dev/null", "-m", "",
+		/* /usr/sbin is not on every PATH. */
+		const char *prog = access("/usr/sbin/snmptrapd", X_OK) == 0 ? "/usr/sbin/snmptrapd" : "snmptrapd";
+		execlp(prog, "snmptrapd", "-f", "-A", "-Lf", t->log, "-C", "-c", conf, "-M", "/dev/null", "-m", "",
 		       "-On", "-n", "-F", "NOTE %v\n", "-p", pidf, addr, (char *)NULL);
 		_exit(127);
 	}
