@@ -46,17 +46,20 @@ LDFLAGS += -fsanitize=fuzzer,address,undefined
 else
 CPPFLAGS += -D_FORTIFY_SOURCE=2
 endif
-CPPFLAGS += -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(LIBPCI_CFLAGS) $(YAML_CFLAGS) -MMD -MP
+CPPFLAGS += -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(LIBPCI_CFLAGS) $(YAML_CFLAGS) $(NETSNMP_CFLAGS) $(SQLITE3_CFLAGS) -MMD -MP
 ALL_CFLAGS = $(CPPFLAGS) $(WARN) $(CFLAGS)
 
 # Libraries inside the project.
-LIB_SRCS := $(wildcard common/*.c collectors/*.c lofamo/*.c)
+LIB_SRCS := $(wildcard common/*.c collectors/*.c lofamo/*.c snmp/*.c)
 SIM_SRCS := $(filter-out sim/sim_main.c,$(wildcard sim/*.c))
 CLI_SRCS := $(wildcard cli/*.c)
 AGENT_SRCS := $(wildcard agent/*.c)
 LIB_A := $(B)/libapenet.a
 SIM_A := $(B)/libapenetsim.a
 LIBS := $(LIBPCI_LIBS) $(YAML_LIBS) -lm
+# The notifier (snmp/) needs these too: linked into what uses it (the tests,
+# the agent), not into every command.
+SNMP_LIBS := $(NETSNMP_LIBS) $(SQLITE3_LIBS)
 
 PROGS := $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-regmap-doc
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -124,14 +127,14 @@ $(B)/bin/apenet-regmap-doc: $(call obj,tools/regmap_doc.c) $(LIB_A)
 $(B)/tests/%: $(B)/obj/tests/unit/%.o $(SIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) $(TEST_LDFLAGS) $(CFLAGS) $^ $(LIBS) $(CMOCKA_LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(TEST_LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) $(CMOCKA_LIBS) -o $@
 # The writer's out-of-memory test fails allocations on demand through these.
 $(B)/tests/test_out_oom: TEST_LDFLAGS := \
 	-Wl,--wrap=malloc,--wrap=calloc,--wrap=strdup,--wrap=vasprintf,--wrap=__vasprintf_chk
 $(B)/tests/%: $(B)/obj/tests/e2e/%.o $(B)/obj/tests/e2e/e2e_util.o $(SIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(CMOCKA_LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) $(CMOCKA_LIBS) -o $@
 # Benchmarks drive the real apenet-sim process, with the e2e helpers.
 $(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -193,7 +196,7 @@ install: all
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(PC_LIBDIR)' 'includedir=$${prefix}/include' '' \
 		'Name: apenet' \
 		'Description: APEnet+ diagnostics library: device layer, output writer, fault rules' \
-		'Version: $(VERSION)' 'Requires: libpci yaml-0.1' \
+		'Version: $(VERSION)' 'Requires: libpci yaml-0.1 netsnmp sqlite3' \
 		'Libs: -L$${libdir} -lapenet -lm' 'Cflags: -I$${includedir}' \
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/apenet.pc
 	install -d $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/commands
@@ -204,6 +207,9 @@ install: all
 	sed -e 's|@bindir@|$(PREFIX)/bin|g' -e 's|@sysconfdir@|$(sysconfdir)|g' etc/systemd/apenet-agent.service \
 		>$(DESTDIR)$(systemdunitdir)/apenet-agent.service
 	chmod 644 $(DESTDIR)$(systemdunitdir)/apenet-agent.service
+	@# Where net-snmp's tools (and a site's NMS) look for MIB modules.
+	install -d $(DESTDIR)$(PREFIX)/share/snmp/mibs
+	install -m 644 mibs/APENET-MIB.txt $(DESTDIR)$(PREFIX)/share/snmp/mibs/
 	@# The site's config is never overwritten: the shipped one lands next to it.
 	install -d $(DESTDIR)$(sysconfdir)/apenet
 	@f=$(DESTDIR)$(sysconfdir)/apenet/apenet.yaml; \

@@ -7,13 +7,17 @@
 # "test" checks the tools the tests run; "fuzz" checks clang and its
 # libFuzzer/sanitizer runtime (make fuzz).  Neither writes OUT.mk.
 set -u
+# snmptrapd lives in /usr/sbin, not always on a user's PATH.
+PATH=$PATH:/usr/sbin:/sbin
 out=$1
 want_test=${2:-}
 
 # pkg-config module : Debian package
 libs="libpci:libpci-dev netsnmp:libsnmp-dev sqlite3:libsqlite3-dev yaml-0.1:libyaml-dev cmocka:libcmocka-dev ncursesw:libncurses-dev"
-# command : Debian package (needed by the tests only)
-tools="lspci:pciutils jq:jq tmux:tmux valgrind:valgrind"
+# command : Debian package (needed by the tests only): the notifier's tests
+# run the real SNMP receiver (snmptrapd), check the MIB with smilint and
+# snmptranslate, and fetch the IETF base MIBs with npm (mk/mibs.sh).
+tools="lspci:pciutils jq:jq tmux:tmux valgrind:valgrind snmptrapd:snmptrapd snmptranslate:snmp smilint:smitools npm:npm"
 
 missing=""
 command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
@@ -59,7 +63,13 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
-if [ "$want_test" = test ] || [ "$want_test" = fuzz ]; then
+if [ "$want_test" = test ]; then
+	# The IETF base modules smilint and snmptranslate need beside
+	# mibs/APENET-MIB.txt (Debian ships none), into build/mibs.
+	sh "$(dirname "$0")/mibs.sh" build/mibs || exit 1
+	exit 0
+fi
+if [ "$want_test" = fuzz ]; then
 	exit 0
 fi
 

@@ -1,0 +1,933 @@
+/*
+ * The notifier (include/apenet/notify.h): reports to the supervisors as
+ * SNMP INFORMs, one net-snmp single-session per supervisor, driven from the
+ * caller's poll loop.
+ *
+ * Per supervisor, one INFORM is out at a time (stop and wait): the oldest
+ * event it has not acknowledged.  That keeps the order at the receiver
+ * even across losses and outages, and makes the ack rule simple (an answer
+ * removes exactly the event sent); it costs one round trip per report,
+ * thousands a second on a LAN against the agent's few a second.
+ *
+ * A try that gets no answer (net-snmp's own resends included) closes the
+ * session; after backoff_ms a new one opens and sends the same oldest
+ * event again.  A new session per try also rediscovers an SNMPv3
+ * supervisor that restarted with a new engine ID.  Callbacks from net-snmp
+ * only note what happened; sessions are closed and the next INFORM is sent
+ * after net-snmp returned, never from inside its own read or timeout loop.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/library/large_fd_set.h>
+
+#include "apenet/ldm.h"
+#include "apenet/log.h"
+#include "apenet/mib.h"
+#include "apenet/notify.h"
+#include "apenet/regs.h"
+#include "apenet/spool.h"
+
+/* ---- events ---------------------------------------------------------- */
+
+void apenet_event_init(struct apenet_event *ev, enum apenet_event_kind kind)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = kind;
+	ev->subject = APENET_EVENT_SUBJ_BOARD;
+	ev->value = NAN;
+	ev->threshold = NAN;
+	ev->path = APENET_EVENT_PATH_SELF;
+}
+
+const char *apenet_event_kind_name(int kind)
+{
+	return kind == APENET_EVENT_HEALTH ? "health" : kind == APENET_EVENT_HEARTBEAT ? "heartbeat" : "?";
+}
+
+const char *apenet_event_subject_name(int subject)
+{
+	static const char *const names[] = { "?", "board", "link", "lane", "module", "sensor", "cabling", "host" };
+	return subject >= 1 && subject <= 7 ? names[subject] : "?";
+}
+
+const char *apenet_event_path_name(int path)
+{
+	static const char *const names[] = { "?", "self", "neighbour-ldm", "watchdog" };
+	return path >= 1 && path <= 3 ? names[path] : "?";
+}
+
+char *apenet_event_ldm_summary(uint32_t word, char *buf, size_t len)
+{
+	struct apenet_ldm l;
+	int bad = apenet_ldm_decode(word, &l);
+	size_t off = 0;
+	buf[0] = 0;
+#define APPEND(...)                                                                     \
+	do {                                                                            \
+		if (off < len) {                                                        \
+			int k_ = snprintf(buf + off, len - off, __VA_ARGS__);           \
+			off += k_ > 0 ? (size_t)k_ : 0;                                 \
+		}                                                                       \
+	} while (0)
+	if (!l.valid)
+		APPEND("invalid word (valid bit clear)");
+	for (unsigned f = 0; f < APENET_LDM_NFIELDS; f++)
+		if (l.field[f] != APENET_LDM_NORMAL)
+			APPEND("%s%s %s", off ? ", " : "", apenet_ldm_field_name(f), apenet_ldm_status_name(l.field[f]));
+	if (l.host_expired)
+		APPEND("%shost expired", off ? ", " : "");
+	if (!off && !bad)
+		APPEND("all normal");
+#undef APPEND
+	return buf;
+}
+
+char *apenet_event_decimal(double v, char *buf, size_t len)
+{
+	if (isnan(v)) {
+		snprintf(buf, len, "%s", "");
+		return buf;
+	}
+	/* The shortest of %.15g .. %.17g that reads back to the same double:
+	 * 71.3 stays "71.3", and nothing is lost. */
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
+/* ---- net-snmp, once per process --------------------------------------- */
+
+static int apenet_snmp_ready;
+static char apenet_snmp_line[APENET_LOG_MSG_MAX];
+static size_t apenet_snmp_line_len;
+
+/* net-snmp logs through snmp_log(), sometimes one line in several calls:
+ * pieces are gathered up to the newline, then handed to apenet_log whole. */
+static int apenet_snmp_log_cb(int major, int minor, void *serverarg, void *clientarg)
+{
+	(void)major;
+	(void)minor;
+	(void)clientarg;
+	const struct snmp_log_message *m = serverarg;
+	if (!m || !m->msg)
+		return 0;
+	int level = m->priority <= LOG_ERR ? APENET_LOG_ERR : m->priority;
+	for (const char *p = m->msg; *p; p++) {
+		if (*p == '\n' || apenet_snmp_line_len + 1 >= sizeof(apenet_snmp_line)) {
+			apenet_snmp_line[apenet_snmp_line_len] = 0;
+			if (apenet_snmp_line_len)
+				apenet_log(level, "net-snmp: %s", apenet_snmp_line);
+			apenet_snmp_line_len = 0;
+			if (*p == '\n')
+				continue;
+		}
+		apenet_snmp_line[apenet_snmp_line_len++] = *p;
+	}
+	return 0;
+}
+
+int apenet_snmp_init(const char *dir, struct apenet_err *e)
+{
+	if (apenet_snmp_ready)
+		return 0;
+	if (!dir || !*dir)
+		return apenet_err_set(e, APENET_EINVAL, "net-snmp: no directory for its state");
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return apenet_err_set(e, APENET_EIO, "net-snmp: cannot create its state directory %s: %s", dir,
+				      strerror(errno));
+	/* Its log into ours, before anything can log. */
+	snmp_disable_log();
+	if (!netsnmp_register_loghandler(NETSNMP_LOGHANDLER_CALLBACK, LOG_DEBUG))
+		return apenet_err_set(e, APENET_EIO, "net-snmp: cannot register a log handler");
+	snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, apenet_snmp_log_cb, NULL);
+	/* Nothing from the machine's snmp.conf or ~/.snmp: the config is ours. */
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DONT_READ_CONFIGS, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_NO_TOKEN_WARNINGS, 1);
+	/* Timers run from our poll loop (run_alarms), never from SIGALRM. */
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_ALARM_DONT_USE_SIG, 1);
+	/* It keeps indexes in its persistent directory even when told to
+	 * persist nothing: give it ours, not /var/lib/snmp. */
+	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_PERSISTENT_DIR, dir);
+	/* No MIB files: the OIDs are constants (include/apenet/mib.h).  The
+	 * MIB directory is the state directory, which holds none, and a
+	 * module it cannot find is no error worth a line. */
+	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_MIBDIRS, dir);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_MIB_ERRORS, 0);
+	netsnmp_ds_set_int(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_MIB_WARNINGS, 0);
+	/* The "mibs" directive with an empty list, as in a snmp.conf: the
+	 * default modules are not even looked for. */
+	char mibs[] = "mibs :";
+	netsnmp_config_remember(mibs);
+	init_snmp("apenet");
+	apenet_snmp_ready = 1;
+	return 0;
+}
+
+/* ---- config ------------------------------------------------------------- */
+
+void apenet_notify_config_defaults(struct apenet_notify_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	/* Two supervisors, duplicated: either one alone keeps the picture.
+	 * The names are for the site's hosts file or DNS. */
+	snprintf(c->supervisors[0], sizeof(c->supervisors[0]), "%s", "apenet-sup1:162");
+	snprintf(c->supervisors[1], sizeof(c->supervisors[1]), "%s", "apenet-sup2:162");
+	c->nsupervisors = 2;
+	c->version = APENET_SNMP_V2C;
+	snprintf(c->community, sizeof(c->community), "%s", "public");
+	snprintf(c->user, sizeof(c->user), "%s", "apenet");
+	c->auth = APENET_SNMP_AUTH_SHA;
+	c->priv = APENET_SNMP_PRIV_AES;
+	c->timeout_ms = 1000;
+	c->retries = 2;
+	c->backoff_ms = 2000;
+	snprintf(c->spool, sizeof(c->spool), "%s", "/var/lib/apenet/spool.db");
+	c->spool_max_bytes = 8u << 20;
+}
+
+/* "host:port", "[v6]:port", "host" -> net-snmp's "udp:host:port" or
+ * "udp6:[v6]:port". */
+static int apenet_notify_peer(const char *addr, char *peer, size_t len, char *why, size_t whylen)
+{
+	char host[128];
+	const char *port = NULL;
+	int v6 = 0;
+	if (!*addr)
+		return apenet_errbuf(why, whylen, "empty");
+	if (addr[0] == '[') {
+		const char *end = strchr(addr, ']');
+		if (!end || end == addr + 1)
+			return apenet_errbuf(why, whylen, "an IPv6 address needs its closing ']'");
+		snprintf(host, sizeof(host), "%.*s", (int)(end - addr - 1), addr + 1);
+		if (end[1] == ':')
+			port = end + 2;
+		else if (end[1])
+			return apenet_errbuf(why, whylen, "expected ':port' after ']'");
+		v6 = 1;
+	} else {
+		const char *colon = strrchr(addr, ':');
+		if (colon && strchr(addr, ':') != colon)
+			return apenet_errbuf(why, whylen, "an IPv6 address goes in brackets: [addr]:port");
+		snprintf(host, sizeof(host), "%.*s", colon ? (int)(colon - addr) : (int)strlen(addr), addr);
+		if (colon)
+			port = colon + 1;
+	}
+	if (!*host)
+		return apenet_errbuf(why, whylen, "no host");
+	for (const char *p = host; *p; p++)
+		if (!(isalnum((unsigned char)*p) || *p == '.' || *p == '-' || *p == '_' || (v6 && (*p == ':' || *p == '%'))))
+			return apenet_errbuf(why, whylen, "'%c' cannot be in a host name or address", *p);
+	unsigned long p = 162;
+	if (port) {
+		char *end;
+		errno = 0;
+		p = strtoul(port, &end, 10);
+		if (!*port || *end || errno || p < 1 || p > 65535 || *port == '-' || *port == '+')
+			return apenet_errbuf(why, whylen, "port '%s' is not a number in 1..65535", port);
+	}
+	snprintf(peer, len, v6 ? "udp6:[%s]:%lu" : "udp:%s:%lu", host, p);
+	return 0;
+}
+
+int apenet_notify_config_check(const struct apenet_notify_config *c, struct apenet_err *e)
+{
+	char peer[200], why[160];
+	if (c->nsupervisors < 1 || c->nsupervisors > APENET_NOTIFY_MAX_SUPERVISORS)
+		return apenet_err_set(e, APENET_EINVAL, "supervisors: %u given, 1..%d allowed", c->nsupervisors,
+				      APENET_NOTIFY_MAX_SUPERVISORS);
+	for (unsigned i = 0; i < c->nsupervisors; i++) {
+		if (strnlen(c->supervisors[i], sizeof(c->supervisors[i])) >= sizeof(c->supervisors[i]))
+			return apenet_err_set(e, APENET_EINVAL, "supervisors[%u]: too long", i);
+		if (apenet_notify_peer(c->supervisors[i], peer, sizeof(peer), why, sizeof(why)))
+			return apenet_err_set(e, APENET_EINVAL, "supervisors[%u]: '%s': %s", i, c->supervisors[i], why);
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(c->supervisors[i], c->supervisors[j]))
+				return apenet_err_set(e, APENET_EINVAL, "supervisors[%u]: '%s' is listed twice", i,
+						      c->supervisors[i]);
+	}
+	if (c->version == APENET_SNMP_V2C) {
+		if (!c->community[0] || strnlen(c->community, sizeof(c->community)) >= sizeof(c->community))
+			return apenet_err_set(e, APENET_EINVAL, "community: empty or too long");
+	} else if (c->version == APENET_SNMP_V3) {
+		if (!c->user[0] || strnlen(c->user, sizeof(c->user)) >= sizeof(c->user))
+			return apenet_err_set(e, APENET_EINVAL, "user: empty or too long (SNMPv3 needs a USM user)");
+		if (c->auth != APENET_SNMP_AUTH_SHA)
+			return apenet_err_set(e, APENET_EINVAL, "auth: %d is not SHA (1)", c->auth);
+		if (c->priv != APENET_SNMP_PRIV_AES)
+			return apenet_err_set(e, APENET_EINVAL, "priv: %d is not AES (1)", c->priv);
+		size_t al = strnlen(c->auth_pass, sizeof(c->auth_pass)), pl = strnlen(c->priv_pass, sizeof(c->priv_pass));
+		/* RFC 3414 11.2: passphrases of fewer than 8 characters are
+		 * refused, and net-snmp would refuse them later, less clearly. */
+		if (al < 8 || al >= sizeof(c->auth_pass))
+			return apenet_err_set(e, APENET_EINVAL, "auth_pass: %s",
+					      al < 8 ? "at least 8 characters (RFC 3414)" : "too long");
+		if (pl < 8 || pl >= sizeof(c->priv_pass))
+			return apenet_err_set(e, APENET_EINVAL, "priv_pass: %s",
+					      pl < 8 ? "at least 8 characters (RFC 3414)" : "too long");
+	} else {
+		return apenet_err_set(e, APENET_EINVAL, "version: %d is neither 2 (SNMPv2c) nor 3 (SNMPv3)", c->version);
+	}
+	if (c->timeout_ms < 10 || c->timeout_ms > 600000)
+		return apenet_err_set(e, APENET_EINVAL, "timeout_ms: %u is outside 10..600000", c->timeout_ms);
+	if (c->retries > 20)
+		return apenet_err_set(e, APENET_EINVAL, "retries: %u is outside 0..20", c->retries);
+	if (c->backoff_ms > 3600000)
+		return apenet_err_set(e, APENET_EINVAL, "backoff_ms: %u is outside 0..3600000", c->backoff_ms);
+	if (!c->spool[0] || strnlen(c->spool, sizeof(c->spool)) >= sizeof(c->spool))
+		return apenet_err_set(e, APENET_EINVAL, "spool: no path");
+	if (c->spool_max_bytes < 4096)
+		return apenet_err_set(e, APENET_EINVAL, "spool_max_bytes: %llu is less than 4096",
+				      (unsigned long long)c->spool_max_bytes);
+	return 0;
+}
+
+/* ---- the notifier ------------------------------------------------------- */
+
+struct apenet_notify_sup {
+	struct apenet_notifier *n;
+	unsigned idx;
+	char addr[128];
+	char peer[200];
+	void *sess;                /* net-snmp single session, NULL when down */
+	int state;                 /* enum apenet_notify_sup_state */
+	int reqid;                 /* of the request we wait on; 0 none */
+	int64_t inflight;          /* spool id of the event out */
+	uint64_t inflight_seq;
+	char inflight_boot[40];
+	int64_t due_ms;            /* DOWN: monotonic time of the next try */
+	/* what the callbacks noted, acted on after net-snmp returned */
+	int got_ack, failed, discovered;
+	char why[160];
+	int answering;             /* the last try was answered */
+	int64_t fail_since_ms;     /* monotonic, when it stopped answering */
+	uint64_t sent, acked, unanswered;
+	char last_error[160];
+};
+
+struct apenet_notifier {
+	struct apenet_notify_config cfg;
+	struct apenet_spool *spool;
+	struct apenet_notify_sup sup[APENET_NOTIFY_MAX_SUPERVISORS];
+	unsigned nsup;
+	int64_t start_ms;          /* monotonic, for sysUpTime */
+	/* SNMPv3 master keys (Ku) from the passphrases: a million bytes of
+	 * SHA-1 each, so made once at open, not at every try. */
+	u_char auth_ku[USM_AUTH_KU_LEN], priv_ku[USM_PRIV_KU_LEN];
+	size_t auth_ku_len, priv_ku_len;
+};
+
+static int64_t apenet_notify_mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static int64_t apenet_notify_epoch_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+const char *apenet_notify_state_name(int state)
+{
+	switch (state) {
+	case APENET_NOTIFY_DOWN: return "down";
+	case APENET_NOTIFY_DISCOVERING: return "discovering";
+	case APENET_NOTIFY_IDLE: return "idle";
+	case APENET_NOTIFY_SENDING: return "sending";
+	}
+	return "?";
+}
+
+/* net-snmp keeps USM users process-wide, one per engine ID and name, and
+ * reuses one it knows with its old keys: after a config reload changed a
+ * passphrase, the old keys would go on being used.  A notifier therefore
+ * forgets its user's entries when it opens and when it closes. */
+static void apenet_notify_forget_users(const char *name)
+{
+	for (;;) {
+		struct usmUser *u = usm_get_userList();
+		while (u && (!u->name || strcmp(u->name, name)))
+			u = u->next;
+		if (!u)
+			return;
+		usm_remove_user(u);
+		usm_free_user(u);
+	}
+}
+
+static void apenet_notify_close_sess(struct apenet_notify_sup *s)
+{
+	if (s->sess) {
+		void *sess = s->sess;
+		s->sess = NULL;
+		s->reqid = 0; /* callbacks run by the close are stale */
+		snmp_sess_close(sess);
+	}
+}
+
+/* A try failed: session closed, the next one after backoff_ms. */
+static void apenet_notify_down(struct apenet_notify_sup *s, int64_t now, const char *why)
+{
+	apenet_notify_close_sess(s);
+	snprintf(s->last_error, sizeof(s->last_error), "%s", why);
+	if (s->answering || !s->fail_since_ms) {
+		/* One line when a supervisor stops answering, not one a try. */
+		struct apenet_spool_stats st;
+		apenet_spool_stats(s->n->spool, &st);
+		apenet_log(APENET_LOG_WARN,
+			   "supervisor %s: %s; its %llu unacknowledged reports stay in the spool and are resent in "
+			   "order when it answers",
+			   s->addr, why, (unsigned long long)st.outstanding[s->idx]);
+		s->fail_since_ms = now;
+	}
+	s->answering = 0;
+	s->state = APENET_NOTIFY_DOWN;
+	s->due_ms = now + s->n->cfg.backoff_ms;
+}
+
+static int apenet_notify_cb(int op, netsnmp_session *session, int reqid, netsnmp_pdu *pdu, void *magic)
+{
+	struct apenet_notify_sup *s = magic;
+	if (!s || !s->reqid)
+		return 1; /* nothing outstanding: a closed session's leftovers */
+	/* A Report that refuses an SNMPv3 request (wrong passphrase, unknown
+	 * user) comes with request id 0; while an INFORM is out it is the
+	 * only request of the session, so it is about that one. */
+	int refusal = reqid == 0 && s->state == APENET_NOTIFY_SENDING &&
+		      (op == NETSNMP_CALLBACK_OP_SEC_ERROR ||
+		       (op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE && pdu && pdu->command == SNMP_MSG_REPORT));
+	if (reqid != s->reqid && !refusal)
+		return 1; /* a stale request */
+	switch (op) {
+	case NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE:
+		if (s->state == APENET_NOTIFY_DISCOVERING) {
+			if (session->securityEngineIDLen) {
+				s->discovered = 1;
+				s->reqid = 0;
+			}
+			break;
+		}
+		s->reqid = 0;
+		if (pdu->command == SNMP_MSG_RESPONSE && pdu->errstat == SNMP_ERR_NOERROR) {
+			s->got_ack = 1;
+		} else if (pdu->command == SNMP_MSG_REPORT) {
+			int t = snmpv3_get_report_type(pdu);
+			snprintf(s->why, sizeof(s->why), "refused the report: %s", snmp_api_errstring(t));
+			s->failed = 1;
+		} else {
+			snprintf(s->why, sizeof(s->why), "answered with error %s", snmp_errstring((int)pdu->errstat));
+			s->failed = 1;
+		}
+		break;
+	case NETSNMP_CALLBACK_OP_RESEND:
+		/* The engine-ID probe's Report taught the session the
+		 * supervisor's engine ID, and net-snmp resends the probe: we
+		 * need no answer to it. */
+		if (s->state == APENET_NOTIFY_DISCOVERING && session->securityEngineIDLen) {
+			s->discovered = 1;
+			s->reqid = 0;
+		}
+		break;
+	case NETSNMP_CALLBACK_OP_TIMED_OUT:
+		s->reqid = 0;
+		snprintf(s->why, sizeof(s->why), "no answer (%u tries of %u ms)", s->n->cfg.retries + 1,
+			 s->n->cfg.timeout_ms);
+		s->failed = 1;
+		break;
+	case NETSNMP_CALLBACK_OP_SEC_ERROR:
+		s->reqid = 0;
+		snprintf(s->why, sizeof(s->why), "refused the report: %s",
+			 pdu && pdu->command == SNMP_MSG_REPORT ? snmp_api_errstring(snmpv3_get_report_type(pdu))
+								: "security error");
+		s->failed = 1;
+		break;
+	case NETSNMP_CALLBACK_OP_SEND_FAILED:
+	case NETSNMP_CALLBACK_OP_DISCONNECT:
+		s->reqid = 0;
+		snprintf(s->why, sizeof(s->why), "%s",
+			 op == NETSNMP_CALLBACK_OP_SEND_FAILED ? "sending failed" : "disconnected");
+		s->failed = 1;
+		break;
+	}
+	return 1;
+}
+
+static void apenet_notify_sess_error(void *sess, char *buf, size_t len)
+{
+	int liberr = 0, syserr = 0;
+	char *str = NULL;
+	snmp_sess_error(sess, &liberr, &syserr, &str);
+	snprintf(buf, len, "%s", str ? str : "unknown net-snmp error");
+	SNMP_FREE(str);
+}
+
+/* Opens a session.  SNMPv3 without the supervisor's engine ID (eid NULL)
+ * starts its discovery; with it, the session is ready to send. */
+static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now, const u_char *eid, size_t eidlen)
+{
+	const struct apenet_notify_config *c = &s->n->cfg;
+	netsnmp_session ss;
+	char why[256];
+	snmp_sess_init(&ss);
+	ss.peername = s->peer;
+	ss.timeout = (long)c->timeout_ms * 1000;
+	ss.retries = (int)c->retries;
+	if (c->version == APENET_SNMP_V2C) {
+		ss.version = SNMP_VERSION_2c;
+		ss.community = (u_char *)s->n->cfg.community;
+		ss.community_len = strlen(c->community);
+	} else {
+		ss.version = SNMP_VERSION_3;
+		ss.securityName = s->n->cfg.user;
+		ss.securityNameLen = strlen(c->user);
+		ss.securityLevel = SNMP_SEC_LEVEL_AUTHPRIV;
+		ss.securityModel = SNMP_SEC_MODEL_USM;
+		ss.securityAuthProto = usmHMACSHA1AuthProtocol;
+		ss.securityAuthProtoLen = USM_AUTH_PROTO_SHA_LEN;
+		memcpy(ss.securityAuthKey, s->n->auth_ku, s->n->auth_ku_len);
+		ss.securityAuthKeyLen = s->n->auth_ku_len;
+		ss.securityPrivProto = usmAESPrivProtocol;
+		ss.securityPrivProtoLen = USM_PRIV_PROTO_AES_LEN;
+		memcpy(ss.securityPrivKey, s->n->priv_ku, s->n->priv_ku_len);
+		ss.securityPrivKeyLen = s->n->priv_ku_len;
+		/* net-snmp would probe for the engine ID inside the first send,
+		 * blocking for timeout x (retries + 1) when the supervisor is
+		 * away; we probe asynchronously instead. */
+		ss.flags |= SNMP_FLAGS_DONT_PROBE;
+		if (eid) {
+			ss.securityEngineID = (u_char *)eid;
+			ss.securityEngineIDLen = eidlen;
+		}
+	}
+	s->sess = snmp_sess_open(&ss);
+	if (!s->sess) {
+		int liberr = 0, syserr = 0;
+		char *str = NULL;
+		snmp_error(&ss, &liberr, &syserr, &str);
+		snprintf(why, sizeof(why), "cannot open a session to %.60s: %.120s", s->peer, str ? str : "?");
+		SNMP_FREE(str);
+		apenet_notify_down(s, now, why);
+		return;
+	}
+	if (c->version == APENET_SNMP_V2C) {
+		s->state = APENET_NOTIFY_IDLE;
+		return;
+	}
+	if (eid) {
+		/* Keys localized to the supervisor's engine (net-snmp may have
+		 * made its user already while it processed the Report). */
+		netsnmp_session *sp = snmp_sess_session(s->sess);
+		if (!(sp->flags & SNMP_FLAGS_USER_CREATED) && create_user_from_session(sp) != SNMPERR_SUCCESS) {
+			apenet_notify_down(s, now, "cannot set up the SNMPv3 user for the supervisor's engine");
+			return;
+		}
+		s->state = APENET_NOTIFY_IDLE;
+		return;
+	}
+	/* RFC 3414 4: a request without engine ID, noAuthNoPriv, empty user:
+	 * the supervisor answers with a Report that carries its engine ID,
+	 * boots and time. */
+	netsnmp_pdu *probe = snmp_pdu_create(SNMP_MSG_GET);
+	if (!probe) {
+		apenet_notify_down(s, now, "out of memory");
+		return;
+	}
+	probe->version = SNMP_VERSION_3;
+	probe->securityName = strdup("");
+	probe->securityNameLen = 0;
+	probe->securityLevel = SNMP_SEC_LEVEL_NOAUTH;
+	probe->securityModel = SNMP_SEC_MODEL_USM;
+	s->discovered = 0;
+	s->state = APENET_NOTIFY_DISCOVERING;
+	int reqid = snmp_sess_async_send(s->sess, probe, apenet_notify_cb, s);
+	if (!reqid) {
+		apenet_notify_sess_error(s->sess, why, sizeof(why));
+		snmp_free_pdu(probe);
+		char msg[220];
+		snprintf(msg, sizeof(msg), "engine ID probe: %.200s", why);
+		apenet_notify_down(s, now, msg);
+		return;
+	}
+	s->reqid = reqid;
+}
+
+static int apenet_notify_add_str(netsnmp_pdu *pdu, int obj, const char *v)
+{
+	oid name[] = { APENET_OID_EVENT, (oid)obj, 0 };
+	return snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), ASN_OCTET_STR, v, strlen(v)) ? 0 : -1;
+}
+
+static int apenet_notify_add_u32(netsnmp_pdu *pdu, int obj, u_char type, unsigned long v)
+{
+	oid name[] = { APENET_OID_EVENT, (oid)obj, 0 };
+	if (type == ASN_INTEGER) {
+		long l = (long)v;
+		return snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), type, &l, sizeof(l)) ? 0 : -1;
+	}
+	return snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), type, &v, sizeof(v)) ? 0 : -1;
+}
+
+static int apenet_notify_add_c64(netsnmp_pdu *pdu, int obj, uint64_t v)
+{
+	oid name[] = { APENET_OID_EVENT, (oid)obj, 0 };
+	struct counter64 c = { .high = (u_long)(v >> 32), .low = (u_long)(v & 0xffffffffu) };
+	return snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), ASN_COUNTER64, &c, sizeof(c)) ? 0 : -1;
+}
+
+/* The INFORM of an event: sysUpTime.0, snmpTrapOID.0, then the
+ * notification's OBJECTS in the MIB's order. */
+static netsnmp_pdu *apenet_notify_pdu(const struct apenet_notifier *n, const struct apenet_event *ev)
+{
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_INFORM);
+	if (!pdu)
+		return NULL;
+	static const oid uptime[] = { APENET_OID_SYSUPTIME_0 }, trapoid[] = { APENET_OID_SNMPTRAPOID_0 };
+	oid note[] = { APENET_OID_NOTIFICATIONS,
+		       ev->kind == APENET_EVENT_HEARTBEAT ? APENET_MIB_HEARTBEAT : APENET_MIB_HEALTH_CHANGE };
+	u_long ticks = (u_long)((apenet_notify_mono_ms() - n->start_ms) / 10);
+	char num[40];
+	int bad = !snmp_pdu_add_variable(pdu, uptime, OID_LENGTH(uptime), ASN_TIMETICKS, &ticks, sizeof(ticks)) ||
+		  !snmp_pdu_add_variable(pdu, trapoid, OID_LENGTH(trapoid), ASN_OBJECT_ID, note, sizeof(note));
+	bad = bad || apenet_notify_add_u32(pdu, APENET_MIB_NODE_X, ASN_UNSIGNED, ev->x) ||
+	      apenet_notify_add_u32(pdu, APENET_MIB_NODE_Y, ASN_UNSIGNED, ev->y) ||
+	      apenet_notify_add_u32(pdu, APENET_MIB_NODE_Z, ASN_UNSIGNED, ev->z) ||
+	      apenet_notify_add_str(pdu, APENET_MIB_NODE_NAME, ev->node) ||
+	      apenet_notify_add_str(pdu, APENET_MIB_BOOT_ID, ev->boot) ||
+	      apenet_notify_add_c64(pdu, APENET_MIB_SEQUENCE, ev->seq) ||
+	      apenet_notify_add_c64(pdu, APENET_MIB_TIME, ev->time_ms < 0 ? 0 : (uint64_t)ev->time_ms);
+	if (ev->kind == APENET_EVENT_HEARTBEAT) {
+		char summary[200];
+		if (ev->evidence[0])
+			snprintf(summary, sizeof(summary), "%s", ev->evidence);
+		else
+			apenet_event_ldm_summary(ev->ldm, summary, sizeof(summary));
+		bad = bad || apenet_notify_add_u32(pdu, APENET_MIB_LDM_WORD, ASN_UNSIGNED, ev->ldm) ||
+		      apenet_notify_add_str(pdu, APENET_MIB_LDM_SUMMARY, summary);
+	} else {
+		/* ApenetStatus is the LDM's two bits plus one. */
+		bad = bad || apenet_notify_add_u32(pdu, APENET_MIB_SUBJECT, ASN_INTEGER, (unsigned long)ev->subject) ||
+		      apenet_notify_add_str(pdu, APENET_MIB_WHERE, ev->where) ||
+		      apenet_notify_add_str(pdu, APENET_MIB_CODE, ev->code) ||
+		      apenet_notify_add_u32(pdu, APENET_MIB_OLD_STATUS, ASN_INTEGER, (unsigned long)(ev->old_status & 3) + 1) ||
+		      apenet_notify_add_u32(pdu, APENET_MIB_NEW_STATUS, ASN_INTEGER, (unsigned long)(ev->new_status & 3) + 1) ||
+		      apenet_notify_add_str(pdu, APENET_MIB_VALUE, apenet_event_decimal(ev->value, num, sizeof(num))) ||
+		      apenet_notify_add_str(pdu, APENET_MIB_THRESHOLD, apenet_event_decimal(ev->threshold, num, sizeof(num))) ||
+		      apenet_notify_add_str(pdu, APENET_MIB_UNIT, ev->unit) ||
+		      apenet_notify_add_u32(pdu, APENET_MIB_PATH, ASN_INTEGER, (unsigned long)ev->path) ||
+		      apenet_notify_add_str(pdu, APENET_MIB_VIA_LINK, ev->via) ||
+		      apenet_notify_add_str(pdu, APENET_MIB_EVIDENCE, ev->evidence);
+	}
+	if (bad) {
+		snmp_free_pdu(pdu);
+		return NULL;
+	}
+	return pdu;
+}
+
+/* Sends the oldest event supervisor s has not acknowledged, if any. */
+static void apenet_notify_pump(struct apenet_notify_sup *s, int64_t now)
+{
+	if (s->state != APENET_NOTIFY_IDLE || !s->sess)
+		return;
+	struct apenet_event ev;
+	struct apenet_err e = { 0 };
+	int64_t id;
+	int r = apenet_spool_next(s->n->spool, s->idx, &ev, &id, &e);
+	if (r < 0) {
+		apenet_log(APENET_LOG_ERR, "supervisor %s: %s", s->addr, e.msg);
+		apenet_notify_down(s, now, "the spool could not be read");
+		return;
+	}
+	if (r == 0)
+		return;
+	netsnmp_pdu *pdu = apenet_notify_pdu(s->n, &ev);
+	if (!pdu) {
+		apenet_notify_down(s, now, "cannot build the INFORM (out of memory)");
+		return;
+	}
+	int reqid = snmp_sess_async_send(s->sess, pdu, apenet_notify_cb, s);
+	if (!reqid) {
+		char why[200], msg[256];
+		apenet_notify_sess_error(s->sess, why, sizeof(why));
+		snmp_free_pdu(pdu);
+		snprintf(msg, sizeof(msg), "sending failed: %.200s", why);
+		apenet_notify_down(s, now, msg);
+		return;
+	}
+	s->reqid = reqid;
+	s->inflight = id;
+	s->inflight_seq = ev.seq;
+	snprintf(s->inflight_boot, sizeof(s->inflight_boot), "%s", ev.boot);
+	s->state = APENET_NOTIFY_SENDING;
+	s->sent++;
+}
+
+/* Acts on what the callbacks noted. */
+static void apenet_notify_settle(struct apenet_notify_sup *s, int64_t now)
+{
+	if (s->got_ack) {
+		struct apenet_err e = { 0 };
+		s->got_ack = 0;
+		s->acked++;
+		if (apenet_spool_ack(s->n->spool, s->idx, s->inflight, apenet_notify_epoch_ms(), &e))
+			apenet_log(APENET_LOG_ERR, "supervisor %s: %s", s->addr, e.msg);
+		if (!s->answering) {
+			struct apenet_spool_stats st;
+			apenet_spool_stats(s->n->spool, &st);
+			if (s->fail_since_ms)
+				apenet_log(APENET_LOG_NOTICE,
+					   "supervisor %s answers again after %.1f s; %llu reports left to resend",
+					   s->addr, (double)(now - s->fail_since_ms) / 1000.0,
+					   (unsigned long long)st.outstanding[s->idx]);
+			s->answering = 1;
+			s->fail_since_ms = 0;
+			s->last_error[0] = 0;
+		}
+		s->state = APENET_NOTIFY_IDLE;
+	}
+	if (s->discovered) {
+		/* The probe taught the session the engine ID; net-snmp still
+		 * holds the probe as outstanding (it resent it).  A new session
+		 * that starts with the engine ID has no such leftover, so any
+		 * answer on it is about our INFORM. */
+		u_char eid[64];
+		netsnmp_session *sp = snmp_sess_session(s->sess);
+		size_t len = sp->securityEngineIDLen < sizeof(eid) ? sp->securityEngineIDLen : sizeof(eid);
+		memcpy(eid, sp->securityEngineID, len);
+		s->discovered = 0;
+		apenet_notify_close_sess(s);
+		apenet_notify_connect(s, now, eid, len);
+	}
+	if (s->failed) {
+		char why[256];
+		s->failed = 0;
+		s->unanswered++;
+		if (s->state == APENET_NOTIFY_SENDING)
+			snprintf(why, sizeof(why), "report %s/%llu: %s", s->inflight_boot,
+				 (unsigned long long)s->inflight_seq, s->why);
+		else
+			snprintf(why, sizeof(why), "engine ID probe: %s", s->why);
+		apenet_notify_down(s, now, why);
+	}
+}
+
+int apenet_notifier_open(const struct apenet_notify_config *c, struct apenet_notifier **out, struct apenet_err *e)
+{
+	*out = NULL;
+	if (apenet_notify_config_check(c, e))
+		return -1;
+	struct apenet_notifier *n = calloc(1, sizeof(*n));
+	if (!n)
+		return apenet_err_set(e, APENET_EIO, "notifier: out of memory");
+	n->cfg = *c;
+	n->nsup = c->nsupervisors;
+	n->start_ms = apenet_notify_mono_ms();
+	char dir[APENET_PATH_MAX];
+	if (c->snmp_dir[0]) {
+		snprintf(dir, sizeof(dir), "%s", c->snmp_dir);
+	} else {
+		const char *slash = strrchr(c->spool, '/');
+		if (slash)
+			snprintf(dir, sizeof(dir), "%.*s/snmp", (int)(slash - c->spool), c->spool);
+		else
+			snprintf(dir, sizeof(dir), "snmp");
+	}
+	const char *names[APENET_NOTIFY_MAX_SUPERVISORS];
+	for (unsigned i = 0; i < n->nsup; i++) {
+		struct apenet_notify_sup *s = &n->sup[i];
+		s->n = n;
+		s->idx = i;
+		snprintf(s->addr, sizeof(s->addr), "%s", c->supervisors[i]);
+		apenet_notify_peer(s->addr, s->peer, sizeof(s->peer), NULL, 0);
+		s->state = APENET_NOTIFY_DOWN;
+		s->answering = 1; /* until a try says otherwise */
+		names[i] = s->addr;
+	}
+	if (apenet_spool_open(c->spool, names, n->nsup, c->spool_max_bytes, &n->spool, e) ||
+	    apenet_snmp_init(dir, e)) {
+		apenet_notifier_close(n);
+		return -1;
+	}
+	if (c->version == APENET_SNMP_V3) {
+		n->auth_ku_len = sizeof(n->auth_ku);
+		n->priv_ku_len = sizeof(n->priv_ku);
+		if (generate_Ku(usmHMACSHA1AuthProtocol, USM_AUTH_PROTO_SHA_LEN, (const u_char *)c->auth_pass,
+				strlen(c->auth_pass), n->auth_ku, &n->auth_ku_len) != SNMPERR_SUCCESS ||
+		    generate_Ku(usmHMACSHA1AuthProtocol, USM_AUTH_PROTO_SHA_LEN, (const u_char *)c->priv_pass,
+				strlen(c->priv_pass), n->priv_ku, &n->priv_ku_len) != SNMPERR_SUCCESS) {
+			apenet_err_set(e, APENET_EINVAL, "SNMPv3: cannot derive the keys from auth_pass and priv_pass");
+			apenet_notifier_close(n);
+			return -1;
+		}
+		apenet_notify_forget_users(c->user);
+	}
+	int64_t now = apenet_notify_mono_ms();
+	for (unsigned i = 0; i < n->nsup; i++)
+		apenet_notify_connect(&n->sup[i], now, NULL, 0);
+	struct apenet_spool_stats st;
+	apenet_spool_stats(n->spool, &st);
+	apenet_log(APENET_LOG_INFO, "notifier: %u supervisors, SNMP%s, spool %s with %llu reports held", n->nsup,
+		   c->version == APENET_SNMP_V3 ? "v3 authPriv" : "v2c", c->spool, (unsigned long long)st.events);
+	*out = n;
+	return 0;
+}
+
+void apenet_notifier_close(struct apenet_notifier *n)
+{
+	if (!n)
+		return;
+	for (unsigned i = 0; i < n->nsup; i++)
+		apenet_notify_close_sess(&n->sup[i]);
+	if (n->cfg.version == APENET_SNMP_V3 && apenet_snmp_ready)
+		apenet_notify_forget_users(n->cfg.user);
+	apenet_spool_close(n->spool);
+	/* Passphrases and keys do not outlive the notifier in its memory. */
+	explicit_bzero(n, sizeof(*n));
+	free(n);
+}
+
+int apenet_notifier_submit(struct apenet_notifier *n, struct apenet_event *ev, struct apenet_err *e)
+{
+	if (!ev->time_ms)
+		ev->time_ms = apenet_notify_epoch_ms();
+	if (apenet_spool_add(n->spool, ev, NULL, e))
+		return -1;
+	int64_t now = apenet_notify_mono_ms();
+	for (unsigned i = 0; i < n->nsup; i++)
+		apenet_notify_pump(&n->sup[i], now);
+	return 0;
+}
+
+int apenet_notifier_pollfds(struct apenet_notifier *n, struct pollfd *fds, int max, int *timeout_ms)
+{
+	int64_t now = apenet_notify_mono_ms();
+	int64_t next = -1;
+	int k = 0, full = 0;
+	for (unsigned i = 0; i < n->nsup; i++) {
+		struct apenet_notify_sup *s = &n->sup[i];
+		if (!s->sess) {
+			int64_t d = s->due_ms > now ? s->due_ms - now : 0;
+			if (next < 0 || d < next)
+				next = d;
+			continue;
+		}
+		netsnmp_large_fd_set set;
+		int numfds = 0, block = 1;
+		struct timeval tv = { 0, 0 };
+		netsnmp_large_fd_set_init(&set, FD_SETSIZE);
+		NETSNMP_LARGE_FD_ZERO(&set);
+		snmp_sess_select_info2(s->sess, &numfds, &set, &tv, &block);
+		for (int fd = 0; fd < numfds; fd++) {
+			if (!NETSNMP_LARGE_FD_ISSET(fd, &set))
+				continue;
+			if (k >= max) {
+				full = 1;
+				continue;
+			}
+			fds[k].fd = fd;
+			fds[k].events = POLLIN;
+			fds[k].revents = 0;
+			k++;
+		}
+		netsnmp_large_fd_set_cleanup(&set);
+		if (!block) {
+			/* Rounded up: waking before net-snmp's timer is due would
+			 * only spin. */
+			int64_t d = (int64_t)tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000;
+			if (next < 0 || d < next)
+				next = d;
+		}
+	}
+	if (next >= 0 && (*timeout_ms < 0 || next < *timeout_ms))
+		*timeout_ms = next > 0x7fffffff ? 0x7fffffff : (int)next;
+	if (full) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return k;
+}
+
+void apenet_notifier_dispatch(struct apenet_notifier *n, const struct pollfd *fds, int nfds)
+{
+	for (unsigned i = 0; i < n->nsup; i++) {
+		struct apenet_notify_sup *s = &n->sup[i];
+		if (!s->sess)
+			continue;
+		/* This session's descriptors that poll found readable. */
+		netsnmp_large_fd_set mine, ready;
+		int numfds = 0, block = 1, any = 0;
+		struct timeval tv = { 0, 0 };
+		netsnmp_large_fd_set_init(&mine, FD_SETSIZE);
+		netsnmp_large_fd_set_init(&ready, FD_SETSIZE);
+		NETSNMP_LARGE_FD_ZERO(&mine);
+		NETSNMP_LARGE_FD_ZERO(&ready);
+		snmp_sess_select_info2(s->sess, &numfds, &mine, &tv, &block);
+		for (int j = 0; fds && j < nfds; j++)
+			if (fds[j].fd >= 0 && fds[j].fd < numfds && fds[j].revents &&
+			    NETSNMP_LARGE_FD_ISSET(fds[j].fd, &mine)) {
+				NETSNMP_LARGE_FD_SET(fds[j].fd, &ready);
+				any = 1;
+			}
+		if (any)
+			snmp_sess_read2(s->sess, &ready);
+		/* Resends and timeouts that are due (it looks at the clock). */
+		if (s->sess)
+			snmp_sess_timeout(s->sess);
+		netsnmp_large_fd_set_cleanup(&mine);
+		netsnmp_large_fd_set_cleanup(&ready);
+	}
+	run_alarms();
+	int64_t now = apenet_notify_mono_ms();
+	for (unsigned i = 0; i < n->nsup; i++) {
+		struct apenet_notify_sup *s = &n->sup[i];
+		apenet_notify_settle(s, now);
+		if (!s->sess && s->state == APENET_NOTIFY_DOWN && now >= s->due_ms)
+			apenet_notify_connect(s, now, NULL, 0);
+		apenet_notify_pump(s, now);
+	}
+}
+
+void apenet_notifier_status(const struct apenet_notifier *n, struct apenet_notify_status *st)
+{
+	struct apenet_spool_stats ss;
+	memset(st, 0, sizeof(*st));
+	apenet_spool_stats(n->spool, &ss);
+	st->nsupervisors = n->nsup;
+	for (unsigned i = 0; i < n->nsup; i++) {
+		const struct apenet_notify_sup *s = &n->sup[i];
+		struct apenet_notify_sup_status *o = &st->sup[i];
+		snprintf(o->addr, sizeof(o->addr), "%s", s->addr);
+		o->state = s->state;
+		o->answering = s->answering;
+		o->last_ack_ms = ss.last_ack_ms[i];
+		o->outstanding = ss.outstanding[i];
+		o->sent = s->sent;
+		o->acked = s->acked;
+		o->unanswered = s->unanswered;
+		snprintf(o->last_error, sizeof(o->last_error), "%s", s->last_error);
+	}
+	st->spool_events = ss.events;
+	st->spool_transitions = ss.transitions;
+	st->spool_heartbeats = ss.heartbeats;
+	st->spool_bytes = ss.bytes;
+	st->spool_max_bytes = ss.max_bytes;
+	st->heartbeats_dropped = ss.dropped;
+}
