@@ -39,34 +39,34 @@
 
 /* ---- events ---------------------------------------------------------- */
 
-void apenet_event_init(struct apenet_event *ev, enum apenet_event_kind kind)
+void apenet_report_init(struct apenet_report *ev, enum apenet_report_kind kind)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = kind;
-	ev->subject = APENET_EVENT_SUBJ_BOARD;
+	ev->subject = APENET_REPORT_SUBJ_BOARD;
 	ev->value = NAN;
 	ev->threshold = NAN;
-	ev->path = APENET_EVENT_PATH_SELF;
+	ev->path = APENET_REPORT_PATH_SELF;
 }
 
-const char *apenet_event_kind_name(int kind)
+const char *apenet_report_kind_name(int kind)
 {
-	return kind == APENET_EVENT_HEALTH ? "health" : kind == APENET_EVENT_HEARTBEAT ? "heartbeat" : "?";
+	return kind == APENET_REPORT_HEALTH ? "health" : kind == APENET_REPORT_HEARTBEAT ? "heartbeat" : "?";
 }
 
-const char *apenet_event_subject_name(int subject)
+const char *apenet_report_subject_name(int subject)
 {
 	static const char *const names[] = { "?", "board", "link", "lane", "module", "sensor", "cabling", "host" };
 	return subject >= 1 && subject <= 7 ? names[subject] : "?";
 }
 
-const char *apenet_event_path_name(int path)
+const char *apenet_report_path_name(int path)
 {
 	static const char *const names[] = { "?", "self", "neighbour-ldm", "watchdog" };
 	return path >= 1 && path <= 3 ? names[path] : "?";
 }
 
-char *apenet_event_ldm_summary(uint32_t word, char *buf, size_t len)
+char *apenet_report_ldm_summary(uint32_t word, char *buf, size_t len)
 {
 	struct apenet_ldm l;
 	int bad = apenet_ldm_decode(word, &l);
@@ -92,7 +92,7 @@ char *apenet_event_ldm_summary(uint32_t word, char *buf, size_t len)
 	return buf;
 }
 
-char *apenet_event_decimal(double v, char *buf, size_t len)
+char *apenet_report_decimal(double v, char *buf, size_t len)
 {
 	if (isnan(v)) {
 		snprintf(buf, len, "%s", "");
@@ -594,14 +594,14 @@ static int apenet_notify_add_c64(netsnmp_pdu *pdu, int obj, uint64_t v)
 
 /* The INFORM of an event: sysUpTime.0, snmpTrapOID.0, then the
  * notification's OBJECTS in the MIB's order. */
-static netsnmp_pdu *apenet_notify_pdu(const struct apenet_notifier *n, const struct apenet_event *ev)
+static netsnmp_pdu *apenet_notify_pdu(const struct apenet_notifier *n, const struct apenet_report *ev)
 {
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_INFORM);
 	if (!pdu)
 		return NULL;
 	static const oid uptime[] = { APENET_OID_SYSUPTIME_0 }, trapoid[] = { APENET_OID_SNMPTRAPOID_0 };
 	oid note[] = { APENET_OID_NOTIFICATIONS,
-		       ev->kind == APENET_EVENT_HEARTBEAT ? APENET_MIB_HEARTBEAT : APENET_MIB_HEALTH_CHANGE };
+		       ev->kind == APENET_REPORT_HEARTBEAT ? APENET_MIB_HEARTBEAT : APENET_MIB_HEALTH_CHANGE };
 	u_long ticks = (u_long)((apenet_notify_mono_ms() - n->start_ms) / 10);
 	char num[40];
 	int bad = !snmp_pdu_add_variable(pdu, uptime, OID_LENGTH(uptime), ASN_TIMETICKS, &ticks, sizeof(ticks)) ||
@@ -613,12 +613,12 @@ static netsnmp_pdu *apenet_notify_pdu(const struct apenet_notifier *n, const str
 	      apenet_notify_add_str(pdu, APENET_MIB_BOOT_ID, ev->boot) ||
 	      apenet_notify_add_c64(pdu, APENET_MIB_SEQUENCE, ev->seq) ||
 	      apenet_notify_add_c64(pdu, APENET_MIB_TIME, ev->time_ms < 0 ? 0 : (uint64_t)ev->time_ms);
-	if (ev->kind == APENET_EVENT_HEARTBEAT) {
+	if (ev->kind == APENET_REPORT_HEARTBEAT) {
 		char summary[200];
 		if (ev->evidence[0])
 			snprintf(summary, sizeof(summary), "%s", ev->evidence);
 		else
-			apenet_event_ldm_summary(ev->ldm, summary, sizeof(summary));
+			apenet_report_ldm_summary(ev->ldm, summary, sizeof(summary));
 		bad = bad || apenet_notify_add_u32(pdu, APENET_MIB_LDM_WORD, ASN_UNSIGNED, ev->ldm) ||
 		      apenet_notify_add_str(pdu, APENET_MIB_LDM_SUMMARY, summary);
 	} else {
@@ -628,8 +628,8 @@ static netsnmp_pdu *apenet_notify_pdu(const struct apenet_notifier *n, const str
 		      apenet_notify_add_str(pdu, APENET_MIB_CODE, ev->code) ||
 		      apenet_notify_add_u32(pdu, APENET_MIB_OLD_STATUS, ASN_INTEGER, (unsigned long)(ev->old_status & 3) + 1) ||
 		      apenet_notify_add_u32(pdu, APENET_MIB_NEW_STATUS, ASN_INTEGER, (unsigned long)(ev->new_status & 3) + 1) ||
-		      apenet_notify_add_str(pdu, APENET_MIB_VALUE, apenet_event_decimal(ev->value, num, sizeof(num))) ||
-		      apenet_notify_add_str(pdu, APENET_MIB_THRESHOLD, apenet_event_decimal(ev->threshold, num, sizeof(num))) ||
+		      apenet_notify_add_str(pdu, APENET_MIB_VALUE, apenet_report_decimal(ev->value, num, sizeof(num))) ||
+		      apenet_notify_add_str(pdu, APENET_MIB_THRESHOLD, apenet_report_decimal(ev->threshold, num, sizeof(num))) ||
 		      apenet_notify_add_str(pdu, APENET_MIB_UNIT, ev->unit) ||
 		      apenet_notify_add_u32(pdu, APENET_MIB_PATH, ASN_INTEGER, (unsigned long)ev->path) ||
 		      apenet_notify_add_str(pdu, APENET_MIB_VIA_LINK, ev->via) ||
@@ -647,7 +647,7 @@ static void apenet_notify_pump(struct apenet_notify_sup *s, int64_t now)
 {
 	if (s->state != APENET_NOTIFY_IDLE || !s->sess)
 		return;
-	struct apenet_event ev;
+	struct apenet_report ev;
 	struct apenet_err e = { 0 };
 	int64_t id;
 	int r = apenet_spool_next(s->n->spool, s->idx, &ev, &id, &e);
@@ -804,7 +804,7 @@ void apenet_notifier_close(struct apenet_notifier *n)
 	free(n);
 }
 
-int apenet_notifier_submit(struct apenet_notifier *n, struct apenet_event *ev, struct apenet_err *e)
+int apenet_notifier_submit(struct apenet_notifier *n, struct apenet_report *ev, struct apenet_err *e)
 {
 	if (!ev->time_ms)
 		ev->time_ms = apenet_notify_epoch_ms();

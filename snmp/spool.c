@@ -344,7 +344,7 @@ static int apenet_spool_load_counts(struct apenet_spool *s, struct apenet_err *e
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		uint64_t n = (uint64_t)sqlite3_column_int64(st, 1);
-		if (sqlite3_column_int(st, 0) == APENET_EVENT_HEARTBEAT)
+		if (sqlite3_column_int(st, 0) == APENET_REPORT_HEARTBEAT)
 			s->heartbeats += n;
 		else
 			s->transitions += n;
@@ -475,7 +475,7 @@ void apenet_spool_close(struct apenet_spool *s)
 	free(s);
 }
 
-uint64_t apenet_spool_event_size(const struct apenet_event *ev)
+uint64_t apenet_spool_event_size(const struct apenet_report *ev)
 {
 	return 64 + strnlen(ev->node, sizeof(ev->node)) + strnlen(ev->boot, sizeof(ev->boot)) +
 	       strnlen(ev->where, sizeof(ev->where)) + strnlen(ev->code, sizeof(ev->code)) +
@@ -581,9 +581,9 @@ static void apenet_spool_episode_end(struct apenet_spool *s)
 	s->over_with_transitions = 0;
 }
 
-int apenet_spool_add(struct apenet_spool *s, struct apenet_event *ev, int64_t *id, struct apenet_err *e)
+int apenet_spool_add(struct apenet_spool *s, struct apenet_report *ev, int64_t *id, struct apenet_err *e)
 {
-	if (ev->kind != APENET_EVENT_HEALTH && ev->kind != APENET_EVENT_HEARTBEAT)
+	if (ev->kind != APENET_REPORT_HEALTH && ev->kind != APENET_REPORT_HEARTBEAT)
 		return apenet_err_set(e, APENET_EINVAL, "event: kind %d is neither health (1) nor heartbeat (2)",
 				      (int)ev->kind);
 	if (apenet_spool_check_text("node", ev->node, sizeof(ev->node), e) ||
@@ -672,7 +672,7 @@ int apenet_spool_add(struct apenet_spool *s, struct apenet_event *ev, int64_t *i
 	uint64_t saved_out[APENET_NOTIFY_MAX_SUPERVISORS];
 	memcpy(saved_out, s->outstanding, sizeof(saved_out));
 	s->events++;
-	if (ev->kind == APENET_EVENT_HEARTBEAT)
+	if (ev->kind == APENET_REPORT_HEARTBEAT)
 		s->heartbeats++;
 	else
 		s->transitions++;
@@ -708,7 +708,7 @@ static double apenet_spool_double(sqlite3_stmt *st, int col)
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN : sqlite3_column_double(st, col);
 }
 
-int apenet_spool_next(struct apenet_spool *s, unsigned sup, struct apenet_event *ev, int64_t *id,
+int apenet_spool_next(struct apenet_spool *s, unsigned sup, struct apenet_report *ev, int64_t *id,
 		      struct apenet_err *e)
 {
 	if (sup >= s->nsup)
@@ -727,7 +727,7 @@ int apenet_spool_next(struct apenet_spool *s, unsigned sup, struct apenet_event 
 	}
 	memset(ev, 0, sizeof(*ev));
 	*id = sqlite3_column_int64(st, 0);
-	ev->kind = (enum apenet_event_kind)sqlite3_column_int(st, 1);
+	ev->kind = (enum apenet_report_kind)sqlite3_column_int(st, 1);
 	apenet_spool_text(st, 2, ev->boot, sizeof(ev->boot));
 	ev->seq = (uint64_t)sqlite3_column_int64(st, 3);
 	ev->time_ms = sqlite3_column_int64(st, 4);
@@ -735,7 +735,7 @@ int apenet_spool_next(struct apenet_spool *s, unsigned sup, struct apenet_event 
 	ev->y = (unsigned)sqlite3_column_int64(st, 6);
 	ev->z = (unsigned)sqlite3_column_int64(st, 7);
 	apenet_spool_text(st, 8, ev->node, sizeof(ev->node));
-	ev->subject = (enum apenet_event_subject)sqlite3_column_int(st, 9);
+	ev->subject = (enum apenet_report_subject)sqlite3_column_int(st, 9);
 	apenet_spool_text(st, 10, ev->where, sizeof(ev->where));
 	apenet_spool_text(st, 11, ev->code, sizeof(ev->code));
 	ev->old_status = sqlite3_column_int(st, 12);
@@ -743,7 +743,7 @@ int apenet_spool_next(struct apenet_spool *s, unsigned sup, struct apenet_event 
 	ev->value = apenet_spool_double(st, 14);
 	ev->threshold = apenet_spool_double(st, 15);
 	apenet_spool_text(st, 16, ev->unit, sizeof(ev->unit));
-	ev->path = (enum apenet_event_path)sqlite3_column_int(st, 17);
+	ev->path = (enum apenet_report_path)sqlite3_column_int(st, 17);
 	apenet_spool_text(st, 18, ev->via, sizeof(ev->via));
 	apenet_spool_text(st, 19, ev->evidence, sizeof(ev->evidence));
 	ev->ldm = (uint32_t)sqlite3_column_int64(st, 20);
@@ -790,7 +790,7 @@ int apenet_spool_ack(struct apenet_spool *s, unsigned sup, int64_t id, int64_t n
 	if (kind) {
 		s->events--;
 		s->bytes -= size;
-		if (kind == APENET_EVENT_HEARTBEAT)
+		if (kind == APENET_REPORT_HEARTBEAT)
 			s->heartbeats--;
 		else
 			s->transitions--;

@@ -32,67 +32,67 @@
 
 struct pollfd;
 
-enum apenet_event_kind {
-	APENET_EVENT_HEALTH = 1,    /* apenetHealthChange: a status transition */
-	APENET_EVENT_HEARTBEAT = 2, /* apenetHeartbeat: alive, with the node's LDM word */
+enum apenet_report_kind {
+	APENET_REPORT_HEALTH = 1,    /* apenetHealthChange: a status transition */
+	APENET_REPORT_HEARTBEAT = 2, /* apenetHeartbeat: alive, with the node's LDM word */
 };
 
 /* What a report is about (APENET-MIB ApenetSubject).  The first six are the
  * finding subjects of include/apenet/finding.h plus one. */
-enum apenet_event_subject {
-	APENET_EVENT_SUBJ_BOARD = 1,
-	APENET_EVENT_SUBJ_LINK = 2,
-	APENET_EVENT_SUBJ_LANE = 3,
-	APENET_EVENT_SUBJ_MODULE = 4,
-	APENET_EVENT_SUBJ_SENSOR = 5,
-	APENET_EVENT_SUBJ_CABLING = 6,
-	APENET_EVENT_SUBJ_HOST = 7, /* watchdog, memory, PCIe peripheral, service network */
+enum apenet_report_subject {
+	APENET_REPORT_SUBJ_BOARD = 1,
+	APENET_REPORT_SUBJ_LINK = 2,
+	APENET_REPORT_SUBJ_LANE = 3,
+	APENET_REPORT_SUBJ_MODULE = 4,
+	APENET_REPORT_SUBJ_SENSOR = 5,
+	APENET_REPORT_SUBJ_CABLING = 6,
+	APENET_REPORT_SUBJ_HOST = 7, /* watchdog, memory, PCIe peripheral, service network */
 };
 
 /* How the agent learnt it (APENET-MIB ApenetEvidencePath). */
-enum apenet_event_path {
-	APENET_EVENT_PATH_SELF = 1,          /* its own card and host */
-	APENET_EVENT_PATH_NEIGHBOUR_LDM = 2, /* a neighbour's LDM word, through the torus */
-	APENET_EVENT_PATH_WATCHDOG = 3,      /* the mutual watchdog */
+enum apenet_report_path {
+	APENET_REPORT_PATH_SELF = 1,          /* its own card and host */
+	APENET_REPORT_PATH_NEIGHBOUR_LDM = 2, /* a neighbour's LDM word, through the torus */
+	APENET_REPORT_PATH_WATCHDOG = 3,      /* the mutual watchdog */
 };
 
 /* One report.  Statuses are enum apenet_ldm_status (include/apenet/regs.h:
  * 0 normal, 1 sick, 2 broken, 3 invalid; APENET-MIB's ApenetStatus is that
  * plus one).  Texts are NUL-terminated; longer ones are refused. */
-struct apenet_event {
-	enum apenet_event_kind kind;
+struct apenet_report {
+	enum apenet_report_kind kind;
 	unsigned x, y, z;          /* the node it is about (the neighbour, for PATH_NEIGHBOUR_LDM) */
 	char node[64];             /* its name in the cluster layout, "" when none */
 	char boot[40];             /* the reporting agent's boot id */
 	uint64_t seq;              /* within the boot; 0: apenet_notifier_submit assigns the next */
 	int64_t time_ms;           /* when it was seen, ms since the epoch */
 	/* health transitions */
-	enum apenet_event_subject subject;
+	enum apenet_report_subject subject;
 	char where[24];            /* link ("X+"), port, sensor ("fpga_temp"), "" */
 	char code[32];             /* a finding code (docs/verdicts.md) or an LDM field key */
 	int old_status, new_status;
 	double value, threshold;   /* NaN: none */
 	char unit[16];
 	char evidence[200];        /* heartbeats: the LDM summary ("" : made from ldm) */
-	enum apenet_event_path path;
+	enum apenet_report_path path;
 	char via[8];               /* PATH_NEIGHBOUR_LDM: this node's link it came through */
 	/* heartbeats */
 	uint32_t ldm;              /* the node's own LDM word */
 };
 
 /* An empty event of a kind: NaN value and threshold, path self. */
-void apenet_event_init(struct apenet_event *ev, enum apenet_event_kind kind);
+void apenet_report_init(struct apenet_report *ev, enum apenet_report_kind kind);
 /* "health", "heartbeat"; "board", "link", ...; "self", "neighbour-ldm", "watchdog". */
-const char *apenet_event_kind_name(int kind);
-const char *apenet_event_subject_name(int subject);
-const char *apenet_event_path_name(int path);
+const char *apenet_report_kind_name(int kind);
+const char *apenet_report_subject_name(int subject);
+const char *apenet_report_path_name(int path);
 /* The summary a heartbeat carries: "all normal", or every field that is not
  * normal ("temperature sick, X+ link broken, host expired"), or why the
  * word is invalid.  Returns buf. */
-char *apenet_event_ldm_summary(uint32_t word, char *buf, size_t len);
+char *apenet_report_ldm_summary(uint32_t word, char *buf, size_t len);
 /* A value as the MIB's ApenetDecimal: the shortest decimal that reads back
  * to the same double, "" for NaN.  Returns buf. */
-char *apenet_event_decimal(double v, char *buf, size_t len);
+char *apenet_report_decimal(double v, char *buf, size_t len);
 
 #define APENET_NOTIFY_MAX_SUPERVISORS 8
 /* One UDP socket per supervisor. */
@@ -144,7 +144,7 @@ void apenet_notifier_close(struct apenet_notifier *n);
  * the next number of the boot (kept in the spool, so it never repeats for a
  * boot id).  -1 when the event could not be stored (bad texts, disk): then
  * it was not sent either. */
-int apenet_notifier_submit(struct apenet_notifier *n, struct apenet_event *ev, struct apenet_err *e);
+int apenet_notifier_submit(struct apenet_notifier *n, struct apenet_report *ev, struct apenet_err *e);
 
 /* Fills up to max entries with the descriptors to poll for reading and
  * lowers *timeout_ms (-1: none yet) to when the notifier must run next

@@ -47,10 +47,10 @@ void apenet_spool_close(struct apenet_spool *s);
 /* Stores ev, pending for every supervisor; *id (may be NULL) is its place
  * in the order.  ev->seq 0 gets the boot's next number.  Then applies the
  * byte bound. */
-int apenet_spool_add(struct apenet_spool *s, struct apenet_event *ev, int64_t *id, struct apenet_err *e);
+int apenet_spool_add(struct apenet_spool *s, struct apenet_report *ev, int64_t *id, struct apenet_err *e);
 /* The oldest event supervisor sup has not acknowledged: 1 (with *ev, *id),
  * 0 when there is none, -1 on error. */
-int apenet_spool_next(struct apenet_spool *s, unsigned sup, struct apenet_event *ev, int64_t *id,
+int apenet_spool_next(struct apenet_spool *s, unsigned sup, struct apenet_report *ev, int64_t *id,
 		      struct apenet_err *e);
 /* Supervisor sup acknowledged event id at now_ms (epoch): its mark goes,
  * and the event with its last mark.  An id that is not pending (dropped
@@ -59,6 +59,6 @@ int apenet_spool_ack(struct apenet_spool *s, unsigned sup, int64_t id, int64_t n
 void apenet_spool_stats(const struct apenet_spool *s, struct apenet_spool_stats *st);
 /* What one event counts against the bound: its texts and 64 bytes for
  * the numbers. */
-uint64_t apenet_spool_event_size(const struct apenet_event *ev);
+uint64_t apenet_spool_event_size(const struct apenet_report *ev);
 
 #endif

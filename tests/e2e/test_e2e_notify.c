@@ -301,9 +301,9 @@ static int run_until(struct apenet_notifier *n, int (*cond)(void *), void *ctx, 
 
 static void submit(struct apenet_notifier *n, int heartbeat, const char *boot, const char *code)
 {
-	struct apenet_event ev;
+	struct apenet_report ev;
 	struct apenet_err e = { 0 };
-	apenet_event_init(&ev, heartbeat ? APENET_EVENT_HEARTBEAT : APENET_EVENT_HEALTH);
+	apenet_report_init(&ev, heartbeat ? APENET_REPORT_HEARTBEAT : APENET_REPORT_HEALTH);
 	snprintf(ev.boot, sizeof(ev.boot), "%s", boot);
 	ev.x = 1;
 	ev.y = 0;
@@ -312,7 +312,7 @@ static void submit(struct apenet_notifier *n, int heartbeat, const char *boot, c
 	if (heartbeat) {
 		ev.ldm = 0x80000000u;
 	} else {
-		ev.subject = APENET_EVENT_SUBJ_LINK;
+		ev.subject = APENET_REPORT_SUBJ_LINK;
 		snprintf(ev.where, sizeof(ev.where), "X+");
 		snprintf(ev.code, sizeof(ev.code), "%s", code);
 		ev.old_status = 0;

@@ -153,15 +153,15 @@ static void test_decimal(void **state)
 {
 	(void)state;
 	char b[40];
-	assert_string_equal(apenet_event_decimal(NAN, b, sizeof(b)), "");
-	assert_string_equal(apenet_event_decimal(71.3, b, sizeof(b)), "71.3");
-	assert_string_equal(apenet_event_decimal(95, b, sizeof(b)), "95");
-	assert_string_equal(apenet_event_decimal(-0.5, b, sizeof(b)), "-0.5");
-	assert_string_equal(apenet_event_decimal(7.04e-11, b, sizeof(b)), "7.04e-11");
+	assert_string_equal(apenet_report_decimal(NAN, b, sizeof(b)), "");
+	assert_string_equal(apenet_report_decimal(71.3, b, sizeof(b)), "71.3");
+	assert_string_equal(apenet_report_decimal(95, b, sizeof(b)), "95");
+	assert_string_equal(apenet_report_decimal(-0.5, b, sizeof(b)), "-0.5");
+	assert_string_equal(apenet_report_decimal(7.04e-11, b, sizeof(b)), "7.04e-11");
 	/* Nothing is lost: it reads back to the same double. */
-	assert_string_equal(apenet_event_decimal(0.1 + 0.2, b, sizeof(b)), "0.30000000000000004");
+	assert_string_equal(apenet_report_decimal(0.1 + 0.2, b, sizeof(b)), "0.30000000000000004");
 	assert_true(strtod(b, NULL) == 0.1 + 0.2);
-	assert_true(strlen(apenet_event_decimal(-1.2345678901234567e-300, b, sizeof(b))) <= 32);
+	assert_true(strlen(apenet_report_decimal(-1.2345678901234567e-300, b, sizeof(b))) <= 32);
 }
 
 static void test_ldm_summary(void **state)
@@ -169,33 +169,33 @@ static void test_ldm_summary(void **state)
 	(void)state;
 	char b[200];
 	const uint32_t valid = 1u << 31;
-	assert_string_equal(apenet_event_ldm_summary(valid, b, sizeof(b)), "all normal");
+	assert_string_equal(apenet_report_ldm_summary(valid, b, sizeof(b)), "all normal");
 	/* temperature (bits 13-12) sick, X+ link (25-24) broken */
-	assert_string_equal(apenet_event_ldm_summary(valid | (1u << 12) | (2u << 24), b, sizeof(b)),
+	assert_string_equal(apenet_report_ldm_summary(valid | (1u << 12) | (2u << 24), b, sizeof(b)),
 			    "temperature sick, X+ link broken");
-	assert_string_equal(apenet_event_ldm_summary(valid | (1u << 26), b, sizeof(b)), "host expired");
-	apenet_event_ldm_summary(0, b, sizeof(b));
+	assert_string_equal(apenet_report_ldm_summary(valid | (1u << 26), b, sizeof(b)), "host expired");
+	apenet_report_ldm_summary(0, b, sizeof(b));
 	assert_non_null(strstr(b, "invalid word"));
-	apenet_event_ldm_summary(valid | (3u << 2), b, sizeof(b));
+	apenet_report_ldm_summary(valid | (3u << 2), b, sizeof(b));
 	assert_string_equal(b, "memory invalid");
 	/* A small buffer is cut, never overrun. */
 	char tiny[8];
-	apenet_event_ldm_summary(valid | (1u << 12) | (2u << 24), tiny, sizeof(tiny));
+	apenet_report_ldm_summary(valid | (1u << 12) | (2u << 24), tiny, sizeof(tiny));
 	assert_int_equal(strlen(tiny), sizeof(tiny) - 1);
 }
 
 static void test_names(void **state)
 {
 	(void)state;
-	assert_string_equal(apenet_event_kind_name(APENET_EVENT_HEARTBEAT), "heartbeat");
-	assert_string_equal(apenet_event_subject_name(APENET_EVENT_SUBJ_HOST), "host");
-	assert_string_equal(apenet_event_subject_name(99), "?");
-	assert_string_equal(apenet_event_path_name(APENET_EVENT_PATH_NEIGHBOUR_LDM), "neighbour-ldm");
+	assert_string_equal(apenet_report_kind_name(APENET_REPORT_HEARTBEAT), "heartbeat");
+	assert_string_equal(apenet_report_subject_name(APENET_REPORT_SUBJ_HOST), "host");
+	assert_string_equal(apenet_report_subject_name(99), "?");
+	assert_string_equal(apenet_report_path_name(APENET_REPORT_PATH_NEIGHBOUR_LDM), "neighbour-ldm");
 	assert_string_equal(apenet_notify_state_name(APENET_NOTIFY_SENDING), "sending");
-	struct apenet_event ev;
-	apenet_event_init(&ev, APENET_EVENT_HEALTH);
+	struct apenet_report ev;
+	apenet_report_init(&ev, APENET_REPORT_HEALTH);
 	assert_true(isnan(ev.value) && isnan(ev.threshold));
-	assert_int_equal(ev.path, APENET_EVENT_PATH_SELF);
+	assert_int_equal(ev.path, APENET_REPORT_PATH_SELF);
 }
 
 static void test_snmp_log_goes_to_apenet_log(void **state)
@@ -252,8 +252,8 @@ static void test_unanswered_supervisors_block_nothing(void **state)
 		fail_msg("open: %s", e.msg);
 	int64_t worst = 0;
 	for (int i = 0; i < 20; i++) {
-		struct apenet_event ev;
-		apenet_event_init(&ev, i % 2 ? APENET_EVENT_HEARTBEAT : APENET_EVENT_HEALTH);
+		struct apenet_report ev;
+		apenet_report_init(&ev, i % 2 ? APENET_REPORT_HEARTBEAT : APENET_REPORT_HEALTH);
 		snprintf(ev.boot, sizeof(ev.boot), "unit");
 		int64_t t0 = mono_ms();
 		assert_int_equal(apenet_notifier_submit(n, &ev, &e), 0);

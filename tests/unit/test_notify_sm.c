@@ -228,9 +228,9 @@ static int run_until(struct apenet_notifier *n, struct fake *fakes, int nf, int 
 
 static void submit(struct apenet_notifier *n, int i)
 {
-	struct apenet_event ev;
+	struct apenet_report ev;
 	struct apenet_err e = { 0 };
-	apenet_event_init(&ev, i % 2 ? APENET_EVENT_HEARTBEAT : APENET_EVENT_HEALTH);
+	apenet_report_init(&ev, i % 2 ? APENET_REPORT_HEARTBEAT : APENET_REPORT_HEALTH);
 	snprintf(ev.boot, sizeof(ev.boot), "sm");
 	snprintf(ev.code, sizeof(ev.code), "LINK_DOWN");
 	if (apenet_notifier_submit(n, &ev, &e))

@@ -76,13 +76,13 @@ static int teardown(void **state)
 
 static const char *const two[] = { "127.0.0.1:16201", "127.0.0.1:16202" };
 
-static void health(struct apenet_event *ev, const char *boot, const char *code, int old_st, int new_st)
+static void health(struct apenet_report *ev, const char *boot, const char *code, int old_st, int new_st)
 {
-	apenet_event_init(ev, APENET_EVENT_HEALTH);
+	apenet_report_init(ev, APENET_REPORT_HEALTH);
 	snprintf(ev->boot, sizeof(ev->boot), "%s", boot);
 	snprintf(ev->code, sizeof(ev->code), "%s", code);
 	snprintf(ev->where, sizeof(ev->where), "X+");
-	ev->subject = APENET_EVENT_SUBJ_LINK;
+	ev->subject = APENET_REPORT_SUBJ_LINK;
 	ev->old_status = old_st;
 	ev->new_status = new_st;
 	ev->x = 1;
@@ -91,9 +91,9 @@ static void health(struct apenet_event *ev, const char *boot, const char *code, 
 	ev->time_ms = 1700000000000;
 }
 
-static void heartbeat(struct apenet_event *ev, const char *boot)
+static void heartbeat(struct apenet_report *ev, const char *boot)
 {
-	apenet_event_init(ev, APENET_EVENT_HEARTBEAT);
+	apenet_report_init(ev, APENET_REPORT_HEARTBEAT);
 	snprintf(ev->boot, sizeof(ev->boot), "%s", boot);
 	ev->ldm = 0x80000000u;
 	ev->time_ms = 1700000000000;
@@ -109,7 +109,7 @@ static struct apenet_spool *open_ok(const char *path, const char *const *sup, un
 	return s;
 }
 
-static int64_t add_ok(struct apenet_spool *s, struct apenet_event *ev)
+static int64_t add_ok(struct apenet_spool *s, struct apenet_report *ev)
 {
 	struct apenet_err e = { 0 };
 	int64_t id = 0;
@@ -119,7 +119,7 @@ static int64_t add_ok(struct apenet_spool *s, struct apenet_event *ev)
 }
 
 /* The next event for sup: its code (health) or "hb" with its seq. */
-static int next_of(struct apenet_spool *s, unsigned sup, struct apenet_event *ev, int64_t *id)
+static int next_of(struct apenet_spool *s, unsigned sup, struct apenet_report *ev, int64_t *id)
 {
 	struct apenet_err e = { 0 };
 	int r = apenet_spool_next(s, sup, ev, id, &e);
@@ -139,7 +139,7 @@ static void test_order_and_per_supervisor_ack(void **state)
 {
 	struct fixture *f = *state;
 	struct apenet_spool *s = open_ok(f->path, two, 2, 1 << 20);
-	struct apenet_event ev, got;
+	struct apenet_report ev, got;
 	int64_t ids[6], id;
 	uint64_t sizes[6];
 	for (int i = 0; i < 6; i++) {
@@ -200,16 +200,16 @@ static void test_fields_round_trip(void **state)
 {
 	struct fixture *f = *state;
 	struct apenet_spool *s = open_ok(f->path, two, 1, 1 << 20);
-	struct apenet_event ev, got;
+	struct apenet_report ev, got;
 	int64_t id;
 	health(&ev, "0f7c1e52-8a55-4b7b-9d3e-2a1c9f3b7e10", "FPGA_TEMP", 1, 2);
-	ev.subject = APENET_EVENT_SUBJ_SENSOR;
+	ev.subject = APENET_REPORT_SUBJ_SENSOR;
 	snprintf(ev.where, sizeof(ev.where), "fpga_temp");
 	snprintf(ev.node, sizeof(ev.node), "quong-05");
 	snprintf(ev.unit, sizeof(ev.unit), "C");
 	snprintf(ev.evidence, sizeof(ev.evidence), "TEMP_FPGA reads 97.3 C");
 	snprintf(ev.via, sizeof(ev.via), "Y-");
-	ev.path = APENET_EVENT_PATH_NEIGHBOUR_LDM;
+	ev.path = APENET_REPORT_PATH_NEIGHBOUR_LDM;
 	ev.value = 97.3;
 	ev.threshold = 95;
 	ev.x = 3;
@@ -218,14 +218,14 @@ static void test_fields_round_trip(void **state)
 	ev.seq = 41;
 	add_ok(s, &ev);
 	assert_int_equal(next_of(s, 0, &got, &id), 1);
-	assert_int_equal(got.kind, APENET_EVENT_HEALTH);
+	assert_int_equal(got.kind, APENET_REPORT_HEALTH);
 	assert_string_equal(got.boot, ev.boot);
 	assert_int_equal(got.seq, 41);
 	assert_int_equal(got.time_ms, ev.time_ms);
 	assert_int_equal(got.x, 3);
 	assert_int_equal(got.y, 1);
 	assert_string_equal(got.node, "quong-05");
-	assert_int_equal(got.subject, APENET_EVENT_SUBJ_SENSOR);
+	assert_int_equal(got.subject, APENET_REPORT_SUBJ_SENSOR);
 	assert_string_equal(got.where, "fpga_temp");
 	assert_string_equal(got.code, "FPGA_TEMP");
 	assert_int_equal(got.old_status, 1);
@@ -233,7 +233,7 @@ static void test_fields_round_trip(void **state)
 	assert_true(got.value == 97.3);
 	assert_true(got.threshold == 95);
 	assert_string_equal(got.unit, "C");
-	assert_int_equal(got.path, APENET_EVENT_PATH_NEIGHBOUR_LDM);
+	assert_int_equal(got.path, APENET_REPORT_PATH_NEIGHBOUR_LDM);
 	assert_string_equal(got.via, "Y-");
 	assert_string_equal(got.evidence, "TEMP_FPGA reads 97.3 C");
 	/* NaN (no value) survives as NaN, not 0. */
@@ -275,7 +275,7 @@ static void test_replay_after_reopen(void **state)
 {
 	struct fixture *f = *state;
 	struct apenet_spool *s = open_ok(f->path, two, 2, 1 << 20);
-	struct apenet_event ev, got;
+	struct apenet_report ev, got;
 	int64_t id, ids[4];
 	for (int i = 0; i < 4; i++) {
 		char code[16];
@@ -328,7 +328,7 @@ static void test_supervisors_change(void **state)
 {
 	struct fixture *f = *state;
 	struct apenet_spool *s = open_ok(f->path, two, 2, 1 << 20);
-	struct apenet_event ev, got;
+	struct apenet_report ev, got;
 	int64_t id;
 	for (int i = 0; i < 3; i++) {
 		health(&ev, "b", "C", 0, 1);
@@ -360,7 +360,7 @@ static void test_supervisors_change(void **state)
 static void test_bound_drops_heartbeats_first_never_transitions(void **state)
 {
 	struct fixture *f = *state;
-	struct apenet_event ev, got;
+	struct apenet_report ev, got;
 	heartbeat(&ev, "boot-b");
 	uint64_t hb = apenet_spool_event_size(&ev);
 	health(&ev, "boot-b", "LINK_DOWN", 0, 2);
@@ -403,7 +403,7 @@ static void test_bound_drops_heartbeats_first_never_transitions(void **state)
 	while (next_of(s, 0, &got, &id) == 1) {
 		assert_true(got.seq > last_seq);
 		last_seq = got.seq;
-		if (got.kind == APENET_EVENT_HEALTH)
+		if (got.kind == APENET_REPORT_HEALTH)
 			seen_tr++;
 		else if (!first_hb)
 			first_hb = got.seq;
@@ -505,7 +505,7 @@ static void test_refuses_damaged_spool(void **state)
 {
 	struct fixture *f = *state;
 	struct apenet_spool *s = open_ok(f->path, two, 2, 1 << 20);
-	struct apenet_event ev;
+	struct apenet_report ev;
 	for (int i = 0; i < 200; i++) {
 		health(&ev, "boot-d", "LINK_CRC", 0, 1);
 		snprintf(ev.evidence, sizeof(ev.evidence), "%0150d", i);
@@ -535,7 +535,7 @@ static void test_refuses_a_spool_in_use(void **state)
 {
 	struct fixture *f = *state;
 	struct apenet_spool *s = open_ok(f->path, two, 2, 1 << 20);
-	struct apenet_event ev;
+	struct apenet_report ev;
 	health(&ev, "boot-u", "LINK_DOWN", 0, 2);
 	add_ok(s, &ev);
 	/* A second agent (here: a second connection) is refused. */
