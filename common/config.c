@@ -105,6 +105,8 @@ void apenet_config_defaults(struct apenet_config *c)
 	};
 	c->cl.wrap[0] = c->cl.wrap[1] = c->cl.wrap[2] = 1;
 	agent_defaults(&c->agent);
+	apenet_notify_config_defaults(&c->sup);
+	c->heartbeat_s = 1;
 }
 
 void apenet_config_free(struct apenet_config *c)
@@ -380,7 +382,7 @@ static int load_agent(const struct apenet_conf *c, const struct apenet_conf_node
 /* Both entry points end here: the tree is parsed, whatever held the text. */
 static int config_from_tree(struct apenet_conf *c, struct apenet_config *cfg, struct apenet_err *e)
 {
-	static const char *const keys[] = { "cluster", "thresholds", "agent", NULL };
+	static const char *const keys[] = { "cluster", "thresholds", "agent", "supervisors", NULL };
 	const struct apenet_conf_node *n;
 	int rc = -1;
 	if (apenet_conf_expect(c, c->root, APENET_CONF_MAP, "document", e) || apenet_conf_check_keys(c, c->root, keys, e))
@@ -393,6 +395,8 @@ static int config_from_tree(struct apenet_conf *c, struct apenet_config *cfg, st
 	for (unsigned i = 0; n && i < NTHR; i++)
 		cfg->thr_given[i] = apenet_conf_get(n, thr_keys[i].key) != NULL;
 	if ((n = apenet_conf_get(c->root, "agent")) && load_agent(c, n, &cfg->agent, cfg->agent_given, e))
+		goto out;
+	if ((n = apenet_conf_get(c->root, "supervisors")) && apenet_config_load_supervisors(c, n, cfg, e))
 		goto out;
 	rc = 0;
 out:

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "apenet/err.h"
+#include "apenet/notify.h"
 
 struct apenet_thresholds {
 	double fpga_temp_warn_c, fpga_temp_fail_c;
@@ -121,6 +122,11 @@ struct apenet_config {
 	struct apenet_cluster cl;
 	struct apenet_agent_config agent;
 	unsigned char agent_given[APENET_NAGENT]; /* by descriptor index: the file set it */
+	/* supervisors: where the agent reports (common/config_sup.c); no
+	 * targets: reports off */
+	struct apenet_notify_config sup;
+	int spool_given;        /* else the spool is <agent.state_dir>/spool.db */
+	double heartbeat_s;     /* a heartbeat report every */
 };
 
 /* What `apenet config check` and etc/apenet/apenet.yaml say about each
@@ -141,6 +147,11 @@ int apenet_config_load(const char *path, struct apenet_config *c, struct apenet_
 /* The same from memory (tests, fuzzing); name stands for the file in messages. */
 int apenet_config_load_string(const char *name, const char *text, struct apenet_config *c, struct apenet_err *e);
 void apenet_config_free(struct apenet_config *c);
+struct apenet_conf;
+struct apenet_conf_node;
+/* The `supervisors:` section (common/config_sup.c). */
+int apenet_config_load_supervisors(const struct apenet_conf *c, const struct apenet_conf_node *m,
+				   struct apenet_config *cfg, struct apenet_err *e);
 /* The node's name, or NULL. */
 const char *apenet_config_node_name(const struct apenet_config *c, unsigned x, unsigned y, unsigned z);
 /* Node by name, 0 or -1. */

@@ -129,6 +129,10 @@ void apenet_notify_config_defaults(struct apenet_notify_config *c);
  * 'sup:0': port out of range 1..65535").  0 or -1. */
 int apenet_notify_config_check(const struct apenet_notify_config *c, struct apenet_err *e);
 
+/* "host:port", "[v6]:port" or "host" as net-snmp's "udp:host:port" /
+ * "udp6:[v6]:port"; -1 with why when the address is malformed. */
+int apenet_notify_peer(const char *addr, char *peer, size_t len, char *why, size_t whylen);
+
 struct apenet_notifier;
 
 /* Opens the spool (refusing one that is corrupt, foreign, newer or in use

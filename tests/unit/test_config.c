@@ -423,11 +423,42 @@ static void test_error_unknown_top_key(void **state)
 {
 	(void)state;
 	load_err_at("thresholds:\n  crc_warn_per_min: 2\nclustr:\n  dims: 4x4x1\n", "clustr", 0,
-		    "unknown key 'clustr' (expected one of: cluster, thresholds, agent)");
+		    "unknown key 'clustr' (expected one of: cluster, thresholds, agent, supervisors)");
 	load_err_at("cluster:\n  dims: 4x4x1\n  wrap: true\n", "wrap", 0,
 		    "unknown key 'wrap' (expected one of: dims, wraparound, nodes)");
 	load_err_at("cluster:\n  dims: 2x1x1\n  nodes:\n    - { name: a, node: \"0,0,0\", rack: 3 }\n", "rack", 0,
 		    "unknown key 'rack' (expected one of: name, node)");
+}
+
+/* The supervisors section: where the agent reports; checked by the
+ * notifier's own check, placed in the file. */
+static void test_supervisors(void **state)
+{
+	(void)state;
+	struct apenet_config cfg;
+	apenet_config_defaults(&cfg);
+	assert_int_equal(cfg.sup.nsupervisors, 2u); /* two, duplicated */
+	assert_true(cfg.heartbeat_s == 1);
+	load_ok("supervisors:\n  targets: [\"127.0.0.1:16200\", \"[::1]:16201\"]\n  heartbeat_s: 0.5\n"
+		"  spool: /tmp/x/spool.db\n  spool_max_mib: 1\n  retries: 1\n", &cfg);
+	assert_int_equal(cfg.sup.nsupervisors, 2u);
+	assert_string_equal(cfg.sup.supervisors[1], "[::1]:16201");
+	assert_true(cfg.heartbeat_s == 0.5 && cfg.spool_given && cfg.sup.spool_max_bytes == 1048576 && cfg.sup.retries == 1);
+	apenet_config_free(&cfg);
+	/* no targets: reports off */
+	load_ok("supervisors:\n  targets: []\n", &cfg);
+	assert_int_equal(cfg.sup.nsupervisors, 0u);
+	apenet_config_free(&cfg);
+	load_ok("supervisors:\n  version: \"3\"\n  user: ops\n  auth_pass: authpass1\n  priv_pass: privpass1\n", &cfg);
+	assert_int_equal(cfg.sup.version, APENET_SNMP_V3);
+	apenet_config_free(&cfg);
+	load_err_at("supervisors:\n  version: 4\n", "4", 0, "'version': '4' is not 2c or 3");
+	load_err_at("supervisors:\n  spool: spool.db\n", "spool.db", 0, "'spool': 'spool.db' is not an absolute path");
+	load_err_at("supervisors:\n  targets: [\"a:0\"]\n", "targets", 0,
+		    "supervisors: supervisors[0]: 'a:0': port '0' is not a number in 1..65535");
+	load_err_at("supervisors:\n  version: \"3\"\n  auth_pass: short\n  priv_pass: privpass1\n", "version", 0,
+		    "supervisors: auth_pass: at least 8 characters (RFC 3414)");
+	load_err_at("supervisors:\n  heartbeat_s: 0\n", "0", 0, "'heartbeat_s': 0 is out of range 0.1..3600");
 }
 
 static void test_error_not_a_number(void **state)
@@ -1150,6 +1181,7 @@ int main(void)
 		cmocka_unit_test(test_loader_keys_in_doc),
 		cmocka_unit_test(test_doc_ranges),
 		cmocka_unit_test(test_error_unknown_top_key),
+		cmocka_unit_test(test_supervisors),
 		cmocka_unit_test(test_error_not_a_number),
 		cmocka_unit_test(test_error_warn_above_fail),
 		cmocka_unit_test(test_error_cluster),
