@@ -117,7 +117,7 @@ $(B)/bin/apenet-sim: $(call obj,sim/sim_main.c) $(SIM_A) $(LIB_A)
 $(B)/bin/apenet-agent: $(call obj,$(AGENT_SRCS)) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) -o $@
 $(B)/bin/apenet-regmap-doc: $(call obj,tools/regmap_doc.c) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@

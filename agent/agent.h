@@ -118,6 +118,10 @@ struct agent {
 	/* the hook the SNMP notifier hangs on: every event, after it is logged */
 	void (*notify)(void *ctx, const struct apenet_event *ev);
 	void *notify_ctx;
+	/* the reports to the supervisors (report.c); NULL: none configured */
+	struct apenet_notifier *notifier;
+	int64_t next_heartbeat_ms;
+	uint64_t report_errors;
 
 	/* black-box dumps */
 	int dump_wanted;        /* a transition asked for one */
@@ -183,6 +187,14 @@ void agent_ctl_close(struct agent *a);
 void agent_ctl_pollfds(struct agent *a, struct pollfd *fds, unsigned *n, unsigned max);
 void agent_ctl_dispatch(struct agent *a, const struct pollfd *fds, unsigned n);
 void agent_ctl_expire(struct agent *a, int64_t now_ms);
+
+/* report.c */
+int agent_report_open(struct agent *a, struct apenet_err *e);
+void agent_report_close(struct agent *a);
+void agent_report_heartbeat(struct agent *a, int64_t now_ms);
+/* the notifier's descriptors appended at fds[*n]; lowers *timeout_ms */
+int agent_report_pollfds(struct agent *a, struct pollfd *fds, unsigned *n, unsigned max, int *timeout_ms);
+void agent_report_dispatch(struct agent *a, const struct pollfd *fds, unsigned n);
 
 /* loop.c */
 int agent_loop(struct agent *a);

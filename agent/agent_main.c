@@ -147,6 +147,9 @@ static int start(struct agent *a)
 	}
 	if (agent_drop_privileges(a))
 		return 2;
+	/* after the drop: the spool and net-snmp's directory belong to the user */
+	if (agent_report_open(a, &e))
+		return fail("reports", &e);
 
 	unsigned me = (unsigned)a->prev->snap.g.NODE_COORD;
 	a->xyz[0] = APENET_GET(NODE_COORD, X, me);
@@ -174,6 +177,7 @@ static void stop(struct agent *a)
 {
 	/* first: a planned stop must not read as a dead host */
 	agent_card_disarm(a);
+	agent_report_close(a);
 	agent_ctl_close(a);
 	if (a->tfd >= 0)
 		close(a->tfd);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "apenet/notify.h"
 #include "apenet/log.h"
 #include "apenet/out.h"
 
@@ -246,16 +247,48 @@ static void write_status(struct agent *a, struct apenet_out *o)
 	apenet_out_uint(o, "last_dump_samples", a->last_dump_samples);
 	apenet_out_obj_end(o);
 
-	/* filled by the SNMP notifier once it is wired in */
+	/* the reports to the supervisors (report.c, snmp/notify.c) */
+	struct apenet_notify_status ns;
+	memset(&ns, 0, sizeof(ns));
+	if (a->notifier)
+		apenet_notifier_status(a->notifier, &ns);
 	apenet_out_obj_begin(o, "supervisors");
+	apenet_out_bool(o, "reporting", a->notifier != NULL);
 	apenet_out_uint(o, "configured", a->svc_configured);
 	apenet_out_uint(o, "acknowledging", a->svc_acking);
+	apenet_out_uint(o, "report_errors", a->report_errors);
 	apenet_out_arr_begin(o, "list");
+	for (unsigned i = 0; i < ns.nsupervisors; i++) {
+		const struct apenet_notify_sup_status *u = &ns.sup[i];
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_str(o, "address", u->addr);
+		apenet_out_str(o, "state", apenet_notify_state_name(u->state));
+		apenet_out_bool(o, "answering", u->answering);
+		if (u->last_ack_ms)
+			apenet_out_dbl(o, "last_ack_s_ago", (double)(agent_now_ms() - u->last_ack_ms) / 1000, 1);
+		else
+			apenet_out_null(o, "last_ack_s_ago");
+		apenet_out_uint(o, "outstanding", u->outstanding);
+		apenet_out_uint(o, "sent", u->sent);
+		apenet_out_uint(o, "acked", u->acked);
+		apenet_out_uint(o, "unanswered", u->unanswered);
+		apenet_out_str(o, "last_error", u->last_error[0] ? u->last_error : NULL);
+		apenet_out_obj_end(o);
+	}
 	apenet_out_arr_end(o);
 	apenet_out_obj_end(o);
 	apenet_out_obj_begin(o, "spool");
-	apenet_out_null(o, "depth");
-	apenet_out_null(o, "bytes");
+	if (a->notifier) {
+		apenet_out_uint(o, "depth", ns.spool_events);
+		apenet_out_uint(o, "transitions", ns.spool_transitions);
+		apenet_out_uint(o, "heartbeats", ns.spool_heartbeats);
+		apenet_out_uint(o, "bytes", ns.spool_bytes);
+		apenet_out_uint(o, "max_bytes", ns.spool_max_bytes);
+		apenet_out_uint(o, "heartbeats_dropped", ns.heartbeats_dropped);
+	} else {
+		apenet_out_null(o, "depth");
+		apenet_out_null(o, "bytes");
+	}
 	apenet_out_obj_end(o);
 
 	apenet_out_obj_begin(o, "events");

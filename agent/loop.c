@@ -17,6 +17,7 @@
 
 #include "agent.h"
 #include "apenet/log.h"
+#include "apenet/notify.h"
 
 int agent_timer_arm(struct agent *a)
 {
@@ -108,6 +109,7 @@ static void on_timer(struct agent *a)
 	}
 	agent_period(a);
 	now = agent_now_ms();
+	agent_report_heartbeat(a, now);
 	if (a->dump_wanted && now - a->last_dump_ms >= (int64_t)(a->cfg.agent.blackbox_holdoff_s * 1000)) {
 		a->dump_wanted = 0;
 		agent_dump(a, a->dump_reason);
@@ -139,7 +141,7 @@ static void on_signal(struct agent *a)
 
 int agent_loop(struct agent *a)
 {
-	enum { MAXFDS = 2 + 1 + AGENT_MAX_CLIENTS + 16 };
+	enum { MAXFDS = 2 + 1 + AGENT_MAX_CLIENTS + 16 + APENET_NOTIFY_MAX_FDS };
 	while (!a->stop) {
 		struct pollfd fds[MAXFDS];
 		unsigned n = 0;
@@ -147,8 +149,11 @@ int agent_loop(struct agent *a)
 		fds[n++] = (struct pollfd){ a->sfd, POLLIN, 0 };
 		unsigned ctl0 = n;
 		agent_ctl_pollfds(a, fds, &n, MAXFDS);
-		/* more descriptors (the notifier's) go here, after the socket's */
-		if (poll(fds, n, -1) < 0) {
+		/* the notifier's, after the socket's, with its next resend as the timeout */
+		unsigned rep0 = n;
+		int timeout = -1;
+		agent_report_pollfds(a, fds, &n, MAXFDS, &timeout);
+		if (poll(fds, n, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			apenet_log(APENET_LOG_ERR, "poll: %s", strerror(errno));
@@ -160,7 +165,8 @@ int agent_loop(struct agent *a)
 			break;
 		if (fds[0].revents)
 			on_timer(a);
-		agent_ctl_dispatch(a, fds + ctl0, n - ctl0);
+		agent_ctl_dispatch(a, fds + ctl0, rep0 - ctl0);
+		agent_report_dispatch(a, fds + rep0, n - rep0);
 	}
 	return 0;
 }
