@@ -63,7 +63,8 @@ got() {
 # notes about node X,Y from node R's agent: the apenetEvent varbinds
 nodeis() { printf '%s.1.1.1.0 = Gauge32: %s\t%s.1.1.2.0 = Gauge32: %s' "$MIB" "$1" "$MIB" "$2"; }
 code() { printf '%s.1.1.10.0 = STRING: "%s"' "$MIB" "$1"; }
-newstatus() { printf '%s.1.1.12.0 = INTEGER: %s' "$MIB" "$1"; } # 0 normal 1 sick 2 broken
+# APENET-MIB's ApenetStatus is the LDM status plus one: 1 normal, 2 sick, 3 broken
+newstatus() { printf '%s.1.1.12.0 = INTEGER: %s' "$MIB" "$1"; }
 path() { printf '%s.1.1.16.0 = INTEGER: %s' "$MIB" "$1"; }     # 1 self 2 neighbour-ldm 3 watchdog
 HB="OID: $MIB.0.2"
 HC="OID: $MIB.0.1"
@@ -114,7 +115,7 @@ wait_for 20 st 1-1-0 '.ldm_host.service == "normal"' || fail "service not normal
 # --- overheat on 2,1,0: reported by itself (self) and by 1,1,0 through the torus
 "$BIN/apenet-sim" inject --dir "$T/sim" --node 2,1,0 overheat --celsius 93 >/dev/null || fail inject
 for r in sup1 sup2; do
-	wait_for 30 got $r "$HC" "$(nodeis 2 1)" "$(code FPGA_TEMP)" "$(newstatus 2)" "$(path 1)" ||
+	wait_for 30 got $r "$HC" "$(nodeis 2 1)" "$(code FPGA_TEMP)" "$(newstatus 3)" "$(path 1)" ||
 		fail "$r: FPGA_TEMP broken of 2,1,0 not reported by itself"
 	wait_for 30 got $r "$HC" "$(nodeis 2 1)" "$(code NEIGHBOUR_TEMPERATURE)" "$(path 2)" \
 		"$MIB.1.1.17.0 = STRING: \"X+\"" || fail "$r: 1,1,0 did not report 2,1,0's temperature through X+"
