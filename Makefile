@@ -3,7 +3,8 @@
 #   make test        build with ASan+UBSan into build/asan/ and run every test
 #   make demo        bring up an emulated 4x4x1 QUonG torus and show it
 #   make bench       run the benchmarks under bench/ (and the fuzzers' speed)
-#   make soak        make test 20 times with both cores busy (RUNS=, HOGS=)
+#   make soak        make test 20 times with both cores busy (RUNS=, HOGS=), then
+#                    16 agents on a clean torus for 10 min (make soak-clean, CLEAN_S=)
 #   make fuzz        build the libFuzzer targets (clang) into build/fuzz/
 #   make fuzz-run    run each for FUZZ_SECONDS (default 30); prints runs and exec/s
 #   make install     PREFIX=/usr/local DESTDIR= (programs, libapenet.a, headers, apenet.pc, docs,
@@ -82,7 +83,7 @@ FUZZ_UTIL_OBJ := $(B)/obj/tests/fuzz/fuzz_util.o $(B)/obj/tests/fuzz/fuzz_module
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
-.PHONY: all test unit e2e check-docs demo bench soak install clean distclean FORCE fuzz fuzz-build fuzz-run
+.PHONY: all test unit e2e check-docs demo bench soak soak-clean install clean distclean FORCE fuzz fuzz-build fuzz-run
 all: $(PROGS)
 
 # The tools look for $(sysconfdir)/apenet/apenet.yaml when no config is
@@ -173,8 +174,11 @@ fuzz-build: $(FUZZ_BINS)
 fuzz-run: fuzz
 	$(Q)sh tests/fuzz/run.sh build/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-soak:
+soak: all
 	$(Q)sh tools/soak.sh
+	$(Q)APENET_BIN=$(CURDIR)/$(B)/bin sh tools/clean-run.sh
+soak-clean: all
+	$(Q)APENET_BIN=$(CURDIR)/$(B)/bin sh tools/clean-run.sh
 
 demo: all
 	$(Q)sh tools/demo.sh $(B)/bin
