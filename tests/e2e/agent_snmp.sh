@@ -96,6 +96,8 @@ supervisors:
   retries: 1
   backoff_ms: 300
 Y
+	# a service network cut shows within seconds here (default 60 s)
+	sed -i 's/^agent:$/agent:\n  service_timeout_s: 2/' "$d/agent.yaml"
 	"$AG" --config "$d/agent.yaml" --foreground --sim "$T/sim/node-$1" 2>>"$d/log" &
 	echo $! >"$d/pid"
 	AGENTS="$AGENTS $!"
@@ -140,6 +142,22 @@ trapd_start sup2 "$P2"
 wait_for 60 got sup2 "$HC" "$(nodeis 1 1)" "$(code FPGA_TEMP)" "$(path 1)" || fail "sup2: the missed report never came"
 "$BIN/apenet-sim" inject --dir "$T/sim" --node 1,1,0 clear >/dev/null || fail inject
 wait_for 20 st 1-1-0 '.ldm_host.service == "normal"' || fail "service not normal again"
+# --- the service network cut: both receivers gone.  Each node's LDM says
+# its service network is broken, so each neighbour reports it through the
+# torus; those reports wait in the spools and arrive when the receivers are
+# back, with everything else, in order.
+trapd_stop sup1
+trapd_stop sup2
+wait_for 30 st 1-1-0 '.ldm_host.service == "broken"' || fail "service not broken with no supervisor: $(jq -c .ldm_host "$T/st.json")"
+wait_for 30 st 1-1-0 '.spool.depth > 0' || fail "nothing waits in 1,1,0's spool"
+trapd_start sup1 "$P1"
+trapd_start sup2 "$P2"
+for r in sup1 sup2; do
+	wait_for 60 got $r "$HC" "$(nodeis 1 1)" "$(code NEIGHBOUR_SERVICE)" "$(newstatus 3)" "$(path 2)" \
+		"$MIB.1.1.5.0 = STRING: \"2,1,0#" || fail "$r: 2,1,0 did not report 1,1,0's service network broken"
+done
+wait_for 30 st 1-1-0 '.ldm_host.service == "normal" and .spool.depth == 0' ||
+	fail "1,1,0 did not recover: $(jq -c '[.ldm_host.service, .spool]' "$T/st.json")"
 # every (boot, sequence) of 1,1,0's agent (its boot id names it) once per
 # receiver, in order
 for r in sup1 sup2; do
