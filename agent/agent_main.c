@@ -43,25 +43,6 @@ static void to_stderr(void *ctx, int level, const char *msg)
 	fprintf(stderr, "apenet-agent[%ld]: %s: %s\n", (long)getpid(), apenet_log_level_name(level), msg);
 }
 
-static const char *config_path(const char *opt, const char **from)
-{
-	const char *env = getenv("APENET_CONFIG"), *def = apenet_config_default_path();
-	if (opt) {
-		*from = "--config";
-		return opt;
-	}
-	if (env) {
-		*from = *env ? "$APENET_CONFIG" : "defaults ($APENET_CONFIG is empty)";
-		return *env ? env : NULL;
-	}
-	if (access(def, F_OK) == 0) {
-		*from = "installed default";
-		return def;
-	}
-	*from = "defaults";
-	return NULL;
-}
-
 static int parse_args(int argc, char **argv, struct agent_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
@@ -202,7 +183,7 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &a.opt))
 		return 2;
 	apenet_log_to_callback(to_stderr, NULL); /* until the config says where */
-	const char *path = config_path(a.opt.config, &a.config_from);
+	const char *path = apenet_config_path(a.opt.config, &a.config_from);
 	if (apenet_config_load(path, &a.cfg, &e)) {
 		apenet_log(APENET_LOG_ERR, "%s", e.msg);
 		return 2;

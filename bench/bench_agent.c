@@ -18,40 +18,6 @@
 
 #include "../tests/e2e/e2e.h"
 
-static double cpu_s(pid_t p)
-{
-	char path[64], buf[2048];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
-	FILE *f = fopen(path, "r");
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		if (f)
-			fclose(f);
-		return -1;
-	}
-	fclose(f);
-	/* fields after the command's closing parenthesis: state is field 3,
-	 * utime 14 and stime 15 */
-	char *q = strrchr(buf, ')');
-	unsigned long ut = 0, st = 0;
-	if (!q || sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
-static long status_kb(pid_t p, const char *key)
-{
-	char path[64], line[256];
-	long v = -1;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)p);
-	FILE *f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			v = strtol(line + strlen(key) + 1, NULL, 10);
-	if (f)
-		fclose(f);
-	return v;
-}
-
 static int run(const struct e2e_sim *sim, const char *dir, double period_ms, double secs)
 {
 	char d[PATH_MAX + 32], cfg[PATH_MAX + 64], nd[PATH_MAX + 32], bin[PATH_MAX + 16], err[PATH_MAX + 64];
@@ -78,11 +44,11 @@ static int run(const struct e2e_sim *sim, const char *dir, double period_ms, dou
 	/* settle (the first second fills the baselines), then measure */
 	struct timespec one = { 1, 0 };
 	nanosleep(&one, NULL);
-	double c0 = cpu_s(p), t0 = e2e_now();
+	double c0 = e2e_proc_cpu_s(p), t0 = e2e_now();
 	struct timespec ts = { (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) };
 	nanosleep(&ts, NULL);
-	double c1 = cpu_s(p), t1 = e2e_now();
-	long rss = status_kb(p, "VmRSS:"), hwm = status_kb(p, "VmHWM:");
+	double c1 = e2e_proc_cpu_s(p), t1 = e2e_now();
+	long rss = e2e_proc_kb(p, "VmRSS:"), hwm = e2e_proc_kb(p, "VmHWM:");
 	kill(p, SIGTERM);
 	int st;
 	waitpid(p, &st, 0);

@@ -38,20 +38,6 @@ static int timed(const char *out, char *const argv[], double *wall, long *maxrss
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static long status_kb(pid_t pid, const char *key)
-{
-	char path[64], line[256];
-	long v = -1;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			v = atol(line + strlen(key) + 1);
-	fclose(f);
-	return v;
-}
 
 /* Disk taken by the emulated cluster's directory (its BAR and PCI files). */
 static long disk_kb(const char *dir)
@@ -117,7 +103,7 @@ static int run(const char *dims, int from_files)
 		if ((rc == 1 && system(cmd) == 0) || e2e_now() > end)
 			break;
 	}
-	long sim_kb = status_kb(sim.pid, "VmHWM:"), disk = disk_kb(sim.dir);
+	long sim_kb = e2e_proc_kb(sim.pid, "VmHWM:"), disk = disk_kb(sim.dir);
 	printf("%-16s %9s %9.3f %8.1f %6s | %8.2f %8.0f %8.0f %7u\n", "--sim-cluster", dims, wall, rss / 1024.0,
 	       rc == 1 ? "found" : "MISSED", ready, sim_kb / 1024.0, disk / 1024.0, tick_ms(sim.dir));
 	if (from_files) {

@@ -14,39 +14,6 @@
 
 #include "../tests/e2e/e2e.h"
 
-static double cpu_s(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	unsigned long ut = 0, st = 0;
-	/* fields after the command: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
-static long status_kb(pid_t pid, const char *key)
-{
-	char path[64], line[256];
-	long v = -1;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, strlen(key)))
-			v = atol(line + strlen(key) + 1);
-	fclose(f);
-	return v;
-}
-
 /* The tick it settled on, from its log ("tick now N ms"), else the start value. */
 static unsigned tick_ms(const char *dir, unsigned boards)
 {
@@ -82,12 +49,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		double ready = e2e_now() - t0;
-		double c0 = cpu_s(sim.pid), w0 = e2e_now();
+		double c0 = e2e_proc_cpu_s(sim.pid), w0 = e2e_now();
 		while (e2e_now() - w0 < window)
 			usleep(100000);
-		double share = (cpu_s(sim.pid) - c0) / (e2e_now() - w0);
+		double share = (e2e_proc_cpu_s(sim.pid) - c0) / (e2e_now() - w0);
 		unsigned tick = tick_ms(sim.dir, boards[i]);
-		long hwm = status_kb(sim.pid, "VmHWM:");
+		long hwm = e2e_proc_kb(sim.pid, "VmHWM:");
 		printf("%-10s %7u %9.2f %5u ms %7.1f%% %12.2f %10.1f\n", sizes[i], boards[i], ready, tick, 100 * share,
 		       share * tick / 1000.0 / boards[i] * 1e6, hwm / 1024.0);
 		e2e_sim_stop(&sim);

@@ -54,11 +54,7 @@ int cli_view(struct cli *c, const char *from, double interval_s, int modules, st
 /* With --from: "replay" {samples in the file, the indexes and host times of
  * the pair shown, its interval}. */
 void cli_out_replay(struct apenet_out *o, const struct apenet_view *v);
-/* The config file: --config FILE, else $APENET_CONFIG (set but empty: none),
- * else the installed one when it exists; NULL: the defaults.  *from says
- * which. */
-const char *cli_config_path(const char *opt, const char **from);
-/* Loads that config (path: the --config value or NULL). Exit code on failure. */
+/* Loads the config (apenet_config_path) (path: the --config value or NULL). Exit code on failure. */
 int cli_config(const char *cmd, const char *path, struct apenet_config *cfg);
 /* The link object every command writes (cli/out_link.c), and its one-row form. */
 struct apenet_link_stats;

@@ -61,7 +61,7 @@ int cmd_config(struct cli *c)
 		return cli_usage_error("config", "usage: apenet config check [FILE] [--json]");
 	if (npos == 2 && config)
 		return cli_usage_error("config", "give the file once: FILE or --config FILE");
-	const char *path = npos == 2 ? pos[1] : cli_config_path(config, &from);
+	const char *path = npos == 2 ? pos[1] : apenet_config_path(config, &from);
 	if (npos == 2)
 		from = "argument";
 

@@ -137,32 +137,12 @@ int cli_view(struct cli *c, const char *from, double interval_s, int modules, st
 	return 0;
 }
 
-const char *cli_config_path(const char *opt, const char **from)
-{
-	const char *env = getenv("APENET_CONFIG"), *def = apenet_config_default_path();
-	if (opt) {
-		*from = "--config";
-		return opt;
-	}
-	/* set but empty: the defaults, even when a config is installed */
-	if (env) {
-		*from = *env ? "$APENET_CONFIG" : "defaults ($APENET_CONFIG is empty)";
-		return *env ? env : NULL;
-	}
-	if (access(def, F_OK) == 0) {
-		*from = "installed default";
-		return def;
-	}
-	*from = "defaults";
-	return NULL;
-}
-
 int cli_config(const char *cmd, const char *path, struct apenet_config *cfg)
 {
 	struct apenet_err e = { 0 };
 	const char *from;
 	(void)cmd;
-	if (apenet_config_load(cli_config_path(path, &from), cfg, &e))
+	if (apenet_config_load(apenet_config_path(path, &from), cfg, &e))
 		return cli_fail(&e);
 	return 0;
 }

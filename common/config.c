@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "apenet/conf.h"
 #include "apenet/config.h"
@@ -547,4 +548,24 @@ double apenet_config_agent_num(const struct apenet_agent_config *a, const struct
 const char *apenet_config_agent_str(const struct apenet_agent_config *a, const struct apenet_agent_desc *d)
 {
 	return d->is_str ? (const char *)a + d->off : "";
+}
+
+const char *apenet_config_path(const char *opt, const char **from)
+{
+	const char *env = getenv("APENET_CONFIG"), *def = apenet_config_default_path();
+	if (opt) {
+		*from = "--config";
+		return opt;
+	}
+	/* set but empty: the defaults, even when a config is installed */
+	if (env) {
+		*from = *env ? "$APENET_CONFIG" : "defaults ($APENET_CONFIG is empty)";
+		return *env ? env : NULL;
+	}
+	if (access(def, F_OK) == 0) {
+		*from = "installed default";
+		return def;
+	}
+	*from = "defaults";
+	return NULL;
 }

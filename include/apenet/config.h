@@ -170,5 +170,9 @@ const char *apenet_config_agent_str(const struct apenet_agent_config *a, const s
 /* Where the config file is looked for when neither --config nor
  * $APENET_CONFIG names one: SYSCONFDIR/apenet/apenet.yaml. */
 const char *apenet_config_default_path(void);
+/* Which file a program reads: opt (--config), else $APENET_CONFIG (set but
+ * empty: the defaults), else the installed default when it exists, else
+ * none (NULL: the defaults).  *from says which, for messages. */
+const char *apenet_config_path(const char *opt, const char **from);
 
 #endif

@@ -33,4 +33,9 @@ double e2e_now(void);
 /* Opens the board of a node through the device layer. */
 int e2e_open(const struct e2e_sim *s, unsigned x, unsigned y, unsigned z, struct apenet_dev *d);
 
+/* A process's CPU time so far (utime + stime, s) and a /proc/PID/status
+ * field in kB ("VmRSS:", "VmHWM:"); -1 when it is gone.  For benchmarks. */
+double e2e_proc_cpu_s(pid_t pid);
+long e2e_proc_kb(pid_t pid, const char *key);
+
 #endif
