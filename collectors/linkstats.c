@@ -123,4 +123,6 @@ void apenet_link_stats(const struct apenet_view *v, unsigned l, struct apenet_li
 	st->fifo_hwm_rose = dt > 0 && (hwm1 > hwm0 || b->LINK_FIFO_HWM0 < a->LINK_FIFO_HWM0 ||
 				       b->LINK_FIFO_HWM1 < a->LINK_FIFO_HWM1);
 	st->fifo_level_pct = tred > 0 ? 100.0 * max32(b->LINK_FIFO_LVL0, b->LINK_FIFO_LVL1) / tred : 0;
+	double tred0 = (double)a->LINK_T_RED;
+	st->fifo_level0_pct = tred0 > 0 ? 100.0 * max32(a->LINK_FIFO_LVL0, a->LINK_FIFO_LVL1) / tred0 : 0;
 }

@@ -491,7 +491,7 @@ static const struct {
 	{ "align_restarts_warn_per_hour", "events/hour", "the rate those restarts must be proven to reach over that same time, so that a few restarts over weeks stay quiet" },
 	{ "ldm_age_warn_ms", "ms", "age of the last LDM from the neighbour of a link that is up that gives LDM_STALE warn" },
 	{ "ldm_age_fail_ms", "ms", "LDM age that gives LDM_STALE fail: the neighbour's DNP has probably hung" },
-	{ "fifo_hwm_warn_pct", "% of T_RED", "RX FIFO high-water mark (the higher of LINK_FIFO_HWM0/1) that rose in the interval, or the FIFO level now, as a share of LINK_T_RED that gives FIFO_HIGH warn" },
+	{ "fifo_hwm_warn_pct", "% of T_RED", "RX FIFO level (the higher of LINK_FIFO_LVL0/1) as a share of LINK_T_RED that, reached at both samples of an interval, gives FIFO_HIGH warn" },
 	{ "rate_confidence", "probability", "confidence of the lower bound a rate must clear: the higher, the more events a rate rule needs before it fires" },
 	{ "rate_min_events", "events", "the fewest events a rate rule fires on, whatever the interval" },
 	{ "since_clear_min_s", "s", "counts since the counters were cleared (alignment restarts) are judged only over at least this long; shorter, the interval's own deltas are" },

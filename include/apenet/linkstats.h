@@ -40,6 +40,7 @@ struct apenet_link_stats {
 	double fifo_hwm_pct;            /* high-water mark (higher VC) in % of T_RED, since clear */
 	int fifo_hwm_rose;              /* the mark rose between the samples: it was reached in the interval */
 	double fifo_level_pct;          /* the level now (higher VC) in % of T_RED */
+	double fifo_level0_pct;         /* the same at the first sample */
 	int prbs;
 };
 
