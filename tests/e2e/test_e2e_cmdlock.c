@@ -236,7 +236,15 @@ static void test_without_the_lock_commands_mix(void **state)
 	for (int w = 0; w < 2; w++)
 		if (sh->msg[w][0])
 			printf("writer %d: %s\n", w, sh->msg[w]);
-	assert_true(lost + wrong > 0);
+	/* The control shows the race the lock prevents; a race is a matter of
+	 * scheduling, and on a loaded machine the two writers may never overlap
+	 * (seen once in a loaded soak: 6000 commands, no overlap).  No overlap
+	 * proves nothing either way: skipped, not failed.  The locked test
+	 * above is the assertion. */
+	if (lost + wrong == 0) {
+		printf("unlocked: the writers never overlapped this time: control skipped\n");
+		skip();
+	}
 }
 
 /* A child that takes the lock, says so on out_fd, and keeps it until in_fd closes. */
