@@ -82,7 +82,8 @@ struct agent {
 	size_t base_cap, base_n, base_0;
 	int64_t next_pcie_ms, next_modules_ms;
 	struct apenet_view *vshort, *vlong; /* the pairs judged: (prev, cur), (baseline, cur) */
-	double long_dt;         /* the baseline pair's interval, s (0: none this period) */
+	double long_dt;         /* the baseline pair's interval, s (0: none) */
+	int64_t long_next_ms;   /* when the baseline pair is judged again (host ms; 0: at once) */
 
 	/* the judge and what follows it */
 	struct apenet_latch latch;
@@ -94,7 +95,6 @@ struct agent {
 
 	/* the host's part of the LDM */
 	unsigned service, memory, peripheral;
-	char service_why[160], memory_why[200], peripheral_why[200];
 	uint32_t ldm_host;      /* the word last written */
 	unsigned svc_configured, svc_acking; /* the notifier's view (agent_set_service) */
 	double svc_since_ack_s;
@@ -160,6 +160,8 @@ void agent_state_free(struct agent *a);
 /* The service network's state, as the notifier sees it (both supervisors
  * acknowledging: normal; one: sick; none for service_timeout_s: broken). */
 void agent_set_service(struct agent *a, unsigned configured, unsigned acking, double since_last_ack_s);
+/* The LDM_HOST fields' reasons in words (service, memory, peripheral). */
+void agent_host_why(const struct agent *a, char *svc, char *mem, char *per, size_t n);
 /* Black box: sizes from the config (again after a reload). */
 int agent_bbox_apply(struct agent *a, struct apenet_err *e);
 

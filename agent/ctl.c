@@ -187,14 +187,16 @@ static void write_status(struct agent *a, struct apenet_out *o)
 	apenet_out_obj_end(o);
 	apenet_out_obj_end(o);
 
+	char why[3][200];
+	agent_host_why(a, why[0], why[1], why[2], sizeof(why[0]));
 	apenet_out_obj_begin(o, "ldm_host");
 	apenet_out_strf(o, "word", "0x%08x", a->ldm_host);
 	apenet_out_str(o, "service", apenet_health_name(a->service));
-	apenet_out_str(o, "service_why", a->service_why);
+	apenet_out_str(o, "service_why", why[0]);
 	apenet_out_str(o, "memory", apenet_health_name(a->memory));
-	apenet_out_str(o, "memory_why", a->memory_why);
+	apenet_out_str(o, "memory_why", why[1]);
 	apenet_out_str(o, "peripheral", apenet_health_name(a->peripheral));
-	apenet_out_str(o, "peripheral_why", a->peripheral_why);
+	apenet_out_str(o, "peripheral_why", why[2]);
 	apenet_out_obj_end(o);
 
 	apenet_out_obj_begin(o, "edac");

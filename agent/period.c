@@ -130,7 +130,6 @@ int agent_state_init(struct agent *a, struct apenet_err *e)
 	for (unsigned l = 0; l < APENET_MAX_LINKS; l++)
 		apenet_nbr_init(&a->nbr[l]);
 	a->service = a->memory = a->peripheral = APENET_H_NORMAL;
-	snprintf(a->service_why, sizeof(a->service_why), "no supervisor configured yet (the SNMP notifier sets it)");
 	return agent_bbox_apply(a, e);
 }
 
@@ -232,29 +231,46 @@ static const struct apenet_sample *baseline(struct agent *a)
 	return b;
 }
 
+/* The baseline pair's rate findings, judged again once a second: the pair
+ * spans baseline_s (60 s), so a period more or less moves its rates by a
+ * sixtieth, and judging it every period doubled the agent's cost (bench_agent).
+ * A clear of the counters drops them at once (no baseline across it). */
+static void judge_long(struct agent *a, const struct apenet_sample *b)
+{
+	if (!b) {
+		a->long_dt = 0;
+		a->long_next_ms = 0;
+		apenet_findings_clear(&a->longf);
+		return;
+	}
+	if (a->long_next_ms && a->cur->host_ms < a->long_next_ms)
+		return;
+	a->long_next_ms = a->cur->host_ms + 1000;
+	apenet_view_pair(a->vlong, b, a->cur);
+	a->long_dt = apenet_view_dt(a->vlong);
+	apenet_findings_clear(&a->longf);
+	apenet_judge(a->vlong, &a->cfg, &a->raised, &a->longf);
+	size_t keep = 0;
+	for (size_t i = 0; i < a->longf.n; i++)
+		if (rate_code(a->longf.f[i].code))
+			a->longf.f[keep++] = a->longf.f[i];
+	a->longf.n = keep;
+}
+
 static void judge(struct agent *a, int reset)
 {
 	/* across a clear the short pair has no interval: states, no rates */
 	apenet_view_pair(a->vshort, reset ? a->cur : a->prev, a->cur);
-	const struct apenet_sample *b = reset ? NULL : baseline(a);
-	a->long_dt = 0;
 	apenet_findings_clear(&a->now);
 	apenet_judge(a->vshort, &a->cfg, &a->raised, &a->now);
-	if (b) {
-		apenet_view_pair(a->vlong, b, a->cur);
-		a->long_dt = apenet_view_dt(a->vlong);
-		apenet_findings_clear(&a->longf);
-		apenet_judge(a->vlong, &a->cfg, &a->raised, &a->longf);
-		for (size_t i = 0; i < a->longf.n; i++) {
-			const struct apenet_finding *f = &a->longf.f[i];
-			int dup = 0;
-			if (!rate_code(f->code))
-				continue;
-			for (size_t k = 0; k < a->now.n && !dup; k++)
-				dup = same_key(f, &a->now.f[k]);
-			if (!dup)
-				*apenet_finding_add(&a->now, f->sev, f->subject, f->link, f->lane, f->where, f->code) = *f;
-		}
+	judge_long(a, reset ? NULL : baseline(a));
+	for (size_t i = 0; i < a->longf.n; i++) {
+		const struct apenet_finding *f = &a->longf.f[i];
+		int dup = 0;
+		for (size_t k = 0; k < a->now.n && !dup; k++)
+			dup = same_key(f, &a->now.f[k]);
+		if (!dup)
+			*apenet_finding_add(&a->now, f->sev, f->subject, f->link, f->lane, f->where, f->code) = *f;
 	}
 	size_t keep = 0;
 	for (size_t i = 0; i < a->now.n; i++)
@@ -294,25 +310,35 @@ void agent_set_service(struct agent *a, unsigned configured, unsigned acking, do
 	a->svc_since_ack_s = since_last_ack_s;
 }
 
+/* The three fields' reasons in words, for agent-status and a transition's
+ * message: formatted when asked, not every period. */
+void agent_host_why(const struct agent *a, char *svc, char *mem, char *per, size_t n)
+{
+	if (!a->svc_configured)
+		snprintf(svc, n, "no supervisor configured (reports off)");
+	else
+		snprintf(svc, n, "%u of %u supervisors acknowledge; the last acknowledgement %.0f s ago", a->svc_acking,
+			 a->svc_configured, a->svc_since_ack_s);
+	apenet_host_memory(&a->edac.now, a->cfg.agent.edac_ce_sick_per_hour, &a->cfg.thr, mem, n);
+	apenet_host_peripheral(a->cur->pcie_ok, &a->cur->pcie, per, n);
+}
+
 static void host_fields(struct agent *a, int64_t now)
 {
-	char why[200];
-	unsigned per = apenet_host_peripheral(a->cur->pcie_ok, &a->cur->pcie, a->peripheral_why, sizeof(a->peripheral_why));
+	char why[3][200];
 	/* the judge's PCIE_* findings report the peripheral's changes */
-	a->peripheral = per;
+	a->peripheral = apenet_host_peripheral(a->cur->pcie_ok, &a->cur->pcie, NULL, 0);
 	agent_edac_poll(a, now);
-	unsigned mem = apenet_host_memory(&a->edac.now, a->cfg.agent.edac_ce_sick_per_hour, &a->cfg.thr, why, sizeof(why));
-	snprintf(a->memory_why, sizeof(a->memory_why), "%s", why);
-	if (mem != a->memory)
-		host_field_event(a, "memory", "EDAC_MEMORY", a->memory, mem, why);
-	a->memory = mem;
+	unsigned mem = apenet_host_memory(&a->edac.now, a->cfg.agent.edac_ce_sick_per_hour, &a->cfg.thr, NULL, 0);
 	unsigned svc = apenet_host_service(a->svc_configured, a->svc_acking, a->svc_since_ack_s,
 					   a->cfg.agent.service_timeout_s);
-	if (a->svc_configured)
-		snprintf(a->service_why, sizeof(a->service_why), "%u of %u supervisors acknowledge; the last acknowledgement %.0f s ago",
-			 a->svc_acking, a->svc_configured, a->svc_since_ack_s);
+	if (mem != a->memory || svc != a->service)
+		agent_host_why(a, why[0], why[1], why[2], sizeof(why[0]));
+	if (mem != a->memory)
+		host_field_event(a, "memory", "EDAC_MEMORY", a->memory, mem, why[1]);
+	a->memory = mem;
 	if (svc != a->service)
-		host_field_event(a, "service", "SERVICE_NETWORK", a->service, svc, a->service_why);
+		host_field_event(a, "service", "SERVICE_NETWORK", a->service, svc, why[0]);
 	a->service = svc;
 	a->ldm_host = apenet_ldm_host_word(a->service, a->memory, a->peripheral);
 	/* written when the card holds another word (changed here, or the card

@@ -81,7 +81,9 @@ int apenet_sampler_take(struct apenet_sampler *s, unsigned flags, struct apenet_
 
 void apenet_view_pair(struct apenet_view *v, const struct apenet_sample *a, const struct apenet_sample *b)
 {
-	memset(v, 0, sizeof(*v));
+	/* Every field is set below, and the 5 KB of module pages only when a
+	 * sample has them (their EE_STATUS is zero otherwise, so no rule looks):
+	 * the agent makes a view every period. */
 	v->prof = b->snap.prof;
 	memcpy(v->bdf, b->bdf, sizeof(v->bdf));
 	v->s0 = a->snap;
@@ -95,7 +97,11 @@ void apenet_view_pair(struct apenet_view *v, const struct apenet_sample *a, cons
 	if (m) {
 		memcpy(v->ee_status, m->ee_status, sizeof(v->ee_status));
 		memcpy(v->ee, m->ee, sizeof(v->ee));
+	} else {
+		memset(v->ee_status, 0, sizeof(v->ee_status));
 	}
-	snprintf(v->source, sizeof(v->source), "live");
+	memcpy(v->source, "live", sizeof("live"));
+	v->nsamples = 0;
+	v->pair[0] = v->pair[1] = 0;
 	v->reads = a == b ? b->reads : a->reads + b->reads;
 }

@@ -13,25 +13,33 @@
 #include "apenet/agent.h"
 #include "apenet/verdict.h"
 
+/* The reason is for people (agent-status, a transition's message): an agent
+ * that only needs the status passes n = 0 and formats nothing, every period. */
+#define WHY(...) \
+	do { \
+		if (n) \
+			snprintf(why, n, __VA_ARGS__); \
+	} while (0)
+
 unsigned apenet_host_memory(const struct apenet_edac *e, double ce_sick_per_hour, const struct apenet_thresholds *t,
 			    char *why, size_t n)
 {
 	if (!e->present) {
-		snprintf(why, n, "no EDAC memory controller: memory errors cannot be seen");
+		WHY("no EDAC memory controller: memory errors cannot be seen");
 		return APENET_H_NORMAL;
 	}
 	if (e->ue > 0) {
-		snprintf(why, n, "%llu uncorrected memory errors (EDAC, %u controllers)", (unsigned long long)e->ue,
+		WHY("%llu uncorrected memory errors (EDAC, %u controllers)", (unsigned long long)e->ue,
 			 e->controllers);
 		return APENET_H_BROKEN;
 	}
 	double rate, lower;
 	if (e->window_s > 0 && apenet_rate_proven(e->ce_window, e->window_s, ce_sick_per_hour, 3600, t, &rate, &lower)) {
-		snprintf(why, n, "%llu corrected memory errors in %.0f s: at least %.3g/h at %g%% confidence (sick at %g/h)",
+		WHY("%llu corrected memory errors in %.0f s: at least %.3g/h at %g%% confidence (sick at %g/h)",
 			 (unsigned long long)e->ce_window, e->window_s, lower, t->rate_confidence * 100, ce_sick_per_hour);
 		return APENET_H_SICK;
 	}
-	snprintf(why, n, "EDAC: %llu corrected, 0 uncorrected errors (%u controllers)", (unsigned long long)e->ce,
+	WHY("EDAC: %llu corrected, 0 uncorrected errors (%u controllers)", (unsigned long long)e->ce,
 		 e->controllers);
 	return APENET_H_NORMAL;
 }
@@ -39,23 +47,23 @@ unsigned apenet_host_memory(const struct apenet_edac *e, double ce_sick_per_hour
 unsigned apenet_host_peripheral(int pcie_ok, const struct apenet_pcie_info *p, char *why, size_t n)
 {
 	if (!pcie_ok) {
-		snprintf(why, n, "the card's PCIe capability is unreadable");
+		WHY("the card's PCIe capability is unreadable");
 		return APENET_H_SICK;
 	}
 	if (p->has_aer && (p->aer_uncor_status & ~p->aer_uncor_mask)) {
-		snprintf(why, n, "uncorrectable PCIe errors logged (AER 0x%08x)", p->aer_uncor_status & ~p->aer_uncor_mask);
+		WHY("uncorrectable PCIe errors logged (AER 0x%08x)", p->aer_uncor_status & ~p->aer_uncor_mask);
 		return APENET_H_BROKEN;
 	}
 	if (p->degraded) {
-		snprintf(why, n, "PCIe trained at gen%u x%u, below the card's gen%u x%u", p->sta_gen, p->sta_width,
+		WHY("PCIe trained at gen%u x%u, below the card's gen%u x%u", p->sta_gen, p->sta_width,
 			 p->cap_gen, p->cap_width);
 		return APENET_H_SICK;
 	}
 	if (p->has_aer && (p->aer_cor_status & ~p->aer_cor_mask)) {
-		snprintf(why, n, "correctable PCIe errors logged (AER 0x%08x)", p->aer_cor_status & ~p->aer_cor_mask);
+		WHY("correctable PCIe errors logged (AER 0x%08x)", p->aer_cor_status & ~p->aer_cor_mask);
 		return APENET_H_SICK;
 	}
-	snprintf(why, n, "PCIe gen%u x%u as capable, no AER errors", p->sta_gen, p->sta_width);
+	WHY("PCIe gen%u x%u as capable, no AER errors", p->sta_gen, p->sta_width);
 	return APENET_H_NORMAL;
 }
 

@@ -243,7 +243,11 @@ int apenet_bbox_push(struct apenet_bbox *b, const struct apenet_sample *s, struc
 		memcpy(b->ee_status, s->ee_status, sizeof(b->ee_status));
 		memcpy(b->ee, s->ee, sizeof(b->ee));
 	}
-	snprintf(b->pcie_err, sizeof(b->pcie_err), "%s", s->pcie_ok ? "" : s->pcie_err);
+	/* a copy, not a format: this runs every period */
+	if (s->pcie_ok)
+		b->pcie_err[0] = 0;
+	else
+		memccpy(b->pcie_err, s->pcie_err, 0, sizeof(b->pcie_err) - 1), b->pcie_err[sizeof(b->pcie_err) - 1] = 0;
 	uint64_t *vals = b->scratch;
 	size_t len = 0;
 	flatten(b->prof, s, vals);

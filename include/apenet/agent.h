@@ -177,12 +177,12 @@ struct apenet_edac {
 };
 /* Memory: any uncorrected error -> broken; corrected errors proven at
  * ce_sick_per_hour (rate_min_events, rate_confidence) -> sick; no EDAC ->
- * normal.  why receives the reason in words. */
+ * normal.  why receives the reason in words (nothing when n is 0). */
 unsigned apenet_host_memory(const struct apenet_edac *e, double ce_sick_per_hour, const struct apenet_thresholds *t,
 			    char *why, size_t n);
 /* Peripheral, from the card's PCIe state: unmasked uncorrectable AER
  * status -> broken; trained below capability, or unmasked correctable AER
- * status, or an unreadable capability -> sick. */
+ * status, or an unreadable capability -> sick.  why as above. */
 unsigned apenet_host_peripheral(int pcie_ok, const struct apenet_pcie_info *p, char *why, size_t n);
 /* Service network, from the supervisors' acknowledgements: all of the
  * configured ones acknowledging -> normal, some -> sick, none for timeout_s

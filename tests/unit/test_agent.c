@@ -97,6 +97,7 @@ static void test_ldm_host_combinations(void **state)
 		struct apenet_edac e = { present, present ? 2u : 0u, ces[ic] * 3, ues[iu], ces[ic], windows[iw] };
 		unsigned mem = apenet_host_memory(&e, sick, &t, why, sizeof(why));
 		assert_int_equal(mem, want_memory(&e, &t, sick));
+		assert_int_equal(apenet_host_memory(&e, sick, &t, NULL, 0), mem); /* the agent's every-period call */
 		assert_true(why[0]);
 		if (!present)
 			assert_non_null(strstr(why, "no EDAC"));
@@ -110,6 +111,7 @@ static void test_ldm_host_combinations(void **state)
 						      bits[iunc], masked ? bits[iunc] : 0, 0, bits[icor], masked ? bits[icor] : 0 };
 			unsigned per = apenet_host_peripheral(ok, &p, why, sizeof(why));
 			assert_int_equal(per, want_peripheral(ok, &p));
+			assert_int_equal(apenet_host_peripheral(ok, &p, NULL, 0), per);
 			for (unsigned conf = 0; conf < 3; conf++)
 			for (unsigned ack = 0; ack <= conf; ack++)
 			for (int late = 0; late < 3; late++) {
