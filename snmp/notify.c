@@ -35,78 +35,8 @@
 #include "apenet/mib.h"
 #include "apenet/notify.h"
 #include "apenet/regs.h"
+#include "apenet/report_pdu.h"
 #include "apenet/spool.h"
-
-/* ---- events ---------------------------------------------------------- */
-
-void apenet_report_init(struct apenet_report *ev, enum apenet_report_kind kind)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->kind = kind;
-	ev->subject = APENET_REPORT_SUBJ_BOARD;
-	ev->value = NAN;
-	ev->threshold = NAN;
-	ev->path = APENET_REPORT_PATH_SELF;
-}
-
-const char *apenet_report_kind_name(int kind)
-{
-	return kind == APENET_REPORT_HEALTH ? "health" : kind == APENET_REPORT_HEARTBEAT ? "heartbeat" : "?";
-}
-
-const char *apenet_report_subject_name(int subject)
-{
-	static const char *const names[] = { "?", "board", "link", "lane", "module", "sensor", "cabling", "host" };
-	return subject >= 1 && subject <= 7 ? names[subject] : "?";
-}
-
-const char *apenet_report_path_name(int path)
-{
-	static const char *const names[] = { "?", "self", "neighbour-ldm", "watchdog" };
-	return path >= 1 && path <= 3 ? names[path] : "?";
-}
-
-char *apenet_report_ldm_summary(uint32_t word, char *buf, size_t len)
-{
-	struct apenet_ldm l;
-	int bad = apenet_ldm_decode(word, &l);
-	size_t off = 0;
-	buf[0] = 0;
-#define APPEND(...)                                                                     \
-	do {                                                                            \
-		if (off < len) {                                                        \
-			int k_ = snprintf(buf + off, len - off, __VA_ARGS__);           \
-			off += k_ > 0 ? (size_t)k_ : 0;                                 \
-		}                                                                       \
-	} while (0)
-	if (!l.valid)
-		APPEND("invalid word (valid bit clear)");
-	for (unsigned f = 0; f < APENET_LDM_NFIELDS; f++)
-		if (l.field[f] != APENET_LDM_NORMAL)
-			APPEND("%s%s %s", off ? ", " : "", apenet_ldm_field_name(f), apenet_ldm_status_name(l.field[f]));
-	if (l.host_expired)
-		APPEND("%shost expired", off ? ", " : "");
-	if (!off && !bad)
-		APPEND("all normal");
-#undef APPEND
-	return buf;
-}
-
-char *apenet_report_decimal(double v, char *buf, size_t len)
-{
-	if (isnan(v)) {
-		snprintf(buf, len, "%s", "");
-		return buf;
-	}
-	/* The shortest of %.15g .. %.17g that reads back to the same double:
-	 * 71.3 stays "71.3", and nothing is lost. */
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, len, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	return buf;
-}
 
 /* ---- net-snmp, once per process --------------------------------------- */
 
@@ -451,79 +381,6 @@ static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now, cons
 	s->reqid = reqid;
 }
 
-static int apenet_notify_add_str(netsnmp_pdu *pdu, int obj, const char *v)
-{
-	oid name[] = { APENET_OID_EVENT, (oid)obj, 0 };
-	return snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), ASN_OCTET_STR, v, strlen(v)) ? 0 : -1;
-}
-
-static int apenet_notify_add_u32(netsnmp_pdu *pdu, int obj, u_char type, unsigned long v)
-{
-	oid name[] = { APENET_OID_EVENT, (oid)obj, 0 };
-	if (type == ASN_INTEGER) {
-		long l = (long)v;
-		return snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), type, &l, sizeof(l)) ? 0 : -1;
-	}
-	return snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), type, &v, sizeof(v)) ? 0 : -1;
-}
-
-static int apenet_notify_add_c64(netsnmp_pdu *pdu, int obj, uint64_t v)
-{
-	oid name[] = { APENET_OID_EVENT, (oid)obj, 0 };
-	struct counter64 c = { .high = (u_long)(v >> 32), .low = (u_long)(v & 0xffffffffu) };
-	return snmp_pdu_add_variable(pdu, name, OID_LENGTH(name), ASN_COUNTER64, &c, sizeof(c)) ? 0 : -1;
-}
-
-/* The INFORM of an event: sysUpTime.0, snmpTrapOID.0, then the
- * notification's OBJECTS in the MIB's order. */
-static netsnmp_pdu *apenet_notify_pdu(const struct apenet_notifier *n, const struct apenet_report *ev)
-{
-	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_INFORM);
-	if (!pdu)
-		return NULL;
-	static const oid uptime[] = { APENET_OID_SYSUPTIME_0 }, trapoid[] = { APENET_OID_SNMPTRAPOID_0 };
-	oid note[] = { APENET_OID_NOTIFICATIONS,
-		       ev->kind == APENET_REPORT_HEARTBEAT ? APENET_MIB_HEARTBEAT : APENET_MIB_HEALTH_CHANGE };
-	u_long ticks = (u_long)((apenet_notify_mono_ms() - n->start_ms) / 10);
-	char num[40];
-	int bad = !snmp_pdu_add_variable(pdu, uptime, OID_LENGTH(uptime), ASN_TIMETICKS, &ticks, sizeof(ticks)) ||
-		  !snmp_pdu_add_variable(pdu, trapoid, OID_LENGTH(trapoid), ASN_OBJECT_ID, note, sizeof(note));
-	bad = bad || apenet_notify_add_u32(pdu, APENET_MIB_NODE_X, ASN_UNSIGNED, ev->x) ||
-	      apenet_notify_add_u32(pdu, APENET_MIB_NODE_Y, ASN_UNSIGNED, ev->y) ||
-	      apenet_notify_add_u32(pdu, APENET_MIB_NODE_Z, ASN_UNSIGNED, ev->z) ||
-	      apenet_notify_add_str(pdu, APENET_MIB_NODE_NAME, ev->node) ||
-	      apenet_notify_add_str(pdu, APENET_MIB_BOOT_ID, ev->boot) ||
-	      apenet_notify_add_c64(pdu, APENET_MIB_SEQUENCE, ev->seq) ||
-	      apenet_notify_add_c64(pdu, APENET_MIB_TIME, ev->time_ms < 0 ? 0 : (uint64_t)ev->time_ms);
-	if (ev->kind == APENET_REPORT_HEARTBEAT) {
-		char summary[200];
-		if (ev->evidence[0])
-			snprintf(summary, sizeof(summary), "%s", ev->evidence);
-		else
-			apenet_report_ldm_summary(ev->ldm, summary, sizeof(summary));
-		bad = bad || apenet_notify_add_u32(pdu, APENET_MIB_LDM_WORD, ASN_UNSIGNED, ev->ldm) ||
-		      apenet_notify_add_str(pdu, APENET_MIB_LDM_SUMMARY, summary);
-	} else {
-		/* ApenetStatus is the LDM's two bits plus one. */
-		bad = bad || apenet_notify_add_u32(pdu, APENET_MIB_SUBJECT, ASN_INTEGER, (unsigned long)ev->subject) ||
-		      apenet_notify_add_str(pdu, APENET_MIB_WHERE, ev->where) ||
-		      apenet_notify_add_str(pdu, APENET_MIB_CODE, ev->code) ||
-		      apenet_notify_add_u32(pdu, APENET_MIB_OLD_STATUS, ASN_INTEGER, (unsigned long)(ev->old_status & 3) + 1) ||
-		      apenet_notify_add_u32(pdu, APENET_MIB_NEW_STATUS, ASN_INTEGER, (unsigned long)(ev->new_status & 3) + 1) ||
-		      apenet_notify_add_str(pdu, APENET_MIB_VALUE, apenet_report_decimal(ev->value, num, sizeof(num))) ||
-		      apenet_notify_add_str(pdu, APENET_MIB_THRESHOLD, apenet_report_decimal(ev->threshold, num, sizeof(num))) ||
-		      apenet_notify_add_str(pdu, APENET_MIB_UNIT, ev->unit) ||
-		      apenet_notify_add_u32(pdu, APENET_MIB_PATH, ASN_INTEGER, (unsigned long)ev->path) ||
-		      apenet_notify_add_str(pdu, APENET_MIB_VIA_LINK, ev->via) ||
-		      apenet_notify_add_str(pdu, APENET_MIB_EVIDENCE, ev->evidence);
-	}
-	if (bad) {
-		snmp_free_pdu(pdu);
-		return NULL;
-	}
-	return pdu;
-}
-
 /* Sends the oldest event supervisor s has not acknowledged, if any. */
 static void apenet_notify_pump(struct apenet_notify_sup *s, int64_t now)
 {
@@ -532,18 +389,32 @@ static void apenet_notify_pump(struct apenet_notify_sup *s, int64_t now)
 	struct apenet_report ev;
 	struct apenet_err e = { 0 };
 	int64_t id;
-	int r = apenet_spool_next(s->n->spool, s->idx, &ev, &id, &e);
-	if (r < 0) {
-		apenet_log(APENET_LOG_ERR, "supervisor %s: %s", s->addr, e.msg);
-		apenet_notify_down(s, now, "the spool could not be read");
-		return;
-	}
-	if (r == 0)
-		return;
-	netsnmp_pdu *pdu = apenet_notify_pdu(s->n, &ev);
-	if (!pdu) {
-		apenet_notify_down(s, now, "cannot build the INFORM (out of memory)");
-		return;
+	netsnmp_pdu *pdu;
+	for (;;) {
+		int r = apenet_spool_next(s->n->spool, s->idx, &ev, &id, &e);
+		if (r < 0) {
+			apenet_log(APENET_LOG_ERR, "supervisor %s: %s", s->addr, e.msg);
+			apenet_notify_down(s, now, "the spool could not be read");
+			return;
+		}
+		if (r == 0)
+			return;
+		pdu = apenet_report_pdu(&ev, (uint32_t)((now - s->n->start_ms) / 10), &e);
+		if (pdu)
+			break;
+		if (e.code != APENET_EINVAL) {
+			apenet_notify_down(s, now, "cannot build the INFORM (out of memory)");
+			return;
+		}
+		/* Stored by an older agent that let it in, and no INFORM can
+		 * carry it: waiting for it would hold back every later report. */
+		apenet_log(APENET_LOG_ERR, "supervisor %s: report %s/%llu cannot be sent and is dropped: %s", s->addr,
+			   ev.boot, (unsigned long long)ev.seq, e.msg);
+		if (apenet_spool_ack(s->n->spool, s->idx, id, apenet_notify_epoch_ms(), &e)) {
+			apenet_log(APENET_LOG_ERR, "supervisor %s: %s", s->addr, e.msg);
+			apenet_notify_down(s, now, "the spool could not be written");
+			return;
+		}
 	}
 	int reqid = snmp_sess_async_send(s->sess, pdu, apenet_notify_cb, s);
 	if (!reqid) {

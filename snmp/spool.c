@@ -18,6 +18,7 @@
 #include <sqlite3.h>
 
 #include "apenet/log.h"
+#include "apenet/report_pdu.h"
 #include "apenet/spool.h"
 
 /* Migrations: entry i takes a spool from schema version i to i + 1.  A new
@@ -483,13 +484,6 @@ uint64_t apenet_spool_event_size(const struct apenet_report *ev)
 	       strnlen(ev->via, sizeof(ev->via));
 }
 
-static int apenet_spool_check_text(const char *what, const char *s, size_t size, struct apenet_err *e)
-{
-	if (strnlen(s, size) >= size)
-		return apenet_err_set(e, APENET_EINVAL, "event: %s is not terminated within %zu bytes", what, size);
-	return 0;
-}
-
 static void apenet_spool_bind_double(sqlite3_stmt *st, int i, double v)
 {
 	/* sqlite has no NaN; NULL is "no value". */
@@ -583,22 +577,10 @@ static void apenet_spool_episode_end(struct apenet_spool *s)
 
 int apenet_spool_add(struct apenet_spool *s, struct apenet_report *ev, int64_t *id, struct apenet_err *e)
 {
-	if (ev->kind != APENET_REPORT_HEALTH && ev->kind != APENET_REPORT_HEARTBEAT)
-		return apenet_err_set(e, APENET_EINVAL, "event: kind %d is neither health (1) nor heartbeat (2)",
-				      (int)ev->kind);
-	if (apenet_spool_check_text("node", ev->node, sizeof(ev->node), e) ||
-	    apenet_spool_check_text("boot", ev->boot, sizeof(ev->boot), e) ||
-	    apenet_spool_check_text("where", ev->where, sizeof(ev->where), e) ||
-	    apenet_spool_check_text("code", ev->code, sizeof(ev->code), e) ||
-	    apenet_spool_check_text("unit", ev->unit, sizeof(ev->unit), e) ||
-	    apenet_spool_check_text("evidence", ev->evidence, sizeof(ev->evidence), e) ||
-	    apenet_spool_check_text("via", ev->via, sizeof(ev->via), e))
+	/* Only what an INFORM can carry: a report stored is a report that can
+	 * be sent (include/apenet/report_pdu.h). */
+	if (apenet_report_check(ev, e))
 		return -1;
-	if (!ev->boot[0])
-		return apenet_err_set(e, APENET_EINVAL, "event: no boot id");
-	if (ev->seq > INT64_MAX)
-		return apenet_err_set(e, APENET_EINVAL, "event: sequence %llu out of range",
-				      (unsigned long long)ev->seq);
 	uint64_t size = apenet_spool_event_size(ev);
 	uint64_t seq = ev->seq;
 	if (apenet_spool_step(s, ST_BEGIN, e))

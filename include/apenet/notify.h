@@ -1,7 +1,9 @@
 /*
  * The node agent's reports to the supervisors (docs/agent.md, "Reports to
  * the supervisors"): health transitions and heartbeats sent as SNMP INFORMs
- * (APENET-MIB, mibs/APENET-MIB.txt) to every configured supervisor.
+ * (APENET-MIB, mibs/APENET-MIB.txt) to every configured supervisor.  The
+ * wire format, and its decoder for the supervisors, is
+ * include/apenet/report_pdu.h.
  *
  * Nothing is lost on the way: an event is first written to a local spool
  * (include/apenet/spool.h), then sent to each supervisor in turn; it leaves
@@ -146,8 +148,9 @@ void apenet_notifier_close(struct apenet_notifier *n);
 /* Stores the event in the spool (one transaction) and sends it to every
  * supervisor that has nothing older to receive.  seq 0 is filled in with
  * the next number of the boot (kept in the spool, so it never repeats for a
- * boot id).  -1 when the event could not be stored (bad texts, disk): then
- * it was not sent either. */
+ * boot id).  -1 when the event could not be stored (one no INFORM can
+ * carry, apenet_report_check in include/apenet/report_pdu.h; disk): then it
+ * was not sent either. */
 int apenet_notifier_submit(struct apenet_notifier *n, struct apenet_report *ev, struct apenet_err *e);
 
 /* Fills up to max entries with the descriptors to poll for reading and

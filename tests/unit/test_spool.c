@@ -268,6 +268,17 @@ static void test_fields_round_trip(void **state)
 	health(&ev, "", "X", 0, 1);
 	assert_int_equal(apenet_spool_add(s, &ev, NULL, &e), -1);
 	assert_non_null(strstr(e.msg, "boot"));
+	/* So is what no INFORM can carry (apenet_report_check): stored, it
+	 * could never be sent. */
+	health(&ev, "b", "X", 0, 1);
+	ev.subject = 0;
+	assert_int_equal(apenet_spool_add(s, &ev, NULL, &e), -1);
+	assert_string_equal(e.msg, "event: subject 0 out of range 1..7");
+	health(&ev, "b", "X", 0, 4);
+	assert_int_equal(apenet_spool_add(s, &ev, NULL, &e), -1);
+	assert_string_equal(e.msg, "event: new status 4 out of range 0..3");
+	apenet_spool_stats(s, &after);
+	assert_int_equal(before.events, after.events);
 	apenet_spool_close(s);
 }
 
