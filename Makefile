@@ -73,7 +73,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 # Fuzz targets: tests/fuzz/fuzz_NAME.c, seeds and regression inputs in
 # tests/fuzz/NAME/ (docs/design.md, "Decoders under attack").  A new decoder
 # is one more name on this list.
-FUZZ_TARGETS := ldm prbs sff8636 sff8472 pcie lspci conf config snapshot ber_table simconf
+FUZZ_TARGETS := ldm prbs sff8636 sff8472 pcie lspci conf config snapshot ber_table simconf report_pdu
 FUZZ_BINS := $(patsubst %,$(B)/fuzz_%,$(FUZZ_TARGETS))
 # The same targets with a plain main() (tests/fuzz/replay_main.c), built in
 # the sanitizer test tree: make test replays every seed and regression.
@@ -141,14 +141,17 @@ $(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
 
+# FUZZ_LIBS: what a target needs beyond the library's own (the SNMP
+# decoder's target parses messages with net-snmp).
 $(B)/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(FUZZ_UTIL_OBJ) $(SIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(FUZZ_LIBS) -o $@
 $(B)/fuzz-replay/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(FUZZ_UTIL_OBJ) $(B)/obj/tests/fuzz/replay_main.o $(SIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(FUZZ_LIBS) -o $@
+$(B)/fuzz_report_pdu $(B)/fuzz-replay/fuzz_report_pdu: FUZZ_LIBS := $(SNMP_LIBS)
 
 tests-build: $(PROGS) $(UNIT_BINS) $(E2E_BINS) $(FUZZ_REPLAY_BINS)
 

@@ -37,8 +37,8 @@
 #include <net-snmp/library/large_fd_set.h>
 
 #include "apenet/log.h"
-#include "apenet/mib.h"
 #include "apenet/notify.h"
+#include "apenet/report_pdu.h"
 
 enum fake_mode { FAKE_ANSWER, FAKE_DROP, FAKE_ERROR };
 
@@ -66,13 +66,15 @@ static int free_port(void)
 	return ntohs(a.sin_port);
 }
 
+/* Read as the supervisors read it (include/apenet/report_pdu.h): every
+ * INFORM the notifier sends must decode. */
 static uint64_t seq_of(const netsnmp_pdu *pdu)
 {
-	static const oid name[] = { APENET_OID_EVENT, APENET_MIB_SEQUENCE, 0 };
-	for (const netsnmp_variable_list *v = pdu->variables; v; v = v->next_variable)
-		if (v->type == ASN_COUNTER64 && snmp_oid_compare(v->name, v->name_length, name, OID_LENGTH(name)) == 0)
-			return ((uint64_t)v->val.counter64->high << 32) | v->val.counter64->low;
-	return 0;
+	struct apenet_report r;
+	struct apenet_err e = { 0 };
+	if (apenet_report_from_pdu(pdu, &r, &e))
+		fail_msg("the fake supervisor cannot decode the INFORM: %s", e.msg);
+	return r.seq;
 }
 
 static int fake_cb(int op, netsnmp_session *session, int reqid, netsnmp_pdu *pdu, void *magic)
