@@ -460,6 +460,44 @@ void sim_board_restore(struct sim_board *b)
 	write_rw(b);
 }
 
+void sim_board_power_on(struct sim_torus *t, struct sim_board *b)
+{
+	for (unsigned l = 0; l < b->prof->nlinks; l++) {
+		struct sim_link *lk = &b->link[l];
+		memset(&lk->c, 0, sizeof(lk->c));
+		memset(lk->fifo, 0, sizeof(lk->fifo));
+		memset(lk->hwm, 0, sizeof(lk->hwm));
+		lk->credit_frac = lk->pkt_frac = 0;
+		lk->ldm_rx = lk->ldm_rx_count = 0;
+		lk->ldm_rx_ts = lk->up_ts = 0;
+		lk->ee_gen = 0;
+		lk->ee_ts = 0;
+		lk->state = APENET_LINK_DOWN;
+		lk->phase = APENET_PHASE_RESET;
+		lk->phase_s = 0;
+		for (unsigned k = 0; k < lk->lp->lanes; k++) {
+			struct sim_lane *ln = &lk->lane[k];
+			struct sim_lane fresh = { .phase = APENET_PHASE_RESET, .dead = ln->dead };
+			*ln = fresh; /* PMA settings: sim_board_reset_bar's defaults */
+		}
+	}
+	b->gen = 0;
+	b->t_drift = 0;
+	b->overheat_c = 0;
+	b->droop_pct = 0;
+	b->wd_dnp_hb = b->wd_last_host_hb = b->wd_missed = b->wd_expired = b->wd_expire_count = 0;
+	b->wd_enabled_prev = 0;
+	b->wd_host_hb_ts = b->wd_next_beat_ts = 0;
+	b->ldm_host = b->ldm_own = b->ldm_tx_count = 0;
+	b->ldm_frac = 0;
+	b->cmd_done_seq = b->cmd_result = 0;
+	b->cnt_clear_ts = b->uptime_ts = t->now_ts;
+	b->dnp_hung = 0;
+	b->gone = 0;
+	b->powered_off = 0;
+	sim_board_reset_bar(b);
+}
+
 void sim_torus_tick(struct sim_torus *t, double dt)
 {
 	for (unsigned i = 0; i < t->nboards; i++) {

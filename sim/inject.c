@@ -112,7 +112,7 @@ static void swap_plugs(struct sim_torus *t, struct sim_board *ba, unsigned la, s
 static const char *usage =
 	"faults: cable-unplug --link L | cable-ber --link L --ber B | lane-dead --link L --lane N | "
 	"cable-swap --link L --with X,Y,Z:L2 | dnp-hang | overheat --celsius C | voltage-droop --percent P | "
-	"pcie-degrade --width W --gen G | card-gone | clear";
+	"pcie-degrade --width W --gen G | card-gone | power-off | clear";
 
 static const struct {
 	const char *fault;
@@ -121,7 +121,7 @@ static const struct {
 	{ "cable-unplug", { "link" } }, { "cable-ber", { "link", "ber" } }, { "lane-dead", { "link", "lane" } },
 	{ "cable-swap", { "link", "with" } }, { "dnp-hang", { NULL } }, { "overheat", { "celsius" } },
 	{ "voltage-droop", { "percent" } }, { "pcie-degrade", { "width", "gen" } }, { "card-gone", { NULL } },
-	{ "clear", { NULL } },
+	{ "power-off", { NULL } }, { "clear", { NULL } },
 };
 
 /* Every option must belong to the fault, before anything is applied. */
@@ -254,6 +254,17 @@ int sim_inject(struct sim_torus *t, char *const *argv, int argc, char *r, size_t
 		if (sim_board_write_pci(t, b, &e))
 			return reply(r, rn, "error: %s", e.msg);
 		rc = reply(r, rn, "ok: node %s: card gone (reads all ones)", argv[0]);
+	} else if (!strcmp(fault, "power-off")) {
+		/* Gone from the bus like card-gone (its links go dark with it,
+		 * link.c), and nothing of its state survives: clear powers it
+		 * on from scratch. */
+		b->gone = 1;
+		b->powered_off = 1;
+		memset((void *)b->bar, 0xff, APENET_BAR_SIZE);
+		struct apenet_err e;
+		if (sim_board_write_pci(t, b, &e))
+			return reply(r, rn, "error: %s", e.msg);
+		rc = reply(r, rn, "ok: node %s: powered off (reads all ones, its links dark)", argv[0]);
 	} else if (!strcmp(fault, "clear")) {
 		for (unsigned i = 0; i < b->prof->nlinks; i++)
 			cable_clear(t, &b->link[i]);
@@ -262,7 +273,9 @@ int sim_inject(struct sim_torus *t, char *const *argv, int argc, char *r, size_t
 		b->droop_pct = 0;
 		b->pcie_width = b->prof->pcie_width;
 		b->pcie_gen = b->prof->pcie_gen;
-		if (b->gone) {
+		if (b->powered_off) {
+			sim_board_power_on(t, b);
+		} else if (b->gone) {
 			b->gone = 0;
 			sim_board_restore(b);
 		}

@@ -103,8 +103,9 @@ struct sim_board {
 	/* commands */
 	uint32_t cmd_done_seq, cmd_result;
 	uint64_t cnt_clear_ts, uptime_ts;
-	/* faults */
-	int dnp_hung, gone;
+	/* faults: gone reads all ones and darkens its links (card-gone, and a
+	 * powered-off board, which also forgets everything until power-on) */
+	int dnp_hung, gone, powered_off;
 	uint8_t pcie_gen, pcie_width;
 };
 
@@ -168,6 +169,9 @@ void sim_torus_tick(struct sim_torus *t, double dt);
 void sim_board_reset_bar(struct sim_board *b);  /* defaults into the RW registers */
 void sim_board_publish(struct sim_torus *t, struct sim_board *b);
 void sim_board_restore(struct sim_board *b); /* after card-gone is cleared */
+/* After power-off is cleared: a cold start (registers at their defaults,
+ * counters zero, watchdog off, links training from nothing). */
+void sim_board_power_on(struct sim_torus *t, struct sim_board *b);
 
 /* link.c: bring-up, traffic and LDM delivery on each cable. */
 void sim_link_tick(struct sim_torus *t, struct sim_board *b, unsigned l, double dt);

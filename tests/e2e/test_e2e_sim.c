@@ -561,6 +561,92 @@ static void test_card_gone(void **state)
 	assert_int_equal(apenet_dev_check(&dev[3][0], &e), 0);
 }
 
+/* Card time (TIMESTAMP, 250 MHz) on a board that is not the one powered off. */
+struct card_time {
+	struct apenet_dev *d;
+	uint64_t until;
+};
+
+static int card_time_passed(void *ctx)
+{
+	struct card_time *c = ctx;
+	return apenet_rd64(c->d, APENET_REG_TIMESTAMP) >= c->until;
+}
+
+/* LDM words arrive again on a neighbour's link. */
+struct rx_more {
+	struct apenet_dev *d;
+	const char *link;
+	uint32_t count;
+};
+
+static int ldm_rx_more(void *ctx)
+{
+	struct rx_more *m = ctx;
+	return lreg(m->d, m->link, APENET_LINK_LDM_RX_COUNT) != m->count;
+}
+
+static void test_power_off(void **state)
+{
+	(void)state;
+	char dir[PATH_MAX];
+	static char out[65536], err[4096];
+	struct apenet_err e = { 0 };
+	/* 1,2,0 and the neighbours' links that face it */
+	struct {
+		struct apenet_dev *d;
+		const char *link;
+		unsigned field;
+		uint32_t rx_count;
+	} nbr[] = {
+		{ &dev[0][2], "X+", APENET_LDM_F_XPLUS, 0 },
+		{ &dev[2][2], "X-", APENET_LDM_F_XMINUS, 0 },
+		{ &dev[1][1], "Y+", APENET_LDM_F_YPLUS, 0 },
+		{ &dev[1][3], "Y-", APENET_LDM_F_YMINUS, 0 },
+	};
+	struct apenet_dev *v = &dev[1][2];
+	uint64_t uptime = apenet_rd64(v, APENET_REG_UPTIME_TS);
+	e2e_node_dir(&sim, 1, 2, 0, dir, sizeof(dir));
+	assert_int_equal(INJECT("1,2,0", "power-off", NULL), 0);
+	/* it reads all ones, like a card that left the bus */
+	assert_int_equal(apenet_dev_check(v, &e), -1);
+	assert_int_equal(e.code, APENET_EGONE);
+	assert_int_equal(e2e_run(out, sizeof(out), err, sizeof(err), "apenet", "status", "--sim", dir, NULL), 2);
+	assert_non_null(strstr(err, "card not responding"));
+	assert_string_equal(out, "");
+	/* and its links go dark: each neighbour loses signal on its link to it */
+	for (unsigned i = 0; i < 4; i++) {
+		wait_state(nbr[i].d, nbr[i].link, APENET_LINK_DOWN);
+		wait_ldm(nbr[i].d, nbr[i].field, APENET_LDM_BROKEN);
+		unsigned l = link_idx(nbr[i].d, nbr[i].link);
+		for (unsigned k = 0; k < 4; k++) {
+			uint32_t ls = apenet_rd32(nbr[i].d, apenet_lane_off(l, k, APENET_LANE_STATE));
+			assert_int_equal(APENET_GET(LANE_STATE, SIGNAL, ls), 0);
+			assert_int_equal(APENET_GET(LANE_STATE, PHASE, ls), APENET_PHASE_RESET);
+		}
+		assert_false(APENET_GET(LINK_PARTNER, VALID, lreg(nbr[i].d, nbr[i].link, APENET_LINK_PARTNER)));
+		nbr[i].rx_count = lreg(nbr[i].d, nbr[i].link, APENET_LINK_LDM_RX_COUNT);
+	}
+	/* no LDM word from it arrives while it is off: 0.3 s of card time later */
+	struct card_time ct = { &dev[0][0], apenet_rd64(&dev[0][0], APENET_REG_TIMESTAMP) + 75000000ull };
+	assert_true(e2e_wait(card_time_passed, &ct, DEADLINE));
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(lreg(nbr[i].d, nbr[i].link, APENET_LINK_LDM_RX_COUNT), nbr[i].rx_count);
+		assert_int_equal(lstate(nbr[i].d, nbr[i].link), APENET_LINK_DOWN);
+	}
+	/* power on: every link trains again, the card answers, and it started cold */
+	clear_and_wait("1,2,0");
+	assert_int_equal(apenet_dev_check(v, &e), 0);
+	assert_true(apenet_rd64(v, APENET_REG_UPTIME_TS) > uptime);
+	int rc = e2e_run(out, sizeof(out), err, sizeof(err), "apenet", "status", "--sim", dir, NULL);
+	if (rc != 0 && rc != 1)
+		fail_msg("apenet status after power-on: exit %d: %s", rc, err);
+	for (unsigned i = 0; i < 4; i++) {
+		struct rx_more m = { nbr[i].d, nbr[i].link, nbr[i].rx_count };
+		assert_true(e2e_wait(ldm_rx_more, &m, DEADLINE));
+	}
+}
+
 static int host_expired(void *ctx)
 {
 	struct apenet_dev *d = ctx;
@@ -701,6 +787,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_overheat_and_voltage_droop, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_pcie_degrade, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_card_gone, test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_power_off, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_watchdog_host_expires_and_recovers, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_prbs_both_ends, test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_clear_counters_command, test_setup, test_teardown),

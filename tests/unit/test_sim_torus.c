@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apenet/ldm.h"
 #include "apenet/linkmodel.h"
 #include "apenet/prbs.h"
 #include "apenet/module.h"
@@ -704,6 +705,103 @@ static void test_seqlock_and_gone(void **state)
 	sim_torus_destroy(t);
 }
 
+/* ---- 6b. a node that loses power ---- */
+
+static void test_power_off(void **state)
+{
+	struct fx *f = *state;
+	struct sim_torus *t = torus(f, APENET_V_APENETP, 3, 3, 1, 1);
+	struct sim_board *v = board(t, 1, 1, 0);
+	/* its four neighbours in the plane and their links that face it */
+	static const struct {
+		unsigned x, y;
+		const char *link;
+	} nbr[] = { { 0, 1, "X+" }, { 2, 1, "X-" }, { 1, 0, "Y+" }, { 1, 2, "Y-" } };
+	uint32_t rx_count[4];
+
+	bring_up(t, 1000, 100000);
+	run(t, 10000, 300000);
+	/* the host's settings: a threshold of its own, the watchdog on */
+	wr32(v, APENET_REG_THR_TEMP_SICK, 70000);
+	wr32(v, APENET_REG_WD_CTRL, APENET_SET(WD_CTRL, ENABLE, 1));
+	step(t, 1000);
+	/* a card that left the bus comes back with them */
+	inject_ok(t, 2, "1,1,0", "card-gone");
+	step(t, 1000);
+	inject_ok(t, 2, "1,1,0", "clear");
+	step(t, 1000);
+	assert_int_equal(rd32(v, APENET_REG_THR_TEMP_SICK), 70000);
+	assert_int_equal(rd32(v, APENET_REG_WD_CTRL), APENET_SET(WD_CTRL, ENABLE, 1));
+	bring_up(t, 1000, 100000);
+	run(t, 10000, 100000);
+	assert_true(link_reg64(v, (unsigned)link_idx(v, "X+"), APENET_LINK_TX_PKTS) > 0);
+
+	inject_ok(t, 2, "1,1,0", "power-off");
+	assert_true(all_ones(v));
+	run(t, 1000, 50000);
+	assert_true(all_ones(v));
+	for (unsigned i = 0; i < 4; i++) {
+		struct sim_board *b = board(t, nbr[i].x, nbr[i].y, 0);
+		unsigned l = (unsigned)link_idx(b, nbr[i].link);
+		/* no signal on any lane: reset, link down, partner unknown */
+		assert_int_equal(link_state(b, l), APENET_LINK_DOWN);
+		assert_int_equal(link_reg(b, l, APENET_LINK_PARTNER), 0);
+		for (unsigned k = 0; k < 4; k++) {
+			assert_int_equal(lane_phase(b, l, k), APENET_PHASE_RESET);
+			assert_int_equal(APENET_GET(LANE_STATE, SIGNAL, lane_reg(b, l, k, APENET_LANE_STATE)), 0);
+		}
+		assert_true(link_reg64(b, l, APENET_LINK_DOWN_EVENTS) >= 1);
+		/* the neighbour's own word says that link is broken */
+		int field = apenet_ldm_field_of_dir(b->prof->links[l].dir, 0);
+		assert_true(field >= 0);
+		assert_int_equal((rd32(b, APENET_REG_LDM_OWN) >> apenet_ldm_field_lsb((unsigned)field)) & 3,
+				 APENET_LDM_BROKEN);
+		rx_count[i] = link_reg(b, l, APENET_LINK_LDM_RX_COUNT);
+	}
+	/* a while later: still dark, and no LDM word from it arrived */
+	run(t, 10000, 200000);
+	assert_true(all_ones(v));
+	for (unsigned i = 0; i < 4; i++) {
+		struct sim_board *b = board(t, nbr[i].x, nbr[i].y, 0);
+		unsigned l = (unsigned)link_idx(b, nbr[i].link);
+		assert_int_equal(link_state(b, l), APENET_LINK_DOWN);
+		assert_int_equal(link_reg(b, l, APENET_LINK_LDM_RX_COUNT), rx_count[i]);
+	}
+	/* the others' cables are not its */
+	assert_int_equal(link_state(board(t, 0, 0, 0), (unsigned)link_idx(board(t, 0, 0, 0), "X+")), APENET_LINK_UP);
+
+	/* power on: a cold start, nothing of before */
+	uint64_t on_ts = t->now_ts;
+	inject_ok(t, 2, "1,1,0", "clear");
+	step(t, 1000);
+	assert_int_equal(rd32(v, APENET_REG_ID_MAGIC), APENET_MAGIC);
+	assert_int_equal(rd32(v, APENET_REG_GEN), 2); /* the first publish since power-on */
+	assert_int_equal(rd32(v, APENET_REG_THR_TEMP_SICK), 85000);
+	assert_int_equal(rd32(v, APENET_REG_WD_CTRL), 0);
+	assert_int_equal(rd32(v, APENET_REG_WD_EXPIRE_COUNT), 0);
+	assert_true(rd64(v, APENET_REG_UPTIME_TS) == on_ts);
+	assert_true(rd64(v, APENET_REG_CNT_CLEAR_TS) == on_ts);
+	for (unsigned l = 0; l < v->prof->nlinks; l++) {
+		assert_int_equal(link_reg64(v, l, APENET_LINK_TX_PKTS), 0);
+		assert_int_equal(link_reg64(v, l, APENET_LINK_DOWN_EVENTS), 0);
+		assert_int_equal(link_reg(v, l, APENET_LINK_LDM_RX_COUNT), 0);
+	}
+	/* its links train again, and its words reach the neighbours */
+	bring_up(t, 1000, 100000);
+	run(t, 10000, 100000);
+	for (unsigned i = 0; i < 4; i++) {
+		struct sim_board *b = board(t, nbr[i].x, nbr[i].y, 0);
+		unsigned l = (unsigned)link_idx(b, nbr[i].link);
+		uint32_t p = link_reg(b, l, APENET_LINK_PARTNER);
+		assert_true(APENET_GET(LINK_PARTNER, VALID, p));
+		assert_int_equal(APENET_GET(LINK_PARTNER, X, p), 1);
+		assert_int_equal(APENET_GET(LINK_PARTNER, Y, p), 1);
+		assert_true(link_reg(b, l, APENET_LINK_LDM_RX_COUNT) > rx_count[i]);
+		assert_int_equal(link_reg(b, l, APENET_LINK_LDM_RX), rd32(v, APENET_REG_LDM_OWN));
+	}
+	sim_torus_destroy(t);
+}
+
 /* ---- 7. the command doorbell ---- */
 
 static uint32_t command(struct sim_torus *t, struct sim_board *b, uint32_t code, uint32_t arg)
@@ -1225,6 +1323,7 @@ static void test_cable_swap(void **state)
 		{ "0,0,0", "cable-swap", "--link", "X+", "--with", "0,0,0" },
 		{ "0,0,0", "pcie-degrade", "--width", "16", "--gen", "2" },
 		{ "0,0,0", "dnp-hang", "--link", "X+" },
+		{ "0,0,0", "power-off", "--link", "X+" },
 	};
 	size_t nb = t->nboards * sizeof(struct sim_board);
 	struct sim_board *copy = fx_alloc(f, nb);
@@ -1404,6 +1503,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_cable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_watchdog, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seqlock_and_gone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_power_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commands, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sensors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prbs_counts, setup, teardown),
