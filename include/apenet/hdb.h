@@ -1,0 +1,404 @@
+/*
+ * The cluster health database (db/; docs/design.md, "The health database").
+ *
+ * One sqlite file per supervisor: the cluster's nodes and links, every
+ * health transition the agents reported, the latest heartbeat of each node,
+ * the incidents the supervisor deduced with their evidence, and the cables
+ * seen.  The supervisor writes it through this library and every reader
+ * (`apenet health`, apenet-top, the post-mortem report, SNMP) reads it
+ * through this library: there is no SQL outside db/.
+ *
+ * The file: WAL, a busy timeout, foreign keys on, integer epoch-millisecond
+ * timestamps, `PRAGMA application_id` "APhd" and the schema version in
+ * `PRAGMA user_version`.  An older schema is upgraded when the file is opened
+ * read-write; a newer one, another program's file or a damaged one is
+ * refused with an error naming the file and why, and is left as it is.
+ *
+ * Writing: one writer per file (the supervisor), in batches:
+ *
+ *     apenet_hdb_begin(db, &e);
+ *     for each report received: apenet_hdb_put_report(db, &r, now_ms, &stored, &e);
+ *     if (apenet_hdb_commit(db, &e) == 0) acknowledge them all;
+ *     else nothing was stored: acknowledge nothing (the agents resend).
+ *
+ * A commit is durable (synchronous=FULL: the WAL is fsynced before COMMIT
+ * returns), so an acknowledged transition is on disk.  Routine heartbeats
+ * are the one deliberate exception (apenet_hdb_set_heartbeat_flush): see
+ * there.  A call made outside a batch runs in a transaction of its own.
+ *
+ * The library never exits and never prints; errors come back in struct
+ * apenet_err naming the file and the operation, and the few things worth
+ * telling beside a return value (a migration, a failed flush at close) go
+ * through apenet_log.  A handle is used by one thread at a time.  Readers'
+ * callbacks return 0 to go on, anything else to stop (the reader then
+ * returns 0); a callback may call other functions on the same handle, but
+ * not the reader that is calling it.
+ */
+#ifndef APENET_HDB_H
+#define APENET_HDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apenet/err.h"
+#include "apenet/notify.h"
+
+/* PRAGMA application_id of a health database ("APhd"): a sqlite file without
+ * it is someone else's and is never written. */
+#define APENET_HDB_APP_ID 0x41506864
+/* The schema this library writes (PRAGMA user_version). */
+#define APENET_HDB_SCHEMA 2
+
+struct apenet_hdb;
+
+/* ---- opening ---- */
+
+enum apenet_hdb_flags {
+	APENET_HDB_READONLY = 1,    /* readers: never writes, refuses an old schema */
+	APENET_HDB_CREATE = 2,      /* make the file when it does not exist (read-write only) */
+	APENET_HDB_QUICK_CHECK = 4, /* PRAGMA quick_check before use (always done before a migration) */
+};
+
+/* Opens (or creates) path.  Read-write: upgrades an older schema, loads the
+ * nodes' latest boots and heartbeats into memory (the heartbeat path needs
+ * no SQL read).  Refused, left unchanged, with the reason in e: a file that
+ * is not sqlite, another program's database, a newer schema, a damaged file,
+ * an older schema opened read-only.  APENET_EBUSY when another process holds
+ * the file longer than the busy timeout (5 s). */
+int apenet_hdb_open(const char *path, unsigned flags, struct apenet_hdb **out, struct apenet_err *e);
+/* Flushes deferred heartbeats (a failure is logged), rolls back an open
+ * batch, closes.  NULL is fine. */
+void apenet_hdb_close(struct apenet_hdb *db);
+const char *apenet_hdb_file(const struct apenet_hdb *db);
+
+/* Makes a new database at path at schema version 1..APENET_HDB_SCHEMA (not
+ * the latest: to test migrations, or to hand a tool an old file).  Refuses
+ * an existing file. */
+int apenet_hdb_create_at(const char *path, int version, struct apenet_err *e);
+
+/* ---- batches ---- */
+
+/* BEGIN IMMEDIATE: the write lock is taken now, not at the first write. */
+int apenet_hdb_begin(struct apenet_hdb *db, struct apenet_err *e);
+/* Writes due deferred heartbeats, then COMMIT (fsynced).  On failure the
+ * batch is rolled back and nothing of it is stored. */
+int apenet_hdb_commit(struct apenet_hdb *db, struct apenet_err *e);
+/* Undoes the open batch (the in-memory heartbeat state too).  No batch: no-op. */
+void apenet_hdb_rollback(struct apenet_hdb *db);
+
+/*
+ * Routine heartbeats (same boot, same LDM word as the last one stored: they
+ * only say "still alive at t") update the node in memory and reach the file
+ * at the first commit at least ms after the last flush (default 1000 ms),
+ * all at once, in node order.  Heartbeats that carry news (the first of a
+ * boot, a changed LDM word) are written in their own batch like
+ * transitions.  Why: at 32,768 nodes a batch of 1000 heartbeats dirties
+ * most pages of the node table, and writing them at every commit costs
+ * about 2.5 times as much (bench/bench_hdb.c).  What it costs: after a crash
+ * the latest heartbeats on file may be up to ms older than what was
+ * acknowledged; the next heartbeat (a period later) says the same again.
+ * 0: every heartbeat written in its batch (an ack means on disk for these
+ * too).
+ */
+void apenet_hdb_set_heartbeat_flush(struct apenet_hdb *db, unsigned ms);
+/* Writes every deferred heartbeat now (in the open batch, or in a
+ * transaction of its own). */
+int apenet_hdb_flush(struct apenet_hdb *db, struct apenet_err *e);
+
+struct apenet_hdb_stats {
+	uint64_t transitions;        /* stored since open */
+	uint64_t duplicates;         /* reports already stored (same boot, sequence) */
+	uint64_t stale;              /* transitions stored but not applied: from a boot already replaced */
+	uint64_t heartbeats;         /* accepted */
+	uint64_t heartbeats_ignored; /* older than or the same as the latest */
+	uint64_t heartbeats_written; /* rows written for heartbeats (news at once, routine by flush) */
+	uint64_t flushes;
+	uint64_t batches, rollbacks;
+	unsigned deferred;           /* routine heartbeats waiting for the next flush */
+};
+void apenet_hdb_stats(const struct apenet_hdb *db, struct apenet_hdb_stats *st);
+
+/* ---- the cluster's layout ---- */
+
+/* Links, in the order of the LDM's and the card's: X+ X- Y+ Y- Z+ Z-. */
+enum { APENET_HDB_NLINKS = 6 };
+/* "X+" ... "Z-"; "?" out of range. */
+const char *apenet_hdb_link_name(int link);
+/* 0..5, or -1. */
+int apenet_hdb_link_index(const char *name);
+/* The far end of link of node xyz on a torus of dims (wraparound in every
+ * dimension): its node and its link.  -1 when there is no such link (a
+ * dimension of size 1, or xyz outside dims).  On a dimension of size 2, X+
+ * and X- of a node reach the same partner (its X- and X+). */
+int apenet_hdb_partner(const unsigned dims[3], const unsigned xyz[3], int link, unsigned far[3], int *far_link);
+
+/* A node's name, NULL or "" for none (e.g. apenet_config_node_name). */
+typedef const char *(*apenet_hdb_name_fn)(void *arg, unsigned x, unsigned y, unsigned z);
+
+/* Stores the torus: every node of dims (named through name, which may be
+ * NULL) and each node's links with their partners.  Idempotent: a second
+ * call with the same layout writes nothing.  Nodes outside new dims keep
+ * their history but leave the layout (they show again only while they
+ * report); links follow the new dims.  Nodes a report names that the
+ * layout does not are added as they come, outside the layout. */
+int apenet_hdb_layout(struct apenet_hdb *db, const unsigned dims[3], apenet_hdb_name_fn name, void *arg,
+		      struct apenet_err *e);
+
+/* ---- reports ---- */
+
+/*
+ * Stores one decoded report, received at recv_ms (the supervisor's clock).
+ * The boot id ("x,y,z#N") names the reporter; r->x,y,z is the node the
+ * report is about (a neighbour, for PATH_NEIGHBOUR_LDM).
+ *
+ * A health transition becomes a row (deduplicated by boot id and sequence:
+ * a copy sets *stored 0 and writes nothing), updates the current state of
+ * (node, reporter, subject, where, code), the reporter's "heard on the
+ * service network" times and, for a neighbour's LDM, the node's "heard
+ * through the torus" times.  A transition from a boot older than the
+ * reporter's latest is kept as history but changes no current state.  A new
+ * boot of a reporter forgets the states its previous boot reported (the new
+ * agent reports again what is still wrong).
+ *
+ * A heartbeat updates the node's one heartbeat row: an older one (same
+ * boot, lower or equal sequence; or an older boot) sets *stored 0 and is
+ * ignored.
+ *
+ * Texts must be terminated within their arrays; statuses 0..3; -1 with
+ * APENET_EINVAL when not, or when the boot id does not name its reporter.
+ */
+int apenet_hdb_put_report(struct apenet_hdb *db, const struct apenet_report *r, int64_t recv_ms, int *stored,
+			  struct apenet_err *e);
+
+/* ---- incidents ---- */
+
+/* How a piece of evidence was learnt: the report paths, plus the
+ * supervisor's own deduction (silence, the absence of something). */
+enum apenet_hdb_path {
+	APENET_HDB_PATH_SELF = APENET_REPORT_PATH_SELF,
+	APENET_HDB_PATH_NEIGHBOUR_LDM = APENET_REPORT_PATH_NEIGHBOUR_LDM,
+	APENET_HDB_PATH_WATCHDOG = APENET_REPORT_PATH_WATCHDOG,
+	APENET_HDB_PATH_SUPERVISOR = 4,
+};
+/* "self", "neighbour-ldm", "watchdog", "supervisor", "?". */
+const char *apenet_hdb_path_name(int path);
+
+enum apenet_hdb_incident_state { APENET_HDB_OPEN = 1, APENET_HDB_CLOSED = 2, APENET_HDB_MERGED = 3 };
+/* "open", "closed", "merged", "?". */
+const char *apenet_hdb_state_name(int state);
+
+struct apenet_hdb_evidence {
+	int64_t id;              /* readers */
+	int64_t time_ms;
+	int path;                /* enum apenet_hdb_path */
+	char reporter[40];       /* the reporting agent's boot id, or "supervisor", or "" */
+	uint64_t seq;            /* with reporter: the transition it came from (linked when stored), 0: none */
+	int64_t transition_id;   /* readers: that transition's row, 0 when none (or retained away) */
+	char text[200];
+};
+
+struct apenet_hdb_incident {
+	int64_t id;              /* readers, and what incident_open returns */
+	char component[32];      /* "host", "dnp", "card", "node-power", "cable", "service-network",
+				    "supervisor", "sensor:temperature", ... */
+	unsigned node[3];
+	char node_name[64];      /* readers */
+	char link[8];            /* "" none */
+	int has_far;             /* a cable: its far end */
+	unsigned far[3];
+	char far_link[8];
+	char rule[64];           /* the deduction rule that blamed it */
+	int state;               /* enum apenet_hdb_incident_state (readers) */
+	int64_t opened_ms;
+	int64_t closed_ms;       /* 0 while open */
+	int64_t merged_into;     /* 0 none */
+	struct apenet_hdb_evidence first; /* the first fault */
+	unsigned evidence;       /* readers: how many evidence rows */
+};
+
+/* Opens an incident: component, node, link and far end, rule, opened_ms and
+ * the first fault (first.time_ms, path, text, and reporter and seq when it
+ * came from a report), which is also its first evidence row. */
+int apenet_hdb_incident_open(struct apenet_hdb *db, const struct apenet_hdb_incident *in, int64_t *id,
+			     struct apenet_err *e);
+/* One more piece of evidence for an incident (open or not). */
+int apenet_hdb_incident_evidence(struct apenet_hdb *db, int64_t id, const struct apenet_hdb_evidence *ev,
+				 struct apenet_err *e);
+
+/* What apenet_hdb_incident_update changes. */
+enum {
+	APENET_HDB_SET_COMPONENT = 1,
+	APENET_HDB_SET_RULE = 2,
+	APENET_HDB_SET_NODE = 4,
+	APENET_HDB_SET_LINK = 8, /* link, has_far, far, far_link */
+};
+/* Re-blames an open incident: the fields of in named by the mask. */
+int apenet_hdb_incident_update(struct apenet_hdb *db, int64_t id, const struct apenet_hdb_incident *in, unsigned fields,
+			       struct apenet_err *e);
+/* Closes an open incident at when_ms as APENET_HDB_CLOSED, or as
+ * APENET_HDB_MERGED into another (existing, not itself) incident. */
+int apenet_hdb_incident_close(struct apenet_hdb *db, int64_t id, int64_t when_ms, int state, int64_t merged_into,
+			      struct apenet_err *e);
+/* 1 with *out filled, 0 when there is no such incident, -1. */
+int apenet_hdb_incident_get(struct apenet_hdb *db, int64_t id, struct apenet_hdb_incident *out, struct apenet_err *e);
+
+typedef int (*apenet_hdb_incident_fn)(void *arg, const struct apenet_hdb_incident *in);
+typedef int (*apenet_hdb_evidence_fn)(void *arg, const struct apenet_hdb_evidence *ev);
+/* The open incidents, oldest first: what a restarted supervisor continues. */
+int apenet_hdb_incidents_open_each(struct apenet_hdb *db, apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e);
+/* Incidents opened in [from_ms, to_ms) (all of them: 0, INT64_MAX), open
+ * only when open_only, oldest first. */
+int apenet_hdb_incidents_each(struct apenet_hdb *db, int open_only, int64_t from_ms, int64_t to_ms,
+			      apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e);
+/* An incident's evidence in time order. */
+int apenet_hdb_evidence_each(struct apenet_hdb *db, int64_t incident, apenet_hdb_evidence_fn cb, void *arg,
+			     struct apenet_err *e);
+
+/* ---- cables (cable qualification and BER history) ---- */
+
+struct apenet_hdb_cable {
+	char serial[32];         /* the key */
+	char vendor[32];
+	char part[32];
+	double length_m;         /* NaN: unknown */
+	int has_a, has_b;        /* each end: its node and link, when known */
+	unsigned a[3];
+	char a_link[8];
+	unsigned b[3];
+	char b_link[8];
+	int64_t first_ms, last_ms; /* readers */
+};
+
+/* Inserts or updates the cable with this serial, seen at when_ms: vendor,
+ * part and length replace the stored ones when given (non-empty, not NaN);
+ * an end given replaces the stored end. */
+int apenet_hdb_cable_seen(struct apenet_hdb *db, const struct apenet_hdb_cable *c, int64_t when_ms,
+			  struct apenet_err *e);
+/* 1 found, 0 not, -1. */
+int apenet_hdb_cable_get(struct apenet_hdb *db, const char *serial, struct apenet_hdb_cable *out, struct apenet_err *e);
+
+/* ---- retention ---- */
+
+/* Deletes the transitions received before older_than_ms (the supervisor's
+ * clock), except those that are evidence of an open incident.  Returns how
+ * many went, or -1.  Incidents are never deleted. */
+int64_t apenet_hdb_retention(struct apenet_hdb *db, int64_t older_than_ms, struct apenet_err *e);
+
+/* ---- readers ---- */
+
+/* A node's class, given a time and a silence limit. */
+enum apenet_hdb_class {
+	APENET_HDB_NORMAL = 0,
+	APENET_HDB_SICK = 1,
+	APENET_HDB_BROKEN = 2, /* broken or invalid */
+	APENET_HDB_SILENT = 3, /* nothing from it on the service network within the limit */
+};
+/* "normal", "sick", "broken", "silent", "?". */
+const char *apenet_hdb_class_name(int cls);
+
+struct apenet_hdb_summary {
+	unsigned nodes;          /* the layout's, plus nodes outside it heard within the limit */
+	unsigned normal, sick, broken, silent;
+	unsigned torus_only;     /* of the silent: heard through the torus within the limit */
+	unsigned outside_layout; /* of nodes: not in the layout */
+	unsigned open_incidents;
+	int64_t last_recv_ms;    /* the latest report stored, 0 none */
+};
+int apenet_hdb_summary(struct apenet_hdb *db, int64_t now_ms, int64_t silence_ms, struct apenet_hdb_summary *s,
+		       struct apenet_err *e);
+
+struct apenet_hdb_node {
+	unsigned x, y, z;
+	char name[64];
+	int in_layout;
+	char boot[40];           /* its agent's latest boot id, "" never heard */
+	int64_t self_ms, self_recv_ms;   /* latest report from the node itself: its time, received; 0 never */
+	int64_t torus_ms, torus_recv_ms; /* latest neighbour's LDM report about it */
+	uint64_t hb_seq;         /* its latest heartbeat (0: none) */
+	int64_t hb_ms, hb_recv_ms;
+	uint32_t ldm;
+	char summary[200];
+	int worst;               /* enum apenet_ldm_status: the worst current state */
+	int64_t changed_ms;      /* when a current state last changed */
+	int cls;                 /* enum apenet_hdb_class */
+};
+typedef int (*apenet_hdb_node_fn)(void *arg, const struct apenet_hdb_node *n);
+/* Nodes worst first: broken, silent, sick, normal; within a class the most
+ * recently changed first, then by coordinates.  limit 0: all. */
+int apenet_hdb_nodes_each(struct apenet_hdb *db, int64_t now_ms, int64_t silence_ms, size_t limit,
+			  apenet_hdb_node_fn cb, void *arg, struct apenet_err *e);
+/* 1 found, 0 no such node, -1. */
+int apenet_hdb_node_get(struct apenet_hdb *db, const unsigned xyz[3], int64_t now_ms, int64_t silence_ms,
+			struct apenet_hdb_node *out, struct apenet_err *e);
+
+/* One current state: the latest transition of (node, reporter, subject,
+ * where, code) from the reporter's current boot. */
+struct apenet_hdb_state {
+	unsigned node[3];
+	unsigned reporter[3];
+	char boot[40];
+	uint64_t seq;
+	int subject;             /* enum apenet_report_subject */
+	char where[24];
+	char code[32];
+	int status;              /* enum apenet_ldm_status */
+	int path;
+	char via[8];
+	int64_t time_ms;
+};
+typedef int (*apenet_hdb_state_fn)(void *arg, const struct apenet_hdb_state *s);
+/* A node's current states, worst first, then newest first; min_status 1:
+ * only what is not normal. */
+int apenet_hdb_node_states_each(struct apenet_hdb *db, const unsigned xyz[3], int min_status, apenet_hdb_state_fn cb,
+				void *arg, struct apenet_err *e);
+
+struct apenet_hdb_link {
+	unsigned node[3];
+	char name[4];            /* "X+" */
+	unsigned partner[3];
+	char partner_name[64];
+	char partner_link[4];
+	int status;              /* the worst current state at this end (where = the link), 0 none */
+	int partner_status;      /* the same at the far end */
+};
+typedef int (*apenet_hdb_link_fn)(void *arg, const struct apenet_hdb_link *l);
+/* A node's links in X+ X- Y+ Y- Z+ Z- order. */
+int apenet_hdb_links_each(struct apenet_hdb *db, const unsigned xyz[3], apenet_hdb_link_fn cb, void *arg,
+			  struct apenet_err *e);
+
+struct apenet_hdb_transition {
+	int64_t id;
+	char boot[40];
+	uint64_t seq;
+	unsigned reporter[3];
+	unsigned node[3];        /* the node it is about */
+	int subject;
+	char where[24];
+	char code[32];
+	int old_status, new_status;
+	double value, threshold; /* NaN: none */
+	char unit[16];
+	char evidence[200];
+	int path;                /* enum apenet_hdb_path */
+	char via[8];
+	int64_t time_ms, recv_ms;
+};
+typedef int (*apenet_hdb_transition_fn)(void *arg, const struct apenet_hdb_transition *t);
+/* Transitions seen in [from_ms, to_ms) (their own time), about one node
+ * (xyz) or all (NULL), ordered by time, then boot id, then sequence. */
+int apenet_hdb_transitions_each(struct apenet_hdb *db, int64_t from_ms, int64_t to_ms, const unsigned *xyz,
+				apenet_hdb_transition_fn cb, void *arg, struct apenet_err *e);
+
+/* ---- checking (`apenet db check`) ---- */
+
+typedef void (*apenet_hdb_problem_fn)(void *arg, const char *problem);
+/* PRAGMA integrity_check and foreign_key_check, the schema version and
+ * application id, and the library's own invariants (every evidence row's
+ * incident exists, merged_into names an existing other incident and only
+ * merged ones have it, open incidents are not closed and closed ones are,
+ * each node's worst is its states' worst, links are symmetric, statuses and
+ * paths in range).  Each problem goes to cb (may be NULL).  Returns how
+ * many were found (0: good), or -1 when the check could not run. */
+int apenet_hdb_check(struct apenet_hdb *db, apenet_hdb_problem_fn cb, void *arg, struct apenet_err *e);
+
+#endif
