@@ -1,0 +1,180 @@
+/*
+ * Inside the health database library (include/apenet/hdb.h): the handle,
+ * the statements, the node cache.  Not installed.
+ */
+#ifndef APENET_HDB_INT_H
+#define APENET_HDB_INT_H
+
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "apenet/hdb.h"
+
+/* Every statement the library runs, prepared once (at first use) and kept.
+ * The texts are in hdb_sql.c; values are always bound, never written in. */
+enum hdb_st {
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_DATA_VERSION,
+	/* nodes and the layout */
+	ST_NODE_LOAD,
+	ST_NODE_INSERT,
+	ST_NODE_NAME,
+	ST_NODE_LEAVE,
+	ST_META_GET,
+	ST_META_SET,
+	ST_LINK_CLEAR,
+	ST_LINK_INSERT,
+	/* reports */
+	ST_TR_INSERT,
+	ST_STATE_UPSERT,
+	ST_STATE_PURGE,
+	ST_NODE_SELF,
+	ST_NODE_TORUS,
+	ST_NODE_HB_FULL,
+	ST_NODE_HB_TICK,
+	/* incidents */
+	ST_INC_INSERT,
+	ST_INC_STATE,
+	ST_INC_UPDATE,
+	ST_INC_CLOSE,
+	ST_EV_INSERT,
+	ST_INC_GET,
+	ST_INC_OPEN_EACH,
+	ST_INC_EACH,
+	ST_EV_EACH,
+	/* cables */
+	ST_CABLE_UPSERT,
+	ST_CABLE_GET,
+	/* retention */
+	ST_RETENTION,
+	/* readers */
+	ST_SUMMARY,
+	ST_OPEN_COUNT,
+	ST_NODES_EACH,
+	ST_NODE_GET,
+	ST_STATES_EACH,
+	ST_LINKS_EACH,
+	ST_TR_WINDOW,
+	ST_TR_WINDOW_NODE,
+	ST_N
+};
+
+extern const char *const hdb_sql[ST_N];
+
+/* The migrations: hdb_migrations[i] takes a file from version i to i + 1. */
+extern const char *const hdb_migrations[APENET_HDB_SCHEMA];
+
+/*
+ * What the writer keeps of each node in memory: its row id, its agent's
+ * current boot and its latest heartbeat.  Reports from the node itself and
+ * heartbeats are decided here without reading the file, and routine
+ * heartbeats wait here for the next flush.  Entries touched in an open
+ * batch are saved first (the undo log) and restored if it rolls back.
+ */
+struct hdb_node {
+	int64_t id;              /* 0: not in the file (created by a batch that rolled back) */
+	unsigned xyz[3];
+	uint32_t idx;            /* its index in the cache */
+	char boot[40];           /* the current boot, "" none yet */
+	uint64_t gen;            /* N of its "x,y,z#N" */
+	int64_t boot_ms;         /* the latest report time from that boot */
+	uint64_t hb_seq;
+	int64_t hb_ms, hb_recv_ms;
+	uint32_t ldm;
+	uint8_t has_hb;          /* a heartbeat is stored... */
+	uint8_t hb_current;      /* ...and it is from the current boot */
+	uint8_t dirty;           /* a routine heartbeat is waiting for the flush */
+	uint8_t touched;         /* saved in the undo log of the open batch */
+};
+
+/* Entries live in blocks that never move, so a pointer to one stays good
+ * while others are added. */
+#define HDB_BLOCK 4096
+
+struct hdb_cache {
+	struct hdb_node **blk;
+	uint32_t nblk, n;
+	uint32_t *slot;          /* open addressing by coordinates: entry index + 1, 0 empty */
+	uint32_t mask;           /* slots - 1 (a power of two), 0 before the first entry */
+	struct hdb_node *undo;   /* copies of entries as they were when the batch began */
+	uint32_t nundo, undo_cap;
+	uint32_t *flushed;       /* entries flushed by this batch that it did not otherwise touch */
+	uint32_t nflushed, flushed_cap;
+	uint32_t n_at_begin;     /* entries that existed when the batch began */
+	uint32_t *dirty;         /* indexes of dirty entries (may repeat; the flag decides) */
+	uint32_t ndirty, dirty_cap;
+	unsigned deferred;       /* entries with dirty set */
+};
+
+struct apenet_hdb {
+	sqlite3 *db;
+	sqlite3_stmt *st[ST_N];
+	char path[APENET_PATH_MAX];
+	unsigned flags;
+	int in_batch;            /* a batch (or an implicit transaction) is open */
+	int batch_failed;        /* a call failed half-way in it: it may only roll back */
+	unsigned hb_flush_ms;
+	double last_flush;       /* monotonic seconds */
+	int64_t data_version;    /* PRAGMA data_version after our last commit */
+	struct hdb_cache cache;
+	struct apenet_hdb_stats stats;
+};
+
+/* The statement, prepared on first use; NULL with e set. */
+sqlite3_stmt *hdb_stmt(struct apenet_hdb *db, enum hdb_st which, struct apenet_err *e);
+/* e from the connection's last error: "health db PATH: what: sqlite's message". */
+int hdb_dberr(struct apenet_hdb *db, struct apenet_err *e, const char *what);
+/* Steps a bound statement to completion (rows ignored) and resets it. */
+int hdb_run(struct apenet_hdb *db, sqlite3_stmt *st, struct apenet_err *e, const char *what);
+/* Resets a statement after a reader used it. */
+void hdb_done(sqlite3_stmt *st);
+/* Refuses writes on a read-only handle. */
+int hdb_writable(struct apenet_hdb *db, struct apenet_err *e, const char *what);
+/* A reader's statement, refused when it is already running (a callback
+ * calling its own reader). */
+sqlite3_stmt *hdb_reader(struct apenet_hdb *db, enum hdb_st which, struct apenet_err *e);
+
+/* An implicit transaction around a write made outside a batch: *own is set
+ * when hdb_tx_begin opened one, and hdb_tx_end commits (ok) or rolls it back. */
+int hdb_tx_begin(struct apenet_hdb *db, int *own, struct apenet_err *e);
+int hdb_tx_end(struct apenet_hdb *db, int own, int ok, struct apenet_err *e);
+
+void hdb_bind_text(sqlite3_stmt *st, int i, const char *s);
+void hdb_bind_double(sqlite3_stmt *st, int i, double v);
+/* A text or "" for NULL, copied into dst. */
+void hdb_col_text(sqlite3_stmt *st, int col, char *dst, size_t size);
+double hdb_col_double(sqlite3_stmt *st, int col);
+/* A text argument that must end within its array. */
+int hdb_check_text(struct apenet_hdb *db, const char *what, const char *s, size_t size, struct apenet_err *e);
+
+/* The schema: creates or migrates (the caller holds BEGIN IMMEDIATE). */
+int hdb_migrate(sqlite3 *db, const char *path, int64_t from, int64_t to, struct apenet_err *e);
+
+/* The node cache (hdb_cache.c). */
+int hdb_cache_load(struct apenet_hdb *db, struct apenet_err *e);
+void hdb_cache_free(struct hdb_cache *c);
+/* The entry of node xyz, or NULL when the writer does not know it. */
+struct hdb_node *hdb_cache_find(struct apenet_hdb *db, const unsigned xyz[3]);
+/* The entry of node xyz, created in the file (outside the layout, named
+ * name) when it is not there.  NULL with e set. */
+struct hdb_node *hdb_node_get(struct apenet_hdb *db, const unsigned xyz[3], const char *name, struct apenet_err *e);
+/* Adds an entry for a row just inserted. */
+struct hdb_node *hdb_cache_add(struct apenet_hdb *db, const unsigned xyz[3], int64_t id, struct apenet_err *e);
+/* Saves the entry in the undo log before the batch changes it. */
+int hdb_cache_touch(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
+int hdb_cache_mark_dirty(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
+/* End of a batch: forget the undo log (commit) or restore from it. */
+void hdb_cache_commit(struct apenet_hdb *db);
+void hdb_cache_rollback(struct apenet_hdb *db);
+/* Writes every dirty entry (inside the open transaction). */
+int hdb_cache_flush(struct apenet_hdb *db, struct apenet_err *e);
+
+/* "x,y,z#N": 0 with the reporter and N, -1 when it is not that. */
+int hdb_parse_boot(const char *boot, unsigned xyz[3], uint64_t *gen);
+
+double hdb_mono(void);
+
+#endif

@@ -1,0 +1,136 @@
+/*
+ * Reading incidents and their evidence (a restarted supervisor, `apenet
+ * health --incidents`, the post-mortem report).
+ */
+#include <string.h>
+
+#include "hdb_int.h"
+
+/* One row of INCIDENT_COLS (hdb_sql.c). */
+static void hdb_incident_row(sqlite3_stmt *st, struct apenet_hdb_incident *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->id = sqlite3_column_int64(st, 0);
+	hdb_col_text(st, 1, in->component, sizeof(in->component));
+	for (int i = 0; i < 3; i++)
+		in->node[i] = (unsigned)sqlite3_column_int64(st, 2 + i);
+	hdb_col_text(st, 5, in->node_name, sizeof(in->node_name));
+	hdb_col_text(st, 6, in->link, sizeof(in->link));
+	in->has_far = sqlite3_column_int(st, 7);
+	for (int i = 0; i < 3 && in->has_far; i++)
+		in->far[i] = (unsigned)sqlite3_column_int64(st, 8 + i);
+	hdb_col_text(st, 11, in->far_link, sizeof(in->far_link));
+	hdb_col_text(st, 12, in->rule, sizeof(in->rule));
+	const char *s = (const char *)sqlite3_column_text(st, 13);
+	in->state = !s ? 0 : !strcmp(s, "open") ? APENET_HDB_OPEN : !strcmp(s, "closed") ? APENET_HDB_CLOSED
+							     : !strcmp(s, "merged") ? APENET_HDB_MERGED
+										    : 0;
+	in->opened_ms = sqlite3_column_int64(st, 14);
+	in->closed_ms = sqlite3_column_int64(st, 15);
+	in->merged_into = sqlite3_column_int64(st, 16);
+	in->first.time_ms = sqlite3_column_int64(st, 17);
+	in->first.path = sqlite3_column_int(st, 18);
+	hdb_col_text(st, 19, in->first.text, sizeof(in->first.text));
+	hdb_col_text(st, 20, in->first.reporter, sizeof(in->first.reporter));
+	in->first.seq = (uint64_t)sqlite3_column_int64(st, 21);
+	in->first.transition_id = sqlite3_column_int64(st, 22);
+	in->evidence = (unsigned)sqlite3_column_int64(st, 23);
+}
+
+int apenet_hdb_incident_get(struct apenet_hdb *db, int64_t id, struct apenet_hdb_incident *out, struct apenet_err *e)
+{
+	sqlite3_stmt *st = hdb_reader(db, ST_INC_GET, e);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		hdb_incident_row(st, out);
+	hdb_done(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return hdb_dberr(db, e, "reading an incident");
+	return rc == SQLITE_ROW;
+}
+
+static int hdb_incidents_run(struct apenet_hdb *db, sqlite3_stmt *st, apenet_hdb_incident_fn cb, void *arg,
+			     struct apenet_err *e)
+{
+	struct apenet_hdb_incident in;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		hdb_incident_row(st, &in);
+		if (cb(arg, &in)) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	hdb_done(st);
+	if (rc != SQLITE_DONE)
+		return hdb_dberr(db, e, "reading incidents");
+	return 0;
+}
+
+int apenet_hdb_incidents_open_each(struct apenet_hdb *db, apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e)
+{
+	sqlite3_stmt *st = hdb_reader(db, ST_INC_OPEN_EACH, e);
+	return st ? hdb_incidents_run(db, st, cb, arg, e) : -1;
+}
+
+struct hdb_window {
+	apenet_hdb_incident_fn cb;
+	void *arg;
+	int64_t from_ms, to_ms;
+};
+
+static int hdb_in_window(void *arg, const struct apenet_hdb_incident *in)
+{
+	struct hdb_window *w = arg;
+	if (in->opened_ms < w->from_ms || in->opened_ms >= w->to_ms)
+		return 0;
+	return w->cb(w->arg, in);
+}
+
+int apenet_hdb_incidents_each(struct apenet_hdb *db, int open_only, int64_t from_ms, int64_t to_ms,
+			      apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e)
+{
+	if (open_only) {
+		/* few: the partial index of the open ones, filtered here */
+		struct hdb_window w = { cb, arg, from_ms, to_ms };
+		return apenet_hdb_incidents_open_each(db, hdb_in_window, &w, e);
+	}
+	sqlite3_stmt *st = hdb_reader(db, ST_INC_EACH, e);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, from_ms);
+	sqlite3_bind_int64(st, 2, to_ms);
+	return hdb_incidents_run(db, st, cb, arg, e);
+}
+
+int apenet_hdb_evidence_each(struct apenet_hdb *db, int64_t incident, apenet_hdb_evidence_fn cb, void *arg,
+			     struct apenet_err *e)
+{
+	sqlite3_stmt *st = hdb_reader(db, ST_EV_EACH, e);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, incident);
+	struct apenet_hdb_evidence ev;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&ev, 0, sizeof(ev));
+		ev.id = sqlite3_column_int64(st, 0);
+		ev.time_ms = sqlite3_column_int64(st, 1);
+		ev.path = sqlite3_column_int(st, 2);
+		hdb_col_text(st, 3, ev.reporter, sizeof(ev.reporter));
+		ev.seq = (uint64_t)sqlite3_column_int64(st, 4);
+		ev.transition_id = sqlite3_column_int64(st, 5);
+		hdb_col_text(st, 6, ev.text, sizeof(ev.text));
+		if (cb(arg, &ev)) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	hdb_done(st);
+	if (rc != SQLITE_DONE)
+		return hdb_dberr(db, e, "reading evidence");
+	return 0;
+}

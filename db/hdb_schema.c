@@ -1,0 +1,161 @@
+/*
+ * The health database's schema, as forward migrations: entry i takes a file
+ * from version i (PRAGMA user_version) to i + 1; a new file runs them all.
+ * Never edit a step that shipped: add the next one.
+ *
+ * Times are integer milliseconds since the epoch, 0 for "never".  Statuses
+ * are enum apenet_ldm_status (0 normal, 1 sick, 2 broken, 3 invalid),
+ * subjects enum apenet_report_subject, paths enum apenet_hdb_path.
+ */
+#include <stdio.h>
+
+#include "apenet/log.h"
+#include "hdb_int.h"
+
+const char *const hdb_migrations[APENET_HDB_SCHEMA] = {
+	/* 0 -> 1: the schema as the issue asked for it. */
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
+	/* The nodes: coordinates, name, the latest boot of the node's agent
+	 * and when it was last heard on each path.  worst and changed_ms
+	 * follow node_state (triggers below), so that listing 32K nodes worst
+	 * first reads one table. */
+	"CREATE TABLE node ("
+	"  id INTEGER PRIMARY KEY,"
+	"  x INTEGER NOT NULL, y INTEGER NOT NULL, z INTEGER NOT NULL,"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  in_layout INTEGER NOT NULL DEFAULT 0,"
+	"  boot TEXT NOT NULL DEFAULT '', boot_ms INTEGER NOT NULL DEFAULT 0,"
+	"  self_ms INTEGER NOT NULL DEFAULT 0, self_recv_ms INTEGER NOT NULL DEFAULT 0,"
+	"  torus_ms INTEGER NOT NULL DEFAULT 0, torus_recv_ms INTEGER NOT NULL DEFAULT 0,"
+	"  worst INTEGER NOT NULL DEFAULT 0, changed_ms INTEGER NOT NULL DEFAULT 0,"
+	"  UNIQUE (x, y, z));"
+	/* Each node's links (idx 0..5: X+ X- Y+ Y- Z+ Z-) and their far ends. */
+	"CREATE TABLE link ("
+	"  node_id INTEGER NOT NULL REFERENCES node (id),"
+	"  idx INTEGER NOT NULL, name TEXT NOT NULL,"
+	"  partner_id INTEGER NOT NULL REFERENCES node (id), partner_link TEXT NOT NULL,"
+	"  PRIMARY KEY (node_id, idx)) WITHOUT ROWID;"
+	/* Every health transition reported, once: (boot, seq) names a report
+	 * (the boot id names the reporter). */
+	"CREATE TABLE transition ("
+	"  id INTEGER PRIMARY KEY,"
+	"  boot TEXT NOT NULL, seq INTEGER NOT NULL,"
+	"  reporter_id INTEGER NOT NULL REFERENCES node (id),"
+	"  node_id INTEGER NOT NULL REFERENCES node (id),"
+	"  subject INTEGER NOT NULL, place TEXT NOT NULL, code TEXT NOT NULL,"
+	"  old_status INTEGER NOT NULL, new_status INTEGER NOT NULL,"
+	"  value REAL, threshold REAL, unit TEXT NOT NULL,"
+	"  evidence TEXT NOT NULL, path INTEGER NOT NULL, via TEXT NOT NULL,"
+	"  time_ms INTEGER NOT NULL, recv_ms INTEGER NOT NULL,"
+	"  UNIQUE (boot, seq));"
+	"CREATE INDEX transition_time ON transition (time_ms, boot, seq);"
+	"CREATE INDEX transition_node ON transition (node_id, time_ms, boot, seq);"
+	"CREATE INDEX transition_recv ON transition (recv_ms);"
+	/* The current state of everything reported: the latest transition of
+	 * (node, reporter, subject, place, code) from the reporter's current
+	 * boot.  The reporter is in the key: two neighbours see a node through
+	 * two different links. */
+	"CREATE TABLE node_state ("
+	"  node_id INTEGER NOT NULL REFERENCES node (id),"
+	"  reporter_id INTEGER NOT NULL REFERENCES node (id),"
+	"  subject INTEGER NOT NULL, place TEXT NOT NULL, code TEXT NOT NULL,"
+	"  status INTEGER NOT NULL, boot TEXT NOT NULL, seq INTEGER NOT NULL,"
+	"  path INTEGER NOT NULL, via TEXT NOT NULL, time_ms INTEGER NOT NULL,"
+	"  PRIMARY KEY (node_id, reporter_id, subject, place, code)) WITHOUT ROWID;"
+	"CREATE INDEX node_state_reporter ON node_state (reporter_id, boot);"
+	"CREATE TRIGGER node_state_insert AFTER INSERT ON node_state BEGIN"
+	"  UPDATE node SET worst = (SELECT max(status) FROM node_state WHERE node_id = new.node_id),"
+	"    changed_ms = max(changed_ms, new.time_ms) WHERE id = new.node_id;"
+	"END;"
+	"CREATE TRIGGER node_state_update AFTER UPDATE OF status ON node_state WHEN new.status <> old.status BEGIN"
+	"  UPDATE node SET worst = (SELECT max(status) FROM node_state WHERE node_id = new.node_id),"
+	"    changed_ms = max(changed_ms, new.time_ms) WHERE id = new.node_id;"
+	"END;"
+	"CREATE TRIGGER node_state_delete AFTER DELETE ON node_state BEGIN"
+	"  UPDATE node SET worst = coalesce((SELECT max(status) FROM node_state WHERE node_id = old.node_id), 0)"
+	"    WHERE id = old.node_id;"
+	"END;"
+	/* The latest heartbeat of each node (one row a node, not one a beat). */
+	"CREATE TABLE heartbeat ("
+	"  node_id INTEGER PRIMARY KEY REFERENCES node (id),"
+	"  boot TEXT NOT NULL, seq INTEGER NOT NULL, time_ms INTEGER NOT NULL, recv_ms INTEGER NOT NULL,"
+	"  ldm INTEGER NOT NULL, summary TEXT NOT NULL);"
+	/* Incidents: what the supervisor deduced, with the first fault. */
+	"CREATE TABLE incident ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  component TEXT NOT NULL,"
+	"  node_id INTEGER NOT NULL REFERENCES node (id),"
+	"  link TEXT,"
+	"  far_node_id INTEGER REFERENCES node (id), far_link TEXT,"
+	"  rule TEXT NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('open', 'closed', 'merged')),"
+	"  opened_ms INTEGER NOT NULL, closed_ms INTEGER,"
+	"  first_ms INTEGER NOT NULL, first_path INTEGER NOT NULL, first_evidence TEXT NOT NULL,"
+	"  first_reporter TEXT NOT NULL, first_seq INTEGER,"
+	"  merged_into INTEGER REFERENCES incident (id),"
+	"  CHECK ((state = 'merged') = (merged_into IS NOT NULL)),"
+	"  CHECK ((state = 'open') = (closed_ms IS NULL)));"
+	"CREATE INDEX incident_opened ON incident (opened_ms);"
+	"CREATE INDEX incident_open ON incident (opened_ms) WHERE state = 'open';"
+	"CREATE TABLE evidence ("
+	"  id INTEGER PRIMARY KEY,"
+	"  incident_id INTEGER NOT NULL REFERENCES incident (id) ON DELETE CASCADE,"
+	"  time_ms INTEGER NOT NULL, path INTEGER NOT NULL, reporter TEXT NOT NULL, seq INTEGER,"
+	"  transition_id INTEGER REFERENCES transition (id) ON DELETE SET NULL,"
+	"  text TEXT NOT NULL);"
+	"CREATE INDEX evidence_incident ON evidence (incident_id, time_ms);"
+	"CREATE INDEX evidence_transition ON evidence (transition_id);"
+	/* Cables by serial, with both ends, for cable qualification. */
+	"CREATE TABLE cable ("
+	"  serial TEXT PRIMARY KEY,"
+	"  vendor TEXT NOT NULL, part TEXT NOT NULL, length_m REAL,"
+	"  a_node_id INTEGER REFERENCES node (id), a_link TEXT,"
+	"  b_node_id INTEGER REFERENCES node (id), b_link TEXT,"
+	"  first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL);"
+	"CREATE INDEX cable_a ON cable (a_node_id);"
+	"CREATE INDEX cable_b ON cable (b_node_id);",
+
+	/* 1 -> 2: the latest heartbeat moves into the node's row.  A heartbeat
+	 * also says "heard from the node itself", so in version 1 every
+	 * stored heartbeat wrote two rows (heartbeat and node); now one, and
+	 * the writer's periodic flush of routine heartbeats is one UPDATE per
+	 * node (docs/design.md, "The health database"). */
+	"ALTER TABLE node ADD COLUMN hb_boot TEXT NOT NULL DEFAULT '';"
+	"ALTER TABLE node ADD COLUMN hb_seq INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE node ADD COLUMN hb_ms INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE node ADD COLUMN hb_recv_ms INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE node ADD COLUMN ldm INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE node ADD COLUMN summary TEXT NOT NULL DEFAULT '';"
+	"UPDATE node SET hb_boot = h.boot, hb_seq = h.seq, hb_ms = h.time_ms, hb_recv_ms = h.recv_ms, ldm = h.ldm,"
+	"  summary = h.summary, self_ms = max(node.self_ms, h.time_ms), self_recv_ms = max(node.self_recv_ms, h.recv_ms)"
+	"  FROM heartbeat h WHERE h.node_id = node.id;"
+	"DROP TABLE heartbeat;",
+};
+
+int hdb_migrate(sqlite3 *db, const char *path, int64_t from, int64_t to, struct apenet_err *e)
+{
+	char *msg = NULL;
+	/* PRAGMAs take no bound parameters: the numbers are our constants. */
+	char sql[64];
+	if (from == 0) {
+		snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", APENET_HDB_APP_ID);
+		if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+			goto fail;
+	}
+	for (int64_t v = from; v < to; v++) {
+		if (sqlite3_exec(db, hdb_migrations[v], NULL, NULL, &msg) != SQLITE_OK)
+			goto fail;
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", (int)(v + 1));
+		if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+			goto fail;
+	}
+	if (from != to)
+		apenet_log(from ? APENET_LOG_NOTICE : APENET_LOG_INFO, "health db %s: schema %d -> %d", path, (int)from,
+			   (int)to);
+	return 0;
+fail:
+	apenet_err_set(e, APENET_EIO, "health db %s: %s the schema (version %d -> %d): %s", path,
+		       from ? "migrating" : "creating", (int)from, (int)to, msg ? msg : sqlite3_errmsg(db));
+	sqlite3_free(msg);
+	return -1;
+}

@@ -1,0 +1,132 @@
+/*
+ * Every statement of the health database library, in one place (the
+ * schema is in hdb_schema.c).  Values are bound (?N), never written into
+ * the text.
+ */
+#include "hdb_int.h"
+
+/* A node's class given ?1 = now - silence: silent when nothing came from the
+ * node itself since, else by its worst current state (invalid counts as
+ * broken).  Shown: the layout's nodes, and others while they are heard. */
+#define CLASS "CASE WHEN self_recv_ms < ?1 THEN 3 WHEN worst >= 2 THEN 2 ELSE worst END"
+#define SHOWN "(in_layout = 1 OR self_recv_ms >= ?1 OR torus_recv_ms >= ?1)"
+#define NODE_COLS                                                                                                  \
+	"x, y, z, name, in_layout, boot, self_ms, self_recv_ms, torus_ms, torus_recv_ms, hb_seq, hb_ms, hb_recv_ms," \
+	" ldm, summary, worst, changed_ms, " CLASS " AS cls"
+#define INCIDENT_COLS                                                                                              \
+	"i.id, i.component, n.x, n.y, n.z, n.name, coalesce(i.link, ''), i.far_node_id IS NOT NULL, f.x, f.y, f.z," \
+	" coalesce(i.far_link, ''), i.rule, i.state, i.opened_ms, coalesce(i.closed_ms, 0),"                        \
+	" coalesce(i.merged_into, 0), i.first_ms, i.first_path, i.first_evidence, i.first_reporter,"               \
+	" coalesce(i.first_seq, 0),"                                                                               \
+	" coalesce((SELECT transition_id FROM evidence WHERE incident_id = i.id ORDER BY id LIMIT 1), 0),"        \
+	" (SELECT count(*) FROM evidence WHERE incident_id = i.id)"                                                 \
+	" FROM incident i JOIN node n ON n.id = i.node_id LEFT JOIN node f ON f.id = i.far_node_id"
+#define TRANSITION_COLS                                                                                            \
+	"t.id, t.boot, t.seq, r.x, r.y, r.z, n.x, n.y, n.z, t.subject, t.place, t.code, t.old_status,"            \
+	" t.new_status, t.value, t.threshold, t.unit, t.evidence, t.path, t.via, t.time_ms, t.recv_ms"           \
+	" FROM transition t JOIN node n ON n.id = t.node_id JOIN node r ON r.id = t.reporter_id"
+
+const char *const hdb_sql[ST_N] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_DATA_VERSION] = "PRAGMA data_version",
+
+	[ST_NODE_LOAD] = "SELECT id, x, y, z, boot, boot_ms, hb_boot, hb_seq, hb_ms, hb_recv_ms, ldm FROM node",
+	[ST_NODE_INSERT] = "INSERT INTO node (x, y, z, name, in_layout) VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_NODE_NAME] = "UPDATE node SET name = ?2, in_layout = 1 WHERE id = ?1 AND (name IS NOT ?2 OR in_layout <> 1)",
+	[ST_NODE_LEAVE] = "UPDATE node SET in_layout = 0 WHERE in_layout = 1 AND NOT (x < ?1 AND y < ?2 AND z < ?3)",
+	[ST_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+	[ST_META_SET] = "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+	[ST_LINK_CLEAR] = "DELETE FROM link",
+	[ST_LINK_INSERT] = "INSERT INTO link (node_id, idx, name, partner_id, partner_link) VALUES (?1, ?2, ?3, ?4, ?5)",
+
+	[ST_TR_INSERT] = "INSERT INTO transition (boot, seq, reporter_id, node_id, subject, place, code, old_status,"
+			 " new_status, value, threshold, unit, evidence, path, via, time_ms, recv_ms)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+			 " ON CONFLICT (boot, seq) DO NOTHING",
+	/* Within a boot the later sequence wins; the rows of older boots were
+	 * purged when the reporter's boot changed. */
+	[ST_STATE_UPSERT] = "INSERT INTO node_state (node_id, reporter_id, subject, place, code, status, boot, seq, path,"
+			    " via, time_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+			    " ON CONFLICT (node_id, reporter_id, subject, place, code) DO UPDATE SET"
+			    " status = excluded.status, boot = excluded.boot, seq = excluded.seq, path = excluded.path,"
+			    " via = excluded.via, time_ms = excluded.time_ms"
+			    " WHERE excluded.boot <> node_state.boot OR excluded.seq > node_state.seq",
+	[ST_STATE_PURGE] = "DELETE FROM node_state WHERE reporter_id = ?1 AND boot <> ?2",
+	[ST_NODE_SELF] = "UPDATE node SET boot = ?2, boot_ms = ?3, self_ms = max(self_ms, ?4),"
+			 " self_recv_ms = max(self_recv_ms, ?5) WHERE id = ?1",
+	[ST_NODE_TORUS] = "UPDATE node SET torus_ms = max(torus_ms, ?2), torus_recv_ms = max(torus_recv_ms, ?3) WHERE id = ?1",
+	[ST_NODE_HB_FULL] = "UPDATE node SET boot = ?2, boot_ms = ?3, hb_boot = ?4, hb_seq = ?5, hb_ms = ?6, hb_recv_ms = ?7,"
+			    " ldm = ?8, summary = ?9, self_ms = max(self_ms, ?6), self_recv_ms = max(self_recv_ms, ?7)"
+			    " WHERE id = ?1",
+	[ST_NODE_HB_TICK] = "UPDATE node SET boot_ms = ?2, hb_seq = ?3, hb_ms = ?4, hb_recv_ms = ?5,"
+			    " self_ms = max(self_ms, ?4), self_recv_ms = max(self_recv_ms, ?5) WHERE id = ?1",
+
+	[ST_INC_INSERT] = "INSERT INTO incident (component, node_id, link, far_node_id, far_link, rule, state, opened_ms,"
+			  " first_ms, first_path, first_evidence, first_reporter, first_seq)"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9, ?10, ?11, ?12)",
+	[ST_INC_STATE] = "SELECT state FROM incident WHERE id = ?1",
+	[ST_INC_UPDATE] = "UPDATE incident SET component = iif(?2 & 1, ?3, component), rule = iif(?2 & 2, ?4, rule),"
+			  " node_id = iif(?2 & 4, ?5, node_id), link = iif(?2 & 8, ?6, link),"
+			  " far_node_id = iif(?2 & 8, ?7, far_node_id), far_link = iif(?2 & 8, ?8, far_link)"
+			  " WHERE id = ?1 AND state = 'open'",
+	[ST_INC_CLOSE] = "UPDATE incident SET state = ?2, closed_ms = ?3, merged_into = ?4 WHERE id = ?1 AND state = 'open'",
+	/* The transition is found by the report that carried it. */
+	[ST_EV_INSERT] = "INSERT INTO evidence (incident_id, time_ms, path, reporter, seq, transition_id, text)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, (SELECT id FROM transition WHERE boot = ?4 AND seq = ?5), ?6)",
+	[ST_INC_GET] = "SELECT " INCIDENT_COLS " WHERE i.id = ?1",
+	[ST_INC_OPEN_EACH] = "SELECT " INCIDENT_COLS " WHERE i.state = 'open' ORDER BY i.opened_ms, i.id",
+	[ST_INC_EACH] = "SELECT " INCIDENT_COLS " WHERE i.opened_ms >= ?1 AND i.opened_ms < ?2 ORDER BY i.opened_ms, i.id",
+	[ST_EV_EACH] = "SELECT id, time_ms, path, reporter, coalesce(seq, 0), coalesce(transition_id, 0), text"
+		       " FROM evidence WHERE incident_id = ?1 ORDER BY time_ms, id",
+
+	[ST_CABLE_UPSERT] =
+		"INSERT INTO cable (serial, vendor, part, length_m, a_node_id, a_link, b_node_id, b_link, first_ms, last_ms)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9) ON CONFLICT (serial) DO UPDATE SET"
+		" vendor = iif(excluded.vendor <> '', excluded.vendor, vendor),"
+		" part = iif(excluded.part <> '', excluded.part, part),"
+		" length_m = coalesce(excluded.length_m, length_m),"
+		" a_node_id = iif(excluded.a_link IS NOT NULL, excluded.a_node_id, a_node_id),"
+		" a_link = coalesce(excluded.a_link, a_link),"
+		" b_node_id = iif(excluded.b_link IS NOT NULL, excluded.b_node_id, b_node_id),"
+		" b_link = coalesce(excluded.b_link, b_link),"
+		" first_ms = min(first_ms, excluded.first_ms), last_ms = max(last_ms, excluded.last_ms)",
+	[ST_CABLE_GET] = "SELECT c.serial, c.vendor, c.part, c.length_m, c.a_link IS NOT NULL, a.x, a.y, a.z,"
+			 " coalesce(c.a_link, ''), c.b_link IS NOT NULL, b.x, b.y, b.z, coalesce(c.b_link, ''),"
+			 " c.first_ms, c.last_ms FROM cable c LEFT JOIN node a ON a.id = c.a_node_id"
+			 " LEFT JOIN node b ON b.id = c.b_node_id WHERE c.serial = ?1",
+
+	[ST_RETENTION] = "DELETE FROM transition WHERE recv_ms < ?1 AND id NOT IN"
+			 " (SELECT e.transition_id FROM evidence e JOIN incident i ON i.id = e.incident_id"
+			 "  WHERE i.state = 'open' AND e.transition_id IS NOT NULL)",
+
+	[ST_SUMMARY] = "SELECT count(*), coalesce(sum(cls = 0), 0), coalesce(sum(cls = 1), 0), coalesce(sum(cls = 2), 0),"
+		       " coalesce(sum(cls = 3), 0), coalesce(sum(cls = 3 AND torus_recv_ms >= ?1), 0),"
+		       " coalesce(sum(in_layout = 0), 0), (SELECT max(max(self_recv_ms, torus_recv_ms)) FROM node)"
+		       " FROM (SELECT " CLASS " AS cls, torus_recv_ms, in_layout FROM node WHERE " SHOWN ")",
+	[ST_OPEN_COUNT] = "SELECT count(*) FROM incident WHERE state = 'open'",
+	/* Worst first: broken, silent, sick, normal. */
+	[ST_NODES_EACH] = "SELECT * FROM (SELECT " NODE_COLS " FROM node WHERE " SHOWN ")"
+			  " ORDER BY CASE cls WHEN 2 THEN 0 WHEN 3 THEN 1 WHEN 1 THEN 2 ELSE 3 END, worst DESC,"
+			  " changed_ms DESC, x, y, z LIMIT ?2",
+	[ST_NODE_GET] = "SELECT " NODE_COLS " FROM node WHERE x = ?2 AND y = ?3 AND z = ?4",
+	[ST_STATES_EACH] = "SELECT r.x, r.y, r.z, s.boot, s.seq, s.subject, s.place, s.code, s.status, s.path, s.via,"
+			   " s.time_ms FROM node n JOIN node_state s ON s.node_id = n.id JOIN node r ON r.id = s.reporter_id"
+			   " WHERE n.x = ?1 AND n.y = ?2 AND n.z = ?3 AND s.status >= ?4"
+			   " ORDER BY s.status DESC, s.time_ms DESC, r.x, r.y, r.z",
+	/* A link end's status: the worst current state at that place (the
+	 * link's own findings, its lanes and module, and what the node's DNP
+	 * says of that link in the LDM its neighbours relay). */
+	[ST_LINKS_EACH] = "SELECT l.name, p.x, p.y, p.z, p.name, l.partner_link,"
+			  " coalesce((SELECT max(status) FROM node_state s WHERE s.node_id = l.node_id AND s.place = l.name), 0),"
+			  " coalesce((SELECT max(status) FROM node_state s WHERE s.node_id = l.partner_id"
+			  "   AND s.place = l.partner_link), 0)"
+			  " FROM node n JOIN link l ON l.node_id = n.id JOIN node p ON p.id = l.partner_id"
+			  " WHERE n.x = ?1 AND n.y = ?2 AND n.z = ?3 ORDER BY l.idx",
+	[ST_TR_WINDOW] = "SELECT " TRANSITION_COLS " WHERE t.time_ms >= ?1 AND t.time_ms < ?2"
+			 " ORDER BY t.time_ms, t.boot, t.seq",
+	[ST_TR_WINDOW_NODE] = "SELECT " TRANSITION_COLS
+			      " WHERE t.node_id = (SELECT id FROM node WHERE x = ?3 AND y = ?4 AND z = ?5)"
+			      " AND t.time_ms >= ?1 AND t.time_ms < ?2 ORDER BY t.time_ms, t.boot, t.seq",
+};
