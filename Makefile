@@ -140,6 +140,8 @@ $(B)/tests/%: $(B)/obj/tests/e2e/%.o $(B)/obj/tests/e2e/e2e_util.o $(SIM_A) $(LI
 $(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+# The health database's benchmark measures sqlite itself too.
+$(B)/bench/bench_hdb: LIBS += $(SQLITE3_LIBS)
 
 # FUZZ_LIBS: what a target needs beyond the library's own (the SNMP
 # decoder's target parses messages with net-snmp).

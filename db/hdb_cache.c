@@ -1,12 +1,12 @@
 /*
  * The writer's memory of the nodes (struct hdb_node): row ids, each
- * agent's current boot and each node's latest heartbeat, found by
- * coordinates in O(1).  Heartbeats are decided here without a read of the
- * file; routine ones wait here until the next flush writes them all in
- * node order.  A batch that rolls back takes the memory back with it: every
+ * agent's current boot and each node's times (heard on each path, latest
+ * heartbeat), found by coordinates in O(1).  Reports are decided here
+ * without a read of the file; the times wait here until the next flush
+ * writes the changed ones in row order.  A batch that rolls back takes the memory back with it: every
  * entry is copied before the batch first changes it.
  *
- * Memory: about 120 bytes a node plus 8 bytes of index, 4.2 MB at 32K nodes.
+ * Memory: about 150 bytes a node plus 8 bytes of index, 5 MB at 32K nodes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +146,43 @@ int hdb_cache_mark_dirty(struct apenet_hdb *db, struct hdb_node *n, struct apene
 	return 0;
 }
 
+/* The statement's binding of an entry's node_seen row. */
+static void hdb_bind_seen(sqlite3_stmt *st, const struct hdb_node *n)
+{
+	sqlite3_bind_int64(st, 1, n->id);
+	sqlite3_bind_int64(st, 2, n->boot_ms);
+	sqlite3_bind_int64(st, 3, n->self_ms);
+	sqlite3_bind_int64(st, 4, n->self_recv_ms);
+	sqlite3_bind_int64(st, 5, n->torus_ms);
+	sqlite3_bind_int64(st, 6, n->torus_recv_ms);
+	sqlite3_bind_int64(st, 7, (int64_t)n->hb_seq);
+	sqlite3_bind_int64(st, 8, n->hb_ms);
+	sqlite3_bind_int64(st, 9, n->hb_recv_ms);
+}
+
+int hdb_seen_write(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e)
+{
+	sqlite3_stmt *st = hdb_stmt(db, ST_NODE_SEEN, e);
+	if (!st)
+		return -1;
+	hdb_bind_seen(st, n);
+	if (hdb_run(db, st, e, "writing when a node was heard"))
+		return -1;
+	db->stats.seen_written++;
+	if (n->dirty) {
+		if (hdb_cache_touch(db, n, e))
+			return -1;
+		n->dirty = 0; /* its entry in the dirty list is skipped */
+		db->cache.deferred--;
+	}
+	return 0;
+}
+
+int hdb_seen_changed(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e)
+{
+	return db->hb_flush_ms == 0 ? hdb_seen_write(db, n, e) : hdb_cache_mark_dirty(db, n, e);
+}
+
 struct hdb_node *hdb_cache_add(struct apenet_hdb *db, const unsigned xyz[3], int64_t id, struct apenet_err *e)
 {
 	struct hdb_node *n = hdb_cache_find(db, xyz);
@@ -200,14 +237,18 @@ int hdb_cache_load(struct apenet_hdb *db, struct apenet_err *e)
 		unsigned rep[3];
 		if (hdb_parse_boot(n->boot, rep, &n->gen))
 			n->gen = 0;
-		n->boot_ms = sqlite3_column_int64(st, 5);
-		const unsigned char *hb_boot = sqlite3_column_text(st, 6);
+		const unsigned char *hb_boot = sqlite3_column_text(st, 5);
 		n->has_hb = hb_boot && *hb_boot;
 		n->hb_current = n->has_hb && !strcmp((const char *)hb_boot, n->boot);
-		n->hb_seq = (uint64_t)sqlite3_column_int64(st, 7);
-		n->hb_ms = sqlite3_column_int64(st, 8);
-		n->hb_recv_ms = sqlite3_column_int64(st, 9);
-		n->ldm = (uint32_t)sqlite3_column_int64(st, 10);
+		n->ldm = (uint32_t)sqlite3_column_int64(st, 6);
+		n->boot_ms = sqlite3_column_int64(st, 7);
+		n->self_ms = sqlite3_column_int64(st, 8);
+		n->self_recv_ms = sqlite3_column_int64(st, 9);
+		n->torus_ms = sqlite3_column_int64(st, 10);
+		n->torus_recv_ms = sqlite3_column_int64(st, 11);
+		n->hb_seq = (uint64_t)sqlite3_column_int64(st, 12);
+		n->hb_ms = sqlite3_column_int64(st, 13);
+		n->hb_recv_ms = sqlite3_column_int64(st, 14);
 	}
 	hdb_done(st);
 	if (rc != SQLITE_DONE)
@@ -265,7 +306,7 @@ int hdb_cache_flush(struct apenet_hdb *db, struct apenet_err *e)
 	struct hdb_cache *c = &db->cache;
 	if (!c->deferred)
 		return 0;
-	sqlite3_stmt *st = hdb_stmt(db, ST_NODE_HB_TICK, e);
+	sqlite3_stmt *st = hdb_stmt(db, ST_NODE_SEEN, e);
 	if (!st)
 		return -1;
 	/* Each dirty entry once (marked 2 while collected), in row order so
@@ -286,18 +327,14 @@ int hdb_cache_flush(struct apenet_hdb *db, struct apenet_err *e)
 			apenet_err_set(e, APENET_EIO, "health db %s: out of memory", db->path);
 			goto fail;
 		}
-		sqlite3_bind_int64(st, 1, n->id);
-		sqlite3_bind_int64(st, 2, n->boot_ms);
-		sqlite3_bind_int64(st, 3, (int64_t)n->hb_seq);
-		sqlite3_bind_int64(st, 4, n->hb_ms);
-		sqlite3_bind_int64(st, 5, n->hb_recv_ms);
-		if (hdb_run(db, st, e, "writing the latest heartbeats")) {
+		hdb_bind_seen(st, n);
+		if (hdb_run(db, st, e, "writing when the nodes were heard")) {
 			if (!n->touched)
 				c->nflushed--;
 			goto fail;
 		}
 		n->dirty = 0;
-		db->stats.heartbeats_written++;
+		db->stats.seen_written++;
 	}
 	c->ndirty = 0;
 	c->deferred = 0;

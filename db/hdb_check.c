@@ -18,9 +18,9 @@ static const char *const hdb_invariants[] = {
 	" FROM incident WHERE (state = 'merged') <> (merged_into IS NOT NULL)",
 	"SELECT printf('incident %d: state %s with closed_ms %s', id, state, coalesce(closed_ms, 'none'))"
 	" FROM incident WHERE state NOT IN ('open', 'closed', 'merged') OR (state = 'open') <> (closed_ms IS NULL)",
-	"SELECT printf('node %d,%d,%d: worst %d, but its current states say %d', x, y, z, worst, w) FROM"
-	" (SELECT x, y, z, worst, coalesce((SELECT max(status) FROM node_state s WHERE s.node_id = n.id), 0) AS w"
-	"  FROM node n) WHERE worst <> w",
+	"SELECT printf('current state %s %s of node id %d: from boot %s, but its reporter''s boot is %s', s.place,"
+	" s.code, s.node_id, s.boot, r.boot) FROM node_state s JOIN node r ON r.id = s.reporter_id WHERE s.boot <> r.boot",
+	"SELECT printf('node %d,%d,%d: no node_seen row', x, y, z) FROM node WHERE id NOT IN (SELECT node_id FROM node_seen)",
 	"SELECT printf('link %d,%d,%d %s: its far end %d,%d,%d %s does not lead back', n.x, n.y, n.z, l.name, p.x, p.y,"
 	" p.z, l.partner_link) FROM link l JOIN node n ON n.id = l.node_id JOIN node p ON p.id = l.partner_id"
 	" WHERE NOT EXISTS (SELECT 1 FROM link m WHERE m.node_id = l.partner_id AND m.name = l.partner_link"
@@ -28,8 +28,8 @@ static const char *const hdb_invariants[] = {
 	"SELECT printf('transition %d: status %d -> %d or path %d out of range', id, old_status, new_status, path)"
 	" FROM transition WHERE old_status NOT BETWEEN 0 AND 3 OR new_status NOT BETWEEN 0 AND 3"
 	" OR path NOT BETWEEN 1 AND 3",
-	"SELECT printf('current state of node id %d (%s %s): status %d out of range', node_id, place, code, status)"
-	" FROM node_state WHERE status NOT BETWEEN 0 AND 3",
+	"SELECT printf('current state of node id %d (%s %s): status %d out of range 1..3 (normal ones are deleted)',"
+	" node_id, place, code, status) FROM node_state WHERE status NOT BETWEEN 1 AND 3",
 	"SELECT printf('evidence %d: path %d out of range', id, path) FROM evidence WHERE path NOT BETWEEN 1 AND 4",
 };
 

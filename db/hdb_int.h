@@ -30,11 +30,11 @@ enum hdb_st {
 	/* reports */
 	ST_TR_INSERT,
 	ST_STATE_UPSERT,
+	ST_STATE_CLEAR,
 	ST_STATE_PURGE,
-	ST_NODE_SELF,
-	ST_NODE_TORUS,
-	ST_NODE_HB_FULL,
-	ST_NODE_HB_TICK,
+	ST_NODE_BOOT,
+	ST_NODE_HB_NEWS,
+	ST_NODE_SEEN,
 	/* incidents */
 	ST_INC_INSERT,
 	ST_INC_STATE,
@@ -69,10 +69,11 @@ extern const char *const hdb_migrations[APENET_HDB_SCHEMA];
 
 /*
  * What the writer keeps of each node in memory: its row id, its agent's
- * current boot and its latest heartbeat.  Reports from the node itself and
- * heartbeats are decided here without reading the file, and routine
- * heartbeats wait here for the next flush.  Entries touched in an open
- * batch are saved first (the undo log) and restored if it rolls back.
+ * current boot, and every time a report changes (its node_seen row).
+ * Reports are decided here without reading the file; the times reach the
+ * file at the next flush (at most once a second, all changed rows in row
+ * order), or at once with a flush interval of 0.  Entries touched in an
+ * open batch are saved first (the undo log) and restored if it rolls back.
  */
 struct hdb_node {
 	int64_t id;              /* 0: not in the file (created by a batch that rolled back) */
@@ -80,13 +81,15 @@ struct hdb_node {
 	uint32_t idx;            /* its index in the cache */
 	char boot[40];           /* the current boot, "" none yet */
 	uint64_t gen;            /* N of its "x,y,z#N" */
+	/* node_seen */
 	int64_t boot_ms;         /* the latest report time from that boot */
+	int64_t self_ms, self_recv_ms, torus_ms, torus_recv_ms;
 	uint64_t hb_seq;
 	int64_t hb_ms, hb_recv_ms;
-	uint32_t ldm;
+	uint32_t ldm;            /* of the latest heartbeat (in node) */
 	uint8_t has_hb;          /* a heartbeat is stored... */
 	uint8_t hb_current;      /* ...and it is from the current boot */
-	uint8_t dirty;           /* a routine heartbeat is waiting for the flush */
+	uint8_t dirty;           /* its times changed since they were written */
 	uint8_t touched;         /* saved in the undo log of the open batch */
 };
 
@@ -106,7 +109,7 @@ struct hdb_cache {
 	uint32_t n_at_begin;     /* entries that existed when the batch began */
 	uint32_t *dirty;         /* indexes of dirty entries (may repeat; the flag decides) */
 	uint32_t ndirty, dirty_cap;
-	unsigned deferred;       /* entries with dirty set */
+	unsigned deferred;       /* entries with dirty set (waiting for the flush) */
 };
 
 struct apenet_hdb {
@@ -166,6 +169,11 @@ struct hdb_node *hdb_cache_add(struct apenet_hdb *db, const unsigned xyz[3], int
 /* Saves the entry in the undo log before the batch changes it. */
 int hdb_cache_touch(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
 int hdb_cache_mark_dirty(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
+/* The entry's times changed: written now (flush interval 0) or marked for
+ * the next flush.  Touch the entry before changing it. */
+int hdb_seen_changed(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
+/* Writes the entry's node_seen row now. */
+int hdb_seen_write(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
 /* End of a batch: forget the undo log (commit) or restore from it. */
 void hdb_cache_commit(struct apenet_hdb *db);
 void hdb_cache_rollback(struct apenet_hdb *db);

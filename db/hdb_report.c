@@ -28,21 +28,28 @@ static int hdb_boot_rank(const struct hdb_node *rep, const char *boot, uint64_t 
 }
 
 /* The reporter's current boot becomes boot: what its previous boot said is
- * forgotten (node_state's triggers recompute the nodes' worst). */
+ * forgotten. */
 static int hdb_boot_adopt(struct apenet_hdb *db, struct hdb_node *rep, const char *boot, uint64_t gen, int64_t t,
 			  struct apenet_err *e)
 {
 	if (hdb_cache_touch(db, rep, e))
 		return -1;
 	if (rep->boot[0]) {
-		sqlite3_stmt *st = hdb_stmt(db, ST_STATE_PURGE, e);
-		if (!st)
+		sqlite3_stmt *purge = hdb_stmt(db, ST_STATE_PURGE, e);
+		if (!purge)
 			return -1;
-		sqlite3_bind_int64(st, 1, rep->id);
-		hdb_bind_text(st, 2, boot);
-		if (hdb_run(db, st, e, "forgetting the states of a previous boot"))
+		sqlite3_bind_int64(purge, 1, rep->id);
+		hdb_bind_text(purge, 2, boot);
+		if (hdb_run(db, purge, e, "forgetting the states of a previous boot"))
 			return -1;
 	}
+	sqlite3_stmt *st = hdb_stmt(db, ST_NODE_BOOT, e);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, rep->id);
+	hdb_bind_text(st, 2, boot);
+	if (hdb_run(db, st, e, "storing a node's new boot"))
+		return -1;
 	snprintf(rep->boot, sizeof(rep->boot), "%s", boot);
 	rep->gen = gen;
 	rep->boot_ms = t;
@@ -133,41 +140,48 @@ static int hdb_put_transition(struct apenet_hdb *db, const struct apenet_report 
 		rep->boot_ms = r->time_ms;
 	}
 	if (rank != BOOT_OLDER) {
-		if (!(st = hdb_stmt(db, ST_STATE_UPSERT, e)))
+		int clear = r->new_status == 0;
+		if (!(st = hdb_stmt(db, clear ? ST_STATE_CLEAR : ST_STATE_UPSERT, e)))
 			return -1;
 		sqlite3_bind_int64(st, 1, about->id);
 		sqlite3_bind_int64(st, 2, rep->id);
 		sqlite3_bind_int(st, 3, r->subject);
 		hdb_bind_text(st, 4, r->where);
 		hdb_bind_text(st, 5, r->code);
-		sqlite3_bind_int(st, 6, r->new_status);
-		hdb_bind_text(st, 7, r->boot);
-		sqlite3_bind_int64(st, 8, (int64_t)r->seq);
-		sqlite3_bind_int(st, 9, r->path);
-		hdb_bind_text(st, 10, r->via);
-		sqlite3_bind_int64(st, 11, r->time_ms);
+		if (clear) {
+			hdb_bind_text(st, 6, r->boot);
+			sqlite3_bind_int64(st, 7, (int64_t)r->seq);
+		} else {
+			sqlite3_bind_int(st, 6, r->new_status);
+			hdb_bind_text(st, 7, r->boot);
+			sqlite3_bind_int64(st, 8, (int64_t)r->seq);
+			sqlite3_bind_int(st, 9, r->path);
+			hdb_bind_text(st, 10, r->via);
+			sqlite3_bind_int64(st, 11, r->time_ms);
+		}
 		if (hdb_run(db, st, e, "updating a current state"))
 			return -1;
 	} else {
 		db->stats.stale++;
 	}
-	/* The reporter spoke on the service network, whatever its boot. */
-	if (!(st = hdb_stmt(db, ST_NODE_SELF, e)))
+	/* The reporter spoke on the service network, whatever its boot; for a
+	 * neighbour's LDM the node it is about was heard through the torus. */
+	if (hdb_cache_touch(db, rep, e))
 		return -1;
-	sqlite3_bind_int64(st, 1, rep->id);
-	hdb_bind_text(st, 2, rep->boot);
-	sqlite3_bind_int64(st, 3, rep->boot_ms);
-	sqlite3_bind_int64(st, 4, r->time_ms);
-	sqlite3_bind_int64(st, 5, recv_ms);
-	if (hdb_run(db, st, e, "updating when a node was heard"))
+	if (r->time_ms > rep->self_ms)
+		rep->self_ms = r->time_ms;
+	if (recv_ms > rep->self_recv_ms)
+		rep->self_recv_ms = recv_ms;
+	if (hdb_seen_changed(db, rep, e))
 		return -1;
 	if (r->path == APENET_REPORT_PATH_NEIGHBOUR_LDM) {
-		if (!(st = hdb_stmt(db, ST_NODE_TORUS, e)))
+		if (hdb_cache_touch(db, about, e))
 			return -1;
-		sqlite3_bind_int64(st, 1, about->id);
-		sqlite3_bind_int64(st, 2, r->time_ms);
-		sqlite3_bind_int64(st, 3, recv_ms);
-		if (hdb_run(db, st, e, "updating when a node was heard through the torus"))
+		if (r->time_ms > about->torus_ms)
+			about->torus_ms = r->time_ms;
+		if (recv_ms > about->torus_recv_ms)
+			about->torus_recv_ms = recv_ms;
+		if (hdb_seen_changed(db, about, e))
 			return -1;
 	}
 	db->stats.transitions++;
@@ -194,40 +208,28 @@ static int hdb_put_heartbeat(struct apenet_hdb *db, const struct apenet_report *
 		return -1;
 	if (r->time_ms > n->boot_ms)
 		n->boot_ms = r->time_ms;
+	if (r->time_ms > n->self_ms)
+		n->self_ms = r->time_ms;
+	if (recv_ms > n->self_recv_ms)
+		n->self_recv_ms = recv_ms;
 	n->has_hb = 1;
 	n->hb_current = 1;
 	n->hb_seq = r->seq;
 	n->hb_ms = r->time_ms;
 	n->hb_recv_ms = recv_ms;
 	n->ldm = r->ldm;
-	if (news || db->hb_flush_ms == 0) {
-		sqlite3_stmt *st = hdb_stmt(db, news ? ST_NODE_HB_FULL : ST_NODE_HB_TICK, e);
+	if (news) {
+		/* A new boot or word is written with its batch, times and all. */
+		sqlite3_stmt *st = hdb_stmt(db, ST_NODE_HB_NEWS, e);
 		if (!st)
 			return -1;
 		sqlite3_bind_int64(st, 1, n->id);
-		if (news) {
-			hdb_bind_text(st, 2, n->boot);
-			sqlite3_bind_int64(st, 3, n->boot_ms);
-			hdb_bind_text(st, 4, r->boot);
-			sqlite3_bind_int64(st, 5, (int64_t)r->seq);
-			sqlite3_bind_int64(st, 6, r->time_ms);
-			sqlite3_bind_int64(st, 7, recv_ms);
-			sqlite3_bind_int64(st, 8, r->ldm);
-			hdb_bind_text(st, 9, r->evidence);
-		} else {
-			sqlite3_bind_int64(st, 2, n->boot_ms);
-			sqlite3_bind_int64(st, 3, (int64_t)r->seq);
-			sqlite3_bind_int64(st, 4, r->time_ms);
-			sqlite3_bind_int64(st, 5, recv_ms);
-		}
-		if (hdb_run(db, st, e, "storing a heartbeat"))
+		hdb_bind_text(st, 2, r->boot);
+		sqlite3_bind_int64(st, 3, r->ldm);
+		hdb_bind_text(st, 4, r->evidence);
+		if (hdb_run(db, st, e, "storing a heartbeat") || hdb_seen_write(db, n, e))
 			return -1;
-		db->stats.heartbeats_written++;
-		if (n->dirty) {
-			n->dirty = 0; /* written now; the list entry is skipped */
-			db->cache.deferred--;
-		}
-	} else if (hdb_cache_mark_dirty(db, n, e)) {
+	} else if (hdb_seen_changed(db, n, e)) {
 		return -1;
 	}
 	db->stats.heartbeats++;

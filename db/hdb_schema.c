@@ -115,21 +115,50 @@ const char *const hdb_migrations[APENET_HDB_SCHEMA] = {
 	"CREATE INDEX cable_a ON cable (a_node_id);"
 	"CREATE INDEX cable_b ON cable (b_node_id);",
 
-	/* 1 -> 2: the latest heartbeat moves into the node's row.  A heartbeat
-	 * also says "heard from the node itself", so in version 1 every
-	 * stored heartbeat wrote two rows (heartbeat and node); now one, and
-	 * the writer's periodic flush of routine heartbeats is one UPDATE per
-	 * node (docs/design.md, "The health database"). */
+	/* 1 -> 2: measured at 32K nodes (bench/bench_hdb.c), version 1 wrote
+	 * too many scattered pages per report: a heartbeat wrote its row and
+	 * the node's (wide) row; a transition also rewrote the node's row
+	 * twice (heard, and its worst state through the triggers) and kept a
+	 * row for every state ever reported, normal ones included.  Now:
+	 *  - node_seen holds, in a narrow row of integers, every time a report
+	 *    changes (heard on each path, the latest heartbeat's sequence and
+	 *    times); the writer keeps them in memory and writes the changed
+	 *    rows at most once a second, in row order;
+	 *  - node keeps what changes rarely (boot, the latest heartbeat's LDM
+	 *    word and summary); a node's worst state is read from node_state;
+	 *  - node_state keeps only what is not normal: a state back to normal
+	 *    is deleted, so the table is the list of current problems, small
+	 *    and hot, and its pages are the same few in every batch. */
+	"CREATE TABLE node_seen ("
+	"  node_id INTEGER PRIMARY KEY REFERENCES node (id),"
+	"  boot_ms INTEGER NOT NULL DEFAULT 0,"
+	"  self_ms INTEGER NOT NULL DEFAULT 0, self_recv_ms INTEGER NOT NULL DEFAULT 0,"
+	"  torus_ms INTEGER NOT NULL DEFAULT 0, torus_recv_ms INTEGER NOT NULL DEFAULT 0,"
+	"  hb_seq INTEGER NOT NULL DEFAULT 0, hb_ms INTEGER NOT NULL DEFAULT 0, hb_recv_ms INTEGER NOT NULL DEFAULT 0);"
+	"INSERT INTO node_seen (node_id, boot_ms, self_ms, self_recv_ms, torus_ms, torus_recv_ms, hb_seq, hb_ms, hb_recv_ms)"
+	"  SELECT n.id, n.boot_ms, max(n.self_ms, coalesce(h.time_ms, 0)), max(n.self_recv_ms, coalesce(h.recv_ms, 0)),"
+	"    n.torus_ms, n.torus_recv_ms, coalesce(h.seq, 0), coalesce(h.time_ms, 0), coalesce(h.recv_ms, 0)"
+	"  FROM node n LEFT JOIN heartbeat h ON h.node_id = n.id;"
+	/* every node has its row, from its insert on */
+	"CREATE TRIGGER node_seen_insert AFTER INSERT ON node BEGIN"
+	"  INSERT INTO node_seen (node_id) VALUES (new.id);"
+	"END;"
 	"ALTER TABLE node ADD COLUMN hb_boot TEXT NOT NULL DEFAULT '';"
-	"ALTER TABLE node ADD COLUMN hb_seq INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE node ADD COLUMN hb_ms INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE node ADD COLUMN hb_recv_ms INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE node ADD COLUMN ldm INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE node ADD COLUMN summary TEXT NOT NULL DEFAULT '';"
-	"UPDATE node SET hb_boot = h.boot, hb_seq = h.seq, hb_ms = h.time_ms, hb_recv_ms = h.recv_ms, ldm = h.ldm,"
-	"  summary = h.summary, self_ms = max(node.self_ms, h.time_ms), self_recv_ms = max(node.self_recv_ms, h.recv_ms)"
-	"  FROM heartbeat h WHERE h.node_id = node.id;"
-	"DROP TABLE heartbeat;",
+	"UPDATE node SET hb_boot = h.boot, ldm = h.ldm, summary = h.summary FROM heartbeat h WHERE h.node_id = node.id;"
+	"DROP TABLE heartbeat;"
+	"DROP TRIGGER node_state_insert;"
+	"DROP TRIGGER node_state_update;"
+	"DROP TRIGGER node_state_delete;"
+	"DELETE FROM node_state WHERE status = 0;"
+	"ALTER TABLE node DROP COLUMN boot_ms;"
+	"ALTER TABLE node DROP COLUMN self_ms;"
+	"ALTER TABLE node DROP COLUMN self_recv_ms;"
+	"ALTER TABLE node DROP COLUMN torus_ms;"
+	"ALTER TABLE node DROP COLUMN torus_recv_ms;"
+	"ALTER TABLE node DROP COLUMN worst;"
+	"ALTER TABLE node DROP COLUMN changed_ms;",
 };
 
 int hdb_migrate(sqlite3 *db, const char *path, int64_t from, int64_t to, struct apenet_err *e)

@@ -5,14 +5,20 @@
  */
 #include "hdb_int.h"
 
+/* A node's worst current state and when the latest of them was reported:
+ * node_state holds only what is not normal, so this is small. */
+#define WORST "(SELECT node_id, max(status) AS worst, max(time_ms) AS changed FROM node_state GROUP BY node_id)"
 /* A node's class given ?1 = now - silence: silent when nothing came from the
  * node itself since, else by its worst current state (invalid counts as
  * broken).  Shown: the layout's nodes, and others while they are heard. */
-#define CLASS "CASE WHEN self_recv_ms < ?1 THEN 3 WHEN worst >= 2 THEN 2 ELSE worst END"
-#define SHOWN "(in_layout = 1 OR self_recv_ms >= ?1 OR torus_recv_ms >= ?1)"
+#define CLASS                                                                                                      \
+	"CASE WHEN s.self_recv_ms < ?1 THEN 3 WHEN coalesce(w.worst, 0) >= 2 THEN 2 ELSE coalesce(w.worst, 0) END"
+#define SHOWN "(n.in_layout = 1 OR s.self_recv_ms >= ?1 OR s.torus_recv_ms >= ?1)"
+#define NODE_FROM " FROM node n JOIN node_seen s ON s.node_id = n.id LEFT JOIN " WORST " w ON w.node_id = n.id"
 #define NODE_COLS                                                                                                  \
-	"x, y, z, name, in_layout, boot, self_ms, self_recv_ms, torus_ms, torus_recv_ms, hb_seq, hb_ms, hb_recv_ms," \
-	" ldm, summary, worst, changed_ms, " CLASS " AS cls"
+	"n.x, n.y, n.z, n.name, n.in_layout, n.boot, s.self_ms, s.self_recv_ms, s.torus_ms, s.torus_recv_ms,"       \
+	" s.hb_seq, s.hb_ms, s.hb_recv_ms, n.ldm, n.summary, coalesce(w.worst, 0) AS worst,"                       \
+	" coalesce(w.changed, 0) AS changed_ms, " CLASS " AS cls" NODE_FROM
 #define INCIDENT_COLS                                                                                              \
 	"i.id, i.component, n.x, n.y, n.z, n.name, coalesce(i.link, ''), i.far_node_id IS NOT NULL, f.x, f.y, f.z," \
 	" coalesce(i.far_link, ''), i.rule, i.state, i.opened_ms, coalesce(i.closed_ms, 0),"                        \
@@ -32,7 +38,9 @@ const char *const hdb_sql[ST_N] = {
 	[ST_ROLLBACK] = "ROLLBACK",
 	[ST_DATA_VERSION] = "PRAGMA data_version",
 
-	[ST_NODE_LOAD] = "SELECT id, x, y, z, boot, boot_ms, hb_boot, hb_seq, hb_ms, hb_recv_ms, ldm FROM node",
+	[ST_NODE_LOAD] = "SELECT n.id, n.x, n.y, n.z, n.boot, n.hb_boot, n.ldm, s.boot_ms, s.self_ms, s.self_recv_ms,"
+			 " s.torus_ms, s.torus_recv_ms, s.hb_seq, s.hb_ms, s.hb_recv_ms"
+			 " FROM node n JOIN node_seen s ON s.node_id = n.id",
 	[ST_NODE_INSERT] = "INSERT INTO node (x, y, z, name, in_layout) VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_NODE_NAME] = "UPDATE node SET name = ?2, in_layout = 1 WHERE id = ?1 AND (name IS NOT ?2 OR in_layout <> 1)",
 	[ST_NODE_LEAVE] = "UPDATE node SET in_layout = 0 WHERE in_layout = 1 AND NOT (x < ?1 AND y < ?2 AND z < ?3)",
@@ -46,22 +54,22 @@ const char *const hdb_sql[ST_N] = {
 			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
 			 " ON CONFLICT (boot, seq) DO NOTHING",
 	/* Within a boot the later sequence wins; the rows of older boots were
-	 * purged when the reporter's boot changed. */
+	 * purged when the reporter's boot changed.  Back to normal: forgotten. */
 	[ST_STATE_UPSERT] = "INSERT INTO node_state (node_id, reporter_id, subject, place, code, status, boot, seq, path,"
 			    " via, time_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
 			    " ON CONFLICT (node_id, reporter_id, subject, place, code) DO UPDATE SET"
 			    " status = excluded.status, boot = excluded.boot, seq = excluded.seq, path = excluded.path,"
 			    " via = excluded.via, time_ms = excluded.time_ms"
 			    " WHERE excluded.boot <> node_state.boot OR excluded.seq > node_state.seq",
+	[ST_STATE_CLEAR] = "DELETE FROM node_state WHERE node_id = ?1 AND reporter_id = ?2 AND subject = ?3 AND place = ?4"
+			   " AND code = ?5 AND (boot <> ?6 OR seq < ?7)",
 	[ST_STATE_PURGE] = "DELETE FROM node_state WHERE reporter_id = ?1 AND boot <> ?2",
-	[ST_NODE_SELF] = "UPDATE node SET boot = ?2, boot_ms = ?3, self_ms = max(self_ms, ?4),"
-			 " self_recv_ms = max(self_recv_ms, ?5) WHERE id = ?1",
-	[ST_NODE_TORUS] = "UPDATE node SET torus_ms = max(torus_ms, ?2), torus_recv_ms = max(torus_recv_ms, ?3) WHERE id = ?1",
-	[ST_NODE_HB_FULL] = "UPDATE node SET boot = ?2, boot_ms = ?3, hb_boot = ?4, hb_seq = ?5, hb_ms = ?6, hb_recv_ms = ?7,"
-			    " ldm = ?8, summary = ?9, self_ms = max(self_ms, ?6), self_recv_ms = max(self_recv_ms, ?7)"
-			    " WHERE id = ?1",
-	[ST_NODE_HB_TICK] = "UPDATE node SET boot_ms = ?2, hb_seq = ?3, hb_ms = ?4, hb_recv_ms = ?5,"
-			    " self_ms = max(self_ms, ?4), self_recv_ms = max(self_recv_ms, ?5) WHERE id = ?1",
+	/* What changes rarely is in node, what a report changes in node_seen. */
+	[ST_NODE_BOOT] = "UPDATE node SET boot = ?2 WHERE id = ?1",
+	[ST_NODE_HB_NEWS] = "UPDATE node SET hb_boot = ?2, ldm = ?3, summary = ?4 WHERE id = ?1",
+	/* The times the writer keeps in memory (struct hdb_node). */
+	[ST_NODE_SEEN] = "UPDATE node_seen SET boot_ms = ?2, self_ms = ?3, self_recv_ms = ?4, torus_ms = ?5,"
+			 " torus_recv_ms = ?6, hb_seq = ?7, hb_ms = ?8, hb_recv_ms = ?9 WHERE node_id = ?1",
 
 	[ST_INC_INSERT] = "INSERT INTO incident (component, node_id, link, far_node_id, far_link, rule, state, opened_ms,"
 			  " first_ms, first_path, first_evidence, first_reporter, first_seq)"
@@ -103,14 +111,15 @@ const char *const hdb_sql[ST_N] = {
 
 	[ST_SUMMARY] = "SELECT count(*), coalesce(sum(cls = 0), 0), coalesce(sum(cls = 1), 0), coalesce(sum(cls = 2), 0),"
 		       " coalesce(sum(cls = 3), 0), coalesce(sum(cls = 3 AND torus_recv_ms >= ?1), 0),"
-		       " coalesce(sum(in_layout = 0), 0), (SELECT max(max(self_recv_ms, torus_recv_ms)) FROM node)"
-		       " FROM (SELECT " CLASS " AS cls, torus_recv_ms, in_layout FROM node WHERE " SHOWN ")",
+		       " coalesce(sum(in_layout = 0), 0), (SELECT max(max(self_recv_ms, torus_recv_ms)) FROM node_seen)"
+		       " FROM (SELECT " CLASS " AS cls, s.torus_recv_ms AS torus_recv_ms, n.in_layout AS in_layout"
+		       NODE_FROM " WHERE " SHOWN ")",
 	[ST_OPEN_COUNT] = "SELECT count(*) FROM incident WHERE state = 'open'",
 	/* Worst first: broken, silent, sick, normal. */
-	[ST_NODES_EACH] = "SELECT * FROM (SELECT " NODE_COLS " FROM node WHERE " SHOWN ")"
+	[ST_NODES_EACH] = "SELECT * FROM (SELECT " NODE_COLS " WHERE " SHOWN ")"
 			  " ORDER BY CASE cls WHEN 2 THEN 0 WHEN 3 THEN 1 WHEN 1 THEN 2 ELSE 3 END, worst DESC,"
 			  " changed_ms DESC, x, y, z LIMIT ?2",
-	[ST_NODE_GET] = "SELECT " NODE_COLS " FROM node WHERE x = ?2 AND y = ?3 AND z = ?4",
+	[ST_NODE_GET] = "SELECT " NODE_COLS " WHERE n.x = ?2 AND n.y = ?3 AND n.z = ?4",
 	[ST_STATES_EACH] = "SELECT r.x, r.y, r.z, s.boot, s.seq, s.subject, s.place, s.code, s.status, s.path, s.via,"
 			   " s.time_ms FROM node n JOIN node_state s ON s.node_id = n.id JOIN node r ON r.id = s.reporter_id"
 			   " WHERE n.x = ?1 AND n.y = ?2 AND n.z = ?3 AND s.status >= ?4"

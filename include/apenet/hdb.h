@@ -22,9 +22,12 @@
  *     else nothing was stored: acknowledge nothing (the agents resend).
  *
  * A commit is durable (synchronous=FULL: the WAL is fsynced before COMMIT
- * returns), so an acknowledged transition is on disk.  Routine heartbeats
- * are the one deliberate exception (apenet_hdb_set_heartbeat_flush): see
- * there.  A call made outside a batch runs in a transaction of its own.
+ * returns), so an acknowledged transition is on disk.  The times of routine
+ * heartbeats are the one deliberate exception (apenet_hdb_set_heartbeat_flush):
+ * see there.  A call made outside a batch runs in a transaction of its own;
+ * a call that fails half-way inside a batch leaves it able only to roll
+ * back (commit refuses it); a call refused for bad input changes nothing
+ * and the batch goes on.
  *
  * The library never exits and never prints; errors come back in struct
  * apenet_err naming the file and the operation, and the few things worth
@@ -66,8 +69,8 @@ enum apenet_hdb_flags {
  * an older schema opened read-only.  APENET_EBUSY when another process holds
  * the file longer than the busy timeout (5 s). */
 int apenet_hdb_open(const char *path, unsigned flags, struct apenet_hdb **out, struct apenet_err *e);
-/* Flushes deferred heartbeats (a failure is logged), rolls back an open
- * batch, closes.  NULL is fine. */
+/* Rolls back an open batch, writes the times waiting for the flush (a
+ * failure is logged), closes.  NULL is fine. */
 void apenet_hdb_close(struct apenet_hdb *db);
 const char *apenet_hdb_file(const struct apenet_hdb *db);
 
@@ -80,28 +83,32 @@ int apenet_hdb_create_at(const char *path, int version, struct apenet_err *e);
 
 /* BEGIN IMMEDIATE: the write lock is taken now, not at the first write. */
 int apenet_hdb_begin(struct apenet_hdb *db, struct apenet_err *e);
-/* Writes due deferred heartbeats, then COMMIT (fsynced).  On failure the
- * batch is rolled back and nothing of it is stored. */
+/* Writes the times if the flush is due, then COMMIT (fsynced).  On failure
+ * the batch is rolled back and nothing of it is stored. */
 int apenet_hdb_commit(struct apenet_hdb *db, struct apenet_err *e);
 /* Undoes the open batch (the in-memory heartbeat state too).  No batch: no-op. */
 void apenet_hdb_rollback(struct apenet_hdb *db);
 
 /*
- * Routine heartbeats (same boot, same LDM word as the last one stored: they
- * only say "still alive at t") update the node in memory and reach the file
- * at the first commit at least ms after the last flush (default 1000 ms),
- * all at once, in node order.  Heartbeats that carry news (the first of a
- * boot, a changed LDM word) are written in their own batch like
- * transitions.  Why: at 32,768 nodes a batch of 1000 heartbeats dirties
- * most pages of the node table, and writing them at every commit costs
- * about 2.5 times as much (bench/bench_hdb.c).  What it costs: after a crash
- * the latest heartbeats on file may be up to ms older than what was
- * acknowledged; the next heartbeat (a period later) says the same again.
- * 0: every heartbeat written in its batch (an ack means on disk for these
- * too).
+ * The times of a node (heard from it, heard of it through the torus, its
+ * latest heartbeat's sequence and times) are kept in memory by the writer
+ * and reach the file at the first commit at least ms after the last flush
+ * (default 1000 ms): every changed node's row at once, in row order.  What
+ * carries news is written in its own batch: transitions and current
+ * states, a new boot, a heartbeat's changed LDM word (with its times).
+ * So a routine heartbeat (same boot, same word: "still alive at t") costs
+ * no write of its own.  Why: at 32,768 nodes a batch of 1000 heartbeats
+ * touches most pages of the table, and writing them at every commit costs
+ * over twice the CPU and 25 times the bytes written (bench/bench_hdb.c).  What
+ * it costs: after a crash the times on file may be up to ms older than
+ * what was acknowledged (the next heartbeat, a period later, says it
+ * again), and readers see times as of the last flush: a silence limit must
+ * be longer than the flush interval plus the heartbeat period.  0: the
+ * times are written with every report (an acknowledged heartbeat is then
+ * on disk too).
  */
 void apenet_hdb_set_heartbeat_flush(struct apenet_hdb *db, unsigned ms);
-/* Writes every deferred heartbeat now (in the open batch, or in a
+/* Writes the times waiting for the flush now (in the open batch, or in a
  * transaction of its own). */
 int apenet_hdb_flush(struct apenet_hdb *db, struct apenet_err *e);
 
@@ -111,10 +118,10 @@ struct apenet_hdb_stats {
 	uint64_t stale;              /* transitions stored but not applied: from a boot already replaced */
 	uint64_t heartbeats;         /* accepted */
 	uint64_t heartbeats_ignored; /* older than or the same as the latest */
-	uint64_t heartbeats_written; /* rows written for heartbeats (news at once, routine by flush) */
+	uint64_t seen_written;       /* node_seen rows written (at once, or by a flush) */
 	uint64_t flushes;
 	uint64_t batches, rollbacks;
-	unsigned deferred;           /* routine heartbeats waiting for the next flush */
+	unsigned deferred;           /* nodes whose times wait for the next flush */
 };
 void apenet_hdb_stats(const struct apenet_hdb *db, struct apenet_hdb_stats *st);
 
@@ -160,9 +167,9 @@ int apenet_hdb_layout(struct apenet_hdb *db, const unsigned dims[3], apenet_hdb_
  * boot of a reporter forgets the states its previous boot reported (the new
  * agent reports again what is still wrong).
  *
- * A heartbeat updates the node's one heartbeat row: an older one (same
- * boot, lower or equal sequence; or an older boot) sets *stored 0 and is
- * ignored.
+ * A heartbeat updates the node's latest heartbeat (one row a node, not a
+ * row a heartbeat): an older one (same boot, lower or equal sequence; or an
+ * older boot) sets *stored 0 and is ignored.
  *
  * Texts must be terminated within their arrays; statuses 0..3; -1 with
  * APENET_EINVAL when not, or when the boot id does not name its reporter.
@@ -318,8 +325,8 @@ struct apenet_hdb_node {
 	int64_t hb_ms, hb_recv_ms;
 	uint32_t ldm;
 	char summary[200];
-	int worst;               /* enum apenet_ldm_status: the worst current state */
-	int64_t changed_ms;      /* when a current state last changed */
+	int worst;               /* enum apenet_ldm_status: its worst current state, 0 none */
+	int64_t changed_ms;      /* the time of its latest current state, 0 none */
 	int cls;                 /* enum apenet_hdb_class */
 };
 typedef int (*apenet_hdb_node_fn)(void *arg, const struct apenet_hdb_node *n);
@@ -332,7 +339,8 @@ int apenet_hdb_node_get(struct apenet_hdb *db, const unsigned xyz[3], int64_t no
 			struct apenet_hdb_node *out, struct apenet_err *e);
 
 /* One current state: the latest transition of (node, reporter, subject,
- * where, code) from the reporter's current boot. */
+ * where, code) from the reporter's current boot, when it is not normal (a
+ * state back to normal is forgotten). */
 struct apenet_hdb_state {
 	unsigned node[3];
 	unsigned reporter[3];
@@ -347,8 +355,8 @@ struct apenet_hdb_state {
 	int64_t time_ms;
 };
 typedef int (*apenet_hdb_state_fn)(void *arg, const struct apenet_hdb_state *s);
-/* A node's current states, worst first, then newest first; min_status 1:
- * only what is not normal. */
+/* A node's current states of at least min_status (1: all of them, 2:
+ * broken and invalid), worst first, then newest first. */
 int apenet_hdb_node_states_each(struct apenet_hdb *db, const unsigned xyz[3], int min_status, apenet_hdb_state_fn cb,
 				void *arg, struct apenet_err *e);
 
@@ -358,7 +366,7 @@ struct apenet_hdb_link {
 	unsigned partner[3];
 	char partner_name[64];
 	char partner_link[4];
-	int status;              /* the worst current state at this end (where = the link), 0 none */
+	int status;              /* the worst current state at this end (where = the link), 0 normal */
 	int partner_status;      /* the same at the far end */
 };
 typedef int (*apenet_hdb_link_fn)(void *arg, const struct apenet_hdb_link *l);
@@ -396,8 +404,9 @@ typedef void (*apenet_hdb_problem_fn)(void *arg, const char *problem);
  * application id, and the library's own invariants (every evidence row's
  * incident exists, merged_into names an existing other incident and only
  * merged ones have it, open incidents are not closed and closed ones are,
- * each node's worst is its states' worst, links are symmetric, statuses and
- * paths in range).  Each problem goes to cb (may be NULL).  Returns how
+ * every node has its node_seen row, current states come from their
+ * reporter's current boot and are not normal, links are symmetric, statuses
+ * and paths in range).  Each problem goes to cb (may be NULL).  Returns how
  * many were found (0: good), or -1 when the check could not run. */
 int apenet_hdb_check(struct apenet_hdb *db, apenet_hdb_problem_fn cb, void *arg, struct apenet_err *e);
 

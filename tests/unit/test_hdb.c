@@ -28,6 +28,8 @@
 #include "apenet/log.h"
 
 #define T0 1700000000000LL
+/* A column of node 0,0,0's node_seen row, in SQL. */
+#define SEEN(col) "SELECT s." col " FROM node_seen s JOIN node n ON n.id = s.node_id WHERE n.x = 0 AND n.y = 0"
 
 struct fixture {
 	char dir[256];
@@ -386,7 +388,8 @@ static void test_migrates_from_v1(void **state)
 		 "  value, threshold, unit, evidence, path, via, time_ms, recv_ms)"
 		 "  VALUES (1, '0,0,0#3', 16, 1, 1, 2, 'X+', 'LINK_DOWN', 0, 2, NULL, NULL, '', 'down', 1, '',"
 		 "          1700000000400, 1700000000401);"
-		 "INSERT INTO node_state VALUES (1, 1, 2, 'X+', 'LINK_DOWN', 2, '0,0,0#3', 16, 1, '', 1700000000400);"
+		 "INSERT INTO node_state VALUES (1, 1, 2, 'X+', 'LINK_DOWN', 2, '0,0,0#3', 16, 1, '', 1700000000400),"
+		 "  (1, 1, 2, 'X-', 'LINK_DOWN', 0, '0,0,0#3', 15, 1, '', 1700000000300);"
 		 "INSERT INTO incident (id, component, node_id, link, rule, state, opened_ms, first_ms, first_path,"
 		 "  first_evidence, first_reporter, first_seq)"
 		 "  VALUES (1, 'cable', 1, 'X+', 'link-both-ends', 'open', 1700000000450, 1700000000400, 1, 'down',"
@@ -402,11 +405,15 @@ static void test_migrates_from_v1(void **state)
 	assert_non_null(strstr(logged, "schema 1 -> 2"));
 	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), APENET_HDB_SCHEMA);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_schema WHERE name = 'heartbeat'"), 0);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM node_state"), 1); /* the normal one went */
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM node_seen"), 2);
 	struct apenet_hdb_node n = node_of(db, 0, 0, 0, T0 + 1000);
 	assert_string_equal(n.name, "n0");
 	assert_string_equal(n.boot, "0,0,0#3");
 	assert_int_equal(n.hb_seq, 17);
 	assert_int_equal(n.hb_ms, T0 + 500);
+	assert_int_equal(n.self_recv_ms, T0 + 501);
+	assert_int_equal(n.hb_recv_ms, T0 + 501);
 	assert_int_equal(n.ldm, 0x80000000u);
 	assert_string_equal(n.summary, "all normal");
 	assert_int_equal(n.worst, 2);
@@ -529,7 +536,7 @@ static void test_heartbeats(void **state)
 	begin_ok(db);
 	assert_int_equal(put(db, &r, T0 + 1), 1);
 	commit_ok(db);
-	assert_int_equal(sql_int(f->path, "SELECT hb_seq FROM node WHERE x = 0"), 10);
+	assert_int_equal(sql_int(f->path, SEEN("hb_seq")), 10);
 	/* Older and equal ones are ignored. */
 	assert_int_equal(put(db, &r, T0 + 2), 0);
 	hb(&r, "0,0,0#1", 9, 0, 0, 0, 0x80000000u, T0 - 100);
@@ -537,7 +544,7 @@ static void test_heartbeats(void **state)
 	/* A routine one (same boot, same word) waits for the flush... */
 	hb(&r, "0,0,0#1", 11, 0, 0, 0, 0x80000000u, T0 + 1000);
 	assert_int_equal(put(db, &r, T0 + 1001), 1);
-	assert_int_equal(sql_int(f->path, "SELECT hb_seq FROM node WHERE x = 0"), 10);
+	assert_int_equal(sql_int(f->path, SEEN("hb_seq")), 10);
 	struct apenet_hdb_stats st;
 	apenet_hdb_stats(db, &st);
 	assert_int_equal(st.deferred, 1);
@@ -548,7 +555,7 @@ static void test_heartbeats(void **state)
 	/* A changed LDM word is news: written now, with its summary. */
 	hb(&r, "0,0,0#1", 13, 0, 0, 0, 0x80001000u, T0 + 3000);
 	assert_int_equal(put(db, &r, T0 + 3001), 1);
-	assert_int_equal(sql_int(f->path, "SELECT hb_seq FROM node WHERE x = 0"), 13);
+	assert_int_equal(sql_int(f->path, SEEN("hb_seq")), 13);
 	assert_int_equal(sql_int(f->path, "SELECT ldm FROM node WHERE x = 0"), 0x80001000u);
 	apenet_hdb_stats(db, &st);
 	assert_int_equal(st.deferred, 0);
@@ -556,8 +563,8 @@ static void test_heartbeats(void **state)
 	assert_int_equal(put(db, &r, T0 + 4001), 1);
 	struct apenet_err e = { 0 };
 	assert_int_equal(apenet_hdb_flush(db, &e), 0);
-	assert_int_equal(sql_int(f->path, "SELECT hb_seq FROM node WHERE x = 0"), 14);
-	assert_int_equal(sql_int(f->path, "SELECT self_recv_ms FROM node WHERE x = 0"), T0 + 4001);
+	assert_int_equal(sql_int(f->path, SEEN("hb_seq")), 14);
+	assert_int_equal(sql_int(f->path, SEEN("self_recv_ms")), T0 + 4001);
 	/* A rolled-back batch takes its heartbeats back, in memory too. */
 	hb(&r, "0,0,0#1", 15, 0, 0, 0, 0x80001000u, T0 + 5000);
 	begin_ok(db);
@@ -579,11 +586,11 @@ static void test_heartbeats(void **state)
 	apenet_hdb_rollback(db);
 	apenet_hdb_stats(db, &st);
 	assert_int_equal(st.deferred, 1);
-	assert_int_equal(sql_int(f->path, "SELECT hb_seq FROM node WHERE x = 0"), 14); /* the last flush's */
+	assert_int_equal(sql_int(f->path, SEEN("hb_seq")), 14); /* the last flush's */
 	/* A new boot is news; a heartbeat of the old one is then older. */
 	hb(&r, "0,0,0#2", 1, 0, 0, 0, 0x80000000u, T0 + 7000);
 	assert_int_equal(put(db, &r, T0 + 7001), 1);
-	assert_int_equal(sql_int(f->path, "SELECT hb_seq FROM node WHERE x = 0"), 1);
+	assert_int_equal(sql_int(f->path, SEEN("hb_seq")), 1);
 	hb(&r, "0,0,0#1", 17, 0, 0, 0, 0x80001000u, T0 + 6500);
 	assert_int_equal(put(db, &r, T0 + 7002), 0);
 	/* A heartbeat is about its sender. */
@@ -595,8 +602,8 @@ static void test_heartbeats(void **state)
 	hb(&r, "0,0,0#2", 2, 0, 0, 0, 0x80000000u, T0 + 8000);
 	assert_int_equal(put(db, &r, T0 + 8001), 1);
 	apenet_hdb_close(db);
-	assert_int_equal(sql_int(f->path, "SELECT hb_seq FROM node WHERE x = 0"), 2);
-	assert_int_equal(sql_int(f->path, "SELECT hb_recv_ms FROM node WHERE x = 0"), T0 + 8001);
+	assert_int_equal(sql_int(f->path, SEEN("hb_seq")), 2);
+	assert_int_equal(sql_int(f->path, SEEN("hb_recv_ms")), T0 + 8001);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM node"), 2); /* no row a heartbeat */
 	/* With no deferral every heartbeat is on file at commit. */
 	db = open_ok(f->path, 0);
@@ -605,7 +612,7 @@ static void test_heartbeats(void **state)
 	begin_ok(db);
 	assert_int_equal(put(db, &r, T0 + 9001), 1);
 	commit_ok(db);
-	assert_int_equal(sql_int(f->path, "SELECT hb_seq FROM node WHERE x = 0"), 3);
+	assert_int_equal(sql_int(f->path, SEEN("hb_seq")), 3);
 	/* A node first named by a batch that rolls back is added again. */
 	begin_ok(db);
 	hb(&r, "5,5,5#1", 1, 5, 5, 5, 0x80000000u, T0 + 9000);
@@ -637,6 +644,7 @@ static void test_new_boot_forgets_old_states(void **state)
 {
 	struct fixture *f = *state;
 	struct apenet_hdb *db = create_ok(f->path);
+	apenet_hdb_set_heartbeat_flush(db, 0); /* the times on file at once */
 	layout_ok(db, 4, 1, 1);
 	struct apenet_report r;
 	/* 1,0,0 reports its X+ down and, through X+, 2,0,0's temperature. */
@@ -679,7 +687,7 @@ static void test_new_boot_forgets_old_states(void **state)
 	struct apenet_err e = { 0 };
 	assert_int_equal(apenet_hdb_node_states_each(db, xyz, 1, count_states, &n, &e), 0);
 	assert_int_equal(n, 2);
-	/* A clear brings it back to normal; states of normal are listed with 0. */
+	/* A clear brings it back to normal: the state is forgotten. */
 	tr(&r, "1,0,0#5", 4, 1, 0, 0, "X+", "LINK_DOWN", 2, 0, T0 + 500);
 	assert_int_equal(put(db, &r, T0 + 501), 1);
 	tr(&r, "1,0,0#5", 5, 1, 0, 0, "X+", "LINK_CRC", 1, 0, T0 + 500);
@@ -690,7 +698,8 @@ static void test_new_boot_forgets_old_states(void **state)
 	assert_int_equal(n, 0);
 	n = 0;
 	assert_int_equal(apenet_hdb_node_states_each(db, xyz, 0, count_states, &n, &e), 0);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 0);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM node_state"), 0);
 	/* A report about a node outside the layout adds it, outside. */
 	tr(&r, "1,0,0#5", 6, 9, 9, 9, "X+", "LINK_DOWN", 0, 2, T0 + 700);
 	assert_int_equal(put(db, &r, T0 + 701), 1);
@@ -1251,7 +1260,8 @@ static void test_check(void **state)
 		 "PRAGMA foreign_keys = OFF; PRAGMA ignore_check_constraints = ON;"
 		 "INSERT INTO evidence (incident_id, time_ms, path, reporter, text) VALUES (999, 0, 4, '', 'orphan');"
 		 "UPDATE incident SET merged_into = 77, state = 'open';"
-		 "UPDATE node SET worst = 3 WHERE x = 3 AND y = 3;"
+		 "UPDATE node_state SET boot = '1,1,0#0';"
+		 "DELETE FROM node_seen WHERE node_id = (SELECT id FROM node WHERE x = 3 AND y = 3);"
 		 "DELETE FROM link WHERE node_id = (SELECT id FROM node WHERE x = 2 AND y = 1) AND name = 'X-';");
 	db = open_ok(f->path, APENET_HDB_READONLY);
 	memset(&p, 0, sizeof(p));
@@ -1261,7 +1271,8 @@ static void test_check(void **state)
 	assert_non_null(strstr(p.all, "its incident 999 does not exist"));
 	assert_non_null(strstr(p.all, "merged into 77, which does not exist"));
 	assert_non_null(strstr(p.all, "state open with merged_into 77"));
-	assert_non_null(strstr(p.all, "node 3,3,0: worst 3, but its current states say 0"));
+	assert_non_null(strstr(p.all, "from boot 1,1,0#0, but its reporter's boot is 1,1,0#1"));
+	assert_non_null(strstr(p.all, "node 3,3,0: no node_seen row"));
 	assert_non_null(strstr(p.all, "link 1,1,0 X+: its far end 2,1,0 X- does not lead back"));
 	assert_non_null(strstr(p.all, "foreign key"));
 	apenet_hdb_close(db);
