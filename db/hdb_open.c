@@ -136,6 +136,12 @@ static int hdb_settings(struct apenet_hdb *db, struct apenet_err *e)
 		if (sqlite3_exec(db->db, list[i], NULL, NULL, NULL) != SQLITE_OK)
 			return hdb_dberr(db, e, list[i]);
 	if (!readonly) {
+		/* The WAL and its index stay when the writer closes: a reader
+		 * that may not create files beside the database (apenet health
+		 * as a user, /var/lib/apenet owned by root) can open it while
+		 * the supervisor is stopped. */
+		int persist = 1;
+		sqlite3_file_control(db->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
 		char mode[16] = "";
 		sqlite3_stmt *st = NULL;
 		if (sqlite3_prepare_v2(db->db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK &&

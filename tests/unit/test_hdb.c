@@ -233,6 +233,13 @@ static void test_create_and_reopen(void **state)
 	db = create_ok(f->path);
 	assert_string_equal(apenet_hdb_file(db), f->path);
 	apenet_hdb_close(db);
+	/* The WAL and its index stay, so a reader that may not create them
+	 * opens the file while no writer runs. */
+	char side[400];
+	snprintf(side, sizeof(side), "%s-wal", f->path);
+	assert_int_equal(access(side, F_OK), 0);
+	snprintf(side, sizeof(side), "%s-shm", f->path);
+	assert_int_equal(access(side, F_OK), 0);
 	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), APENET_HDB_SCHEMA);
 	assert_int_equal(sql_int(f->path, "PRAGMA application_id"), APENET_HDB_APP_ID);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_schema WHERE name = 'node'"), 1);
