@@ -782,6 +782,14 @@ static const char *name_of(void *arg, unsigned x, unsigned y, unsigned z)
 	return buf;
 }
 
+static const char *long_name_at_5(void *arg, unsigned x, unsigned y, unsigned z)
+{
+	(void)arg;
+	(void)y;
+	(void)z;
+	return x == 5 ? "a-name-far-longer-than-the-sixty-three-bytes-a-node-name-may-have-in-the-db" : "";
+}
+
 static void test_layout(void **state)
 {
 	struct fixture *f = *state;
@@ -838,6 +846,17 @@ static void test_layout(void **state)
 	assert_int_equal(links_of(db, 0, 0, 0).n, 0);
 	unsigned zero[3] = { 0, 4, 1 };
 	assert_int_equal(apenet_hdb_layout(db, zero, NULL, NULL, &e), -1);
+	/* A call that fails half-way in a batch (here after some nodes were
+	 * added) leaves it able only to roll back. */
+	begin_ok(db);
+	unsigned big[3] = { 8, 1, 1 };
+	assert_int_equal(apenet_hdb_layout(db, big, long_name_at_5, NULL, &e), -1);
+	assert_non_null(strstr(e.msg, "longer than 63"));
+	assert_int_equal(apenet_hdb_commit(db, &e), -1);
+	assert_non_null(strstr(e.msg, "rolled back"));
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM node WHERE x >= 4"), 0);
+	layout_ok(db, 8, 1, 1); /* and the handle goes on */
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM node WHERE x >= 4"), 4);
 	apenet_hdb_close(db);
 }
 
