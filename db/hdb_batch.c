@@ -8,25 +8,25 @@
 
 static int hdb_begin(struct apenet_hdb *db, struct apenet_err *e)
 {
-	sqlite3_stmt *st = hdb_stmt(db, ST_BEGIN, e);
-	if (!st || hdb_run(db, st, e, "beginning a batch"))
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_BEGIN, e);
+	if (!st || apenet_hdb_run(db, st, e, "beginning a batch"))
 		return -1;
 	db->in_batch = 1;
 	db->batch_failed = 0;
 	/* Someone else wrote the file (a tool, another writer): what we keep
 	 * of the nodes may be stale. */
-	st = hdb_stmt(db, ST_DATA_VERSION, e);
+	st = apenet_hdb_stmt(db, ST_DATA_VERSION, e);
 	if (!st)
 		goto fail;
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		hdb_dberr(db, e, "reading the data version");
-		hdb_done(st);
+		apenet_hdb_dberr(db, e, "reading the data version");
+		apenet_hdb_done(st);
 		goto fail;
 	}
 	int64_t dv = sqlite3_column_int64(st, 0);
-	hdb_done(st);
+	apenet_hdb_done(st);
 	if (dv != db->data_version) {
-		if (hdb_cache_load(db, e))
+		if (apenet_hdb_cache_load(db, e))
 			goto fail;
 		db->data_version = dv;
 	}
@@ -39,7 +39,7 @@ fail:
 
 int apenet_hdb_begin(struct apenet_hdb *db, struct apenet_err *e)
 {
-	if (hdb_writable(db, e, "beginning a batch"))
+	if (apenet_hdb_writable(db, e, "beginning a batch"))
 		return -1;
 	if (db->in_batch)
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: a batch is already open", db->path);
@@ -50,12 +50,12 @@ static int hdb_flush_due(struct apenet_hdb *db)
 {
 	if (!db->cache.deferred)
 		return 0;
-	return db->hb_flush_ms == 0 || (hdb_mono() - db->last_flush) * 1000.0 >= (double)db->hb_flush_ms;
+	return db->hb_flush_ms == 0 || (apenet_hdb_mono() - db->last_flush) * 1000.0 >= (double)db->hb_flush_ms;
 }
 
 int apenet_hdb_commit(struct apenet_hdb *db, struct apenet_err *e)
 {
-	if (hdb_writable(db, e, "committing"))
+	if (apenet_hdb_writable(db, e, "committing"))
 		return -1;
 	if (!db->in_batch)
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: no batch to commit", db->path);
@@ -66,21 +66,21 @@ int apenet_hdb_commit(struct apenet_hdb *db, struct apenet_err *e)
 	}
 	int flushed = 0;
 	if (hdb_flush_due(db)) {
-		if (hdb_cache_flush(db, e)) {
+		if (apenet_hdb_cache_flush(db, e)) {
 			apenet_hdb_rollback(db);
 			return -1;
 		}
 		flushed = 1;
 	}
-	sqlite3_stmt *st = hdb_stmt(db, ST_COMMIT, e);
-	if (!st || hdb_run(db, st, e, "committing a batch")) {
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_COMMIT, e);
+	if (!st || apenet_hdb_run(db, st, e, "committing a batch")) {
 		apenet_hdb_rollback(db);
 		return -1;
 	}
 	db->in_batch = 0;
-	hdb_cache_commit(db);
+	apenet_hdb_cache_commit(db);
 	if (flushed) {
-		db->last_flush = hdb_mono();
+		db->last_flush = apenet_hdb_mono();
 		db->stats.flushes++;
 	}
 	db->stats.batches++;
@@ -96,19 +96,19 @@ void apenet_hdb_rollback(struct apenet_hdb *db)
 			sqlite3_reset(db->st[i]);
 	if (!sqlite3_get_autocommit(db->db)) {
 		struct apenet_err ignored;
-		sqlite3_stmt *st = hdb_stmt(db, ST_ROLLBACK, &ignored);
+		sqlite3_stmt *st = apenet_hdb_stmt(db, ST_ROLLBACK, &ignored);
 		if (st) {
 			sqlite3_step(st);
 			sqlite3_reset(st);
 		}
 	}
-	hdb_cache_rollback(db);
+	apenet_hdb_cache_rollback(db);
 	db->in_batch = 0;
 	db->batch_failed = 0;
 	db->stats.rollbacks++;
 }
 
-int hdb_tx_begin(struct apenet_hdb *db, int *own, struct apenet_err *e)
+int apenet_hdb_tx_begin(struct apenet_hdb *db, int *own, struct apenet_err *e)
 {
 	*own = 0;
 	if (db->in_batch)
@@ -119,7 +119,7 @@ int hdb_tx_begin(struct apenet_hdb *db, int *own, struct apenet_err *e)
 	return 0;
 }
 
-int hdb_tx_end(struct apenet_hdb *db, int own, int ok, struct apenet_err *e)
+int apenet_hdb_tx_end(struct apenet_hdb *db, int own, int ok, struct apenet_err *e)
 {
 	if (!ok) {
 		if (own)
@@ -133,17 +133,17 @@ int hdb_tx_end(struct apenet_hdb *db, int own, int ok, struct apenet_err *e)
 
 int apenet_hdb_flush(struct apenet_hdb *db, struct apenet_err *e)
 {
-	if (hdb_writable(db, e, "flushing heartbeats"))
+	if (apenet_hdb_writable(db, e, "flushing heartbeats"))
 		return -1;
 	if (!db->cache.deferred)
 		return 0;
 	int own;
-	if (hdb_tx_begin(db, &own, e))
+	if (apenet_hdb_tx_begin(db, &own, e))
 		return -1;
-	int ok = hdb_cache_flush(db, e) == 0;
-	if (hdb_tx_end(db, own, ok, e))
+	int ok = apenet_hdb_cache_flush(db, e) == 0;
+	if (apenet_hdb_tx_end(db, own, ok, e))
 		return -1;
-	db->last_flush = hdb_mono();
+	db->last_flush = apenet_hdb_mono();
 	db->stats.flushes++;
 	return 0;
 }

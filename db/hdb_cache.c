@@ -61,7 +61,7 @@ static int hdb_slots_grow(struct hdb_cache *c)
 	return 0;
 }
 
-struct hdb_node *hdb_cache_find(struct apenet_hdb *db, const unsigned xyz[3])
+struct hdb_node *apenet_hdb_cache_find(struct apenet_hdb *db, const unsigned xyz[3])
 {
 	struct hdb_cache *c = &db->cache;
 	if (!c->mask)
@@ -114,7 +114,7 @@ static void hdb_node_reset(struct hdb_node *n)
 	n->idx = idx;
 }
 
-int hdb_cache_touch(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e)
+int apenet_hdb_cache_touch(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e)
 {
 	struct hdb_cache *c = &db->cache;
 	if (!db->in_batch || n->touched)
@@ -132,12 +132,12 @@ int hdb_cache_touch(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err
 	return 0;
 }
 
-int hdb_cache_mark_dirty(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e)
+int apenet_hdb_cache_mark_dirty(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e)
 {
 	struct hdb_cache *c = &db->cache;
 	if (n->dirty)
 		return 0;
-	if (hdb_cache_touch(db, n, e))
+	if (apenet_hdb_cache_touch(db, n, e))
 		return -1;
 	if (hdb_push(&c->dirty, &c->ndirty, &c->dirty_cap, n->idx))
 		return apenet_err_set(e, APENET_EIO, "health db %s: out of memory", db->path);
@@ -160,17 +160,17 @@ static void hdb_bind_seen(sqlite3_stmt *st, const struct hdb_node *n)
 	sqlite3_bind_int64(st, 9, n->hb_recv_ms);
 }
 
-int hdb_seen_write(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e)
+int apenet_hdb_seen_write(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e)
 {
-	sqlite3_stmt *st = hdb_stmt(db, ST_NODE_SEEN, e);
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_SEEN, e);
 	if (!st)
 		return -1;
 	hdb_bind_seen(st, n);
-	if (hdb_run(db, st, e, "writing when a node was heard"))
+	if (apenet_hdb_run(db, st, e, "writing when a node was heard"))
 		return -1;
 	db->stats.seen_written++;
 	if (n->dirty) {
-		if (hdb_cache_touch(db, n, e))
+		if (apenet_hdb_cache_touch(db, n, e))
 			return -1;
 		n->dirty = 0; /* its entry in the dirty list is skipped */
 		db->cache.deferred--;
@@ -178,16 +178,16 @@ int hdb_seen_write(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err 
 	return 0;
 }
 
-int hdb_seen_changed(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e)
+int apenet_hdb_seen_changed(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e)
 {
-	return db->hb_flush_ms == 0 ? hdb_seen_write(db, n, e) : hdb_cache_mark_dirty(db, n, e);
+	return db->hb_flush_ms == 0 ? apenet_hdb_seen_write(db, n, e) : apenet_hdb_cache_mark_dirty(db, n, e);
 }
 
-struct hdb_node *hdb_cache_add(struct apenet_hdb *db, const unsigned xyz[3], int64_t id, struct apenet_err *e)
+struct hdb_node *apenet_hdb_cache_add(struct apenet_hdb *db, const unsigned xyz[3], int64_t id, struct apenet_err *e)
 {
-	struct hdb_node *n = hdb_cache_find(db, xyz);
+	struct hdb_node *n = apenet_hdb_cache_find(db, xyz);
 	if (n) {
-		if (hdb_cache_touch(db, n, e))
+		if (apenet_hdb_cache_touch(db, n, e))
 			return NULL;
 		hdb_node_reset(n);
 	} else if (!(n = hdb_cache_new(db, xyz, e))) {
@@ -197,45 +197,45 @@ struct hdb_node *hdb_cache_add(struct apenet_hdb *db, const unsigned xyz[3], int
 	return n;
 }
 
-struct hdb_node *hdb_node_get(struct apenet_hdb *db, const unsigned xyz[3], const char *name, struct apenet_err *e)
+struct hdb_node *apenet_hdb_node_entry(struct apenet_hdb *db, const unsigned xyz[3], const char *name, struct apenet_err *e)
 {
-	struct hdb_node *n = hdb_cache_find(db, xyz);
+	struct hdb_node *n = apenet_hdb_cache_find(db, xyz);
 	if (n && n->id)
 		return n;
-	sqlite3_stmt *st = hdb_stmt(db, ST_NODE_INSERT, e);
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_INSERT, e);
 	if (!st)
 		return NULL;
 	sqlite3_bind_int64(st, 1, xyz[0]);
 	sqlite3_bind_int64(st, 2, xyz[1]);
 	sqlite3_bind_int64(st, 3, xyz[2]);
-	hdb_bind_text(st, 4, name ? name : "");
+	apenet_hdb_bind_text(st, 4, name ? name : "");
 	sqlite3_bind_int(st, 5, 0);
-	if (hdb_run(db, st, e, "adding a node"))
+	if (apenet_hdb_run(db, st, e, "adding a node"))
 		return NULL;
-	return hdb_cache_add(db, xyz, sqlite3_last_insert_rowid(db->db), e);
+	return apenet_hdb_cache_add(db, xyz, sqlite3_last_insert_rowid(db->db), e);
 }
 
-int hdb_cache_load(struct apenet_hdb *db, struct apenet_err *e)
+int apenet_hdb_cache_load(struct apenet_hdb *db, struct apenet_err *e)
 {
-	sqlite3_stmt *st = hdb_stmt(db, ST_NODE_LOAD, e);
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_LOAD, e);
 	if (!st)
 		return -1;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		unsigned xyz[3] = { (unsigned)sqlite3_column_int64(st, 1), (unsigned)sqlite3_column_int64(st, 2),
 				    (unsigned)sqlite3_column_int64(st, 3) };
-		struct hdb_node *n = hdb_cache_find(db, xyz);
+		struct hdb_node *n = apenet_hdb_cache_find(db, xyz);
 		if (n && n->dirty)
 			continue; /* its newer heartbeat is here, not there yet */
 		if (!n && !(n = hdb_cache_new(db, xyz, e))) {
-			hdb_done(st);
+			apenet_hdb_done(st);
 			return -1;
 		}
 		hdb_node_reset(n);
 		n->id = sqlite3_column_int64(st, 0);
-		hdb_col_text(st, 4, n->boot, sizeof(n->boot));
+		apenet_hdb_col_text(st, 4, n->boot, sizeof(n->boot));
 		unsigned rep[3];
-		if (hdb_parse_boot(n->boot, rep, &n->gen))
+		if (apenet_hdb_parse_boot(n->boot, rep, &n->gen))
 			n->gen = 0;
 		const unsigned char *hb_boot = sqlite3_column_text(st, 5);
 		n->has_hb = hb_boot && *hb_boot;
@@ -250,13 +250,13 @@ int hdb_cache_load(struct apenet_hdb *db, struct apenet_err *e)
 		n->hb_ms = sqlite3_column_int64(st, 13);
 		n->hb_recv_ms = sqlite3_column_int64(st, 14);
 	}
-	hdb_done(st);
+	apenet_hdb_done(st);
 	if (rc != SQLITE_DONE)
-		return hdb_dberr(db, e, "loading the nodes");
+		return apenet_hdb_dberr(db, e, "loading the nodes");
 	return 0;
 }
 
-void hdb_cache_commit(struct apenet_hdb *db)
+void apenet_hdb_cache_commit(struct apenet_hdb *db)
 {
 	struct hdb_cache *c = &db->cache;
 	for (uint32_t i = 0; i < c->nundo; i++)
@@ -266,7 +266,7 @@ void hdb_cache_commit(struct apenet_hdb *db)
 	c->n_at_begin = c->n;
 }
 
-void hdb_cache_rollback(struct apenet_hdb *db)
+void apenet_hdb_cache_rollback(struct apenet_hdb *db)
 {
 	struct hdb_cache *c = &db->cache;
 	/* Newest copy last: the first copy of an entry is its state before
@@ -301,12 +301,12 @@ static int hdb_by_id(const void *a, const void *b, void *arg)
 	return (x > y) - (x < y);
 }
 
-int hdb_cache_flush(struct apenet_hdb *db, struct apenet_err *e)
+int apenet_hdb_cache_flush(struct apenet_hdb *db, struct apenet_err *e)
 {
 	struct hdb_cache *c = &db->cache;
 	if (!c->deferred)
 		return 0;
-	sqlite3_stmt *st = hdb_stmt(db, ST_NODE_SEEN, e);
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_SEEN, e);
 	if (!st)
 		return -1;
 	/* Each dirty entry once (marked 2 while collected), in row order so
@@ -328,7 +328,7 @@ int hdb_cache_flush(struct apenet_hdb *db, struct apenet_err *e)
 			goto fail;
 		}
 		hdb_bind_seen(st, n);
-		if (hdb_run(db, st, e, "writing when the nodes were heard")) {
+		if (apenet_hdb_run(db, st, e, "writing when the nodes were heard")) {
 			if (!n->touched)
 				c->nflushed--;
 			goto fail;
@@ -350,7 +350,7 @@ fail:
 	return -1;
 }
 
-void hdb_cache_free(struct hdb_cache *c)
+void apenet_hdb_cache_free(struct hdb_cache *c)
 {
 	for (uint32_t i = 0; i < c->nblk; i++)
 		free(c->blk[i]);

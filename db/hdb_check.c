@@ -54,7 +54,7 @@ static int hdb_check_query(struct hdb_problems *p, const char *sql, const char *
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(p->db->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return hdb_dberr(p->db, e, "preparing a check");
+		return apenet_hdb_dberr(p->db, e, "preparing a check");
 	int rc, rows = 0;
 	char msg[1024];
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -70,7 +70,7 @@ static int hdb_check_query(struct hdb_problems *p, const char *sql, const char *
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return hdb_dberr(p->db, e, "running a check");
+		return apenet_hdb_dberr(p->db, e, "running a check");
 	return 0;
 }
 
@@ -82,7 +82,7 @@ static int hdb_check_int(struct apenet_hdb *db, const char *sql, int64_t *v, str
 		*v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
-		return hdb_dberr(db, e, sql);
+		return apenet_hdb_dberr(db, e, sql);
 	return 0;
 }
 

@@ -8,8 +8,8 @@
 
 static int hdb_check_evidence(struct apenet_hdb *db, const struct apenet_hdb_evidence *ev, struct apenet_err *e)
 {
-	if (hdb_check_text(db, "evidence reporter", ev->reporter, sizeof(ev->reporter), e) ||
-	    hdb_check_text(db, "evidence text", ev->text, sizeof(ev->text), e))
+	if (apenet_hdb_check_text(db, "evidence reporter", ev->reporter, sizeof(ev->reporter), e) ||
+	    apenet_hdb_check_text(db, "evidence text", ev->text, sizeof(ev->text), e))
 		return -1;
 	if (ev->path < APENET_HDB_PATH_SELF || ev->path > APENET_HDB_PATH_SUPERVISOR)
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: evidence path %d out of range 1..4", db->path,
@@ -23,13 +23,13 @@ static int hdb_check_incident(struct apenet_hdb *db, const struct apenet_hdb_inc
 			      struct apenet_err *e)
 {
 	if (((fields & APENET_HDB_SET_COMPONENT) &&
-	     (hdb_check_text(db, "incident component", in->component, sizeof(in->component), e) ||
+	     (apenet_hdb_check_text(db, "incident component", in->component, sizeof(in->component), e) ||
 	      (!in->component[0] && apenet_err_set(e, APENET_EINVAL, "health db %s: incident without a component",
 						   db->path)))) ||
-	    ((fields & APENET_HDB_SET_RULE) && hdb_check_text(db, "incident rule", in->rule, sizeof(in->rule), e)) ||
+	    ((fields & APENET_HDB_SET_RULE) && apenet_hdb_check_text(db, "incident rule", in->rule, sizeof(in->rule), e)) ||
 	    ((fields & APENET_HDB_SET_LINK) &&
-	     (hdb_check_text(db, "incident link", in->link, sizeof(in->link), e) ||
-	      hdb_check_text(db, "incident far link", in->far_link, sizeof(in->far_link), e))))
+	     (apenet_hdb_check_text(db, "incident link", in->link, sizeof(in->link), e) ||
+	      apenet_hdb_check_text(db, "incident far link", in->far_link, sizeof(in->far_link), e))))
 		return -1;
 	return 0;
 }
@@ -38,7 +38,7 @@ static int hdb_check_incident(struct apenet_hdb *db, const struct apenet_hdb_inc
 static void hdb_bind_opt(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s && *s)
-		hdb_bind_text(st, i, s);
+		apenet_hdb_bind_text(st, i, s);
 	else
 		sqlite3_bind_null(st, i);
 }
@@ -46,38 +46,38 @@ static void hdb_bind_opt(sqlite3_stmt *st, int i, const char *s)
 static int hdb_evidence_insert(struct apenet_hdb *db, int64_t id, const struct apenet_hdb_evidence *ev,
 			       struct apenet_err *e)
 {
-	sqlite3_stmt *st = hdb_stmt(db, ST_EV_INSERT, e);
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_EV_INSERT, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, ev->time_ms);
 	sqlite3_bind_int(st, 3, ev->path);
-	hdb_bind_text(st, 4, ev->reporter);
+	apenet_hdb_bind_text(st, 4, ev->reporter);
 	if (ev->seq)
 		sqlite3_bind_int64(st, 5, (int64_t)ev->seq);
 	else
 		sqlite3_bind_null(st, 5);
-	hdb_bind_text(st, 6, ev->text);
-	return hdb_run(db, st, e, "adding evidence to an incident");
+	apenet_hdb_bind_text(st, 6, ev->text);
+	return apenet_hdb_run(db, st, e, "adding evidence to an incident");
 }
 
 int apenet_hdb_incident_open(struct apenet_hdb *db, const struct apenet_hdb_incident *in, int64_t *id,
 			     struct apenet_err *e)
 {
-	if (hdb_writable(db, e, "opening an incident") ||
+	if (apenet_hdb_writable(db, e, "opening an incident") ||
 	    hdb_check_incident(db, in, APENET_HDB_SET_COMPONENT | APENET_HDB_SET_RULE | APENET_HDB_SET_LINK, e) ||
 	    hdb_check_evidence(db, &in->first, e))
 		return -1;
 	int own;
-	if (hdb_tx_begin(db, &own, e))
+	if (apenet_hdb_tx_begin(db, &own, e))
 		return -1;
 	int ok = 0;
-	struct hdb_node *n = hdb_node_get(db, in->node, "", e), *far = NULL;
+	struct hdb_node *n = apenet_hdb_node_entry(db, in->node, "", e), *far = NULL;
 	if (n && in->has_far)
-		far = hdb_node_get(db, in->far, "", e);
-	sqlite3_stmt *st = n && (far || !in->has_far) ? hdb_stmt(db, ST_INC_INSERT, e) : NULL;
+		far = apenet_hdb_node_entry(db, in->far, "", e);
+	sqlite3_stmt *st = n && (far || !in->has_far) ? apenet_hdb_stmt(db, ST_INC_INSERT, e) : NULL;
 	if (st) {
-		hdb_bind_text(st, 1, in->component);
+		apenet_hdb_bind_text(st, 1, in->component);
 		sqlite3_bind_int64(st, 2, n->id);
 		hdb_bind_opt(st, 3, in->link);
 		if (far)
@@ -85,17 +85,17 @@ int apenet_hdb_incident_open(struct apenet_hdb *db, const struct apenet_hdb_inci
 		else
 			sqlite3_bind_null(st, 4);
 		hdb_bind_opt(st, 5, far ? in->far_link : NULL);
-		hdb_bind_text(st, 6, in->rule);
+		apenet_hdb_bind_text(st, 6, in->rule);
 		sqlite3_bind_int64(st, 7, in->opened_ms);
 		sqlite3_bind_int64(st, 8, in->first.time_ms);
 		sqlite3_bind_int(st, 9, in->first.path);
-		hdb_bind_text(st, 10, in->first.text);
-		hdb_bind_text(st, 11, in->first.reporter);
+		apenet_hdb_bind_text(st, 10, in->first.text);
+		apenet_hdb_bind_text(st, 11, in->first.reporter);
 		if (in->first.seq)
 			sqlite3_bind_int64(st, 12, (int64_t)in->first.seq);
 		else
 			sqlite3_bind_null(st, 12);
-		if (hdb_run(db, st, e, "opening an incident") == 0) {
+		if (apenet_hdb_run(db, st, e, "opening an incident") == 0) {
 			int64_t rowid = sqlite3_last_insert_rowid(db->db);
 			if (hdb_evidence_insert(db, rowid, &in->first, e) == 0) {
 				if (id)
@@ -104,14 +104,14 @@ int apenet_hdb_incident_open(struct apenet_hdb *db, const struct apenet_hdb_inci
 			}
 		}
 	}
-	return hdb_tx_end(db, own, ok, e);
+	return apenet_hdb_tx_end(db, own, ok, e);
 }
 
 /* The incident's state (enum apenet_hdb_incident_state), 0 when there is
  * none, -1. */
 static int hdb_incident_state(struct apenet_hdb *db, int64_t id, struct apenet_err *e)
 {
-	sqlite3_stmt *st = hdb_stmt(db, ST_INC_STATE, e);
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_INC_STATE, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
@@ -121,27 +121,27 @@ static int hdb_incident_state(struct apenet_hdb *db, int64_t id, struct apenet_e
 		state = !s ? -1 : !strcmp(s, "open") ? APENET_HDB_OPEN : !strcmp(s, "closed") ? APENET_HDB_CLOSED
 										     : APENET_HDB_MERGED;
 	}
-	hdb_done(st);
+	apenet_hdb_done(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return hdb_dberr(db, e, "reading an incident");
+		return apenet_hdb_dberr(db, e, "reading an incident");
 	return state;
 }
 
 int apenet_hdb_incident_evidence(struct apenet_hdb *db, int64_t id, const struct apenet_hdb_evidence *ev,
 				 struct apenet_err *e)
 {
-	if (hdb_writable(db, e, "adding evidence") || hdb_check_evidence(db, ev, e))
+	if (apenet_hdb_writable(db, e, "adding evidence") || hdb_check_evidence(db, ev, e))
 		return -1;
 	int own;
-	if (hdb_tx_begin(db, &own, e))
+	if (apenet_hdb_tx_begin(db, &own, e))
 		return -1;
 	int state = hdb_incident_state(db, id, e);
 	if (state == 0) {
 		apenet_err_set(e, APENET_EINVAL, "health db %s: no incident %lld", db->path, (long long)id);
-		return own ? hdb_tx_end(db, own, 0, e) : -1; /* nothing written: the batch goes on */
+		return own ? apenet_hdb_tx_end(db, own, 0, e) : -1; /* nothing written: the batch goes on */
 	}
 	int ok = state > 0 && hdb_evidence_insert(db, id, ev, e) == 0;
-	return hdb_tx_end(db, own, ok, e);
+	return apenet_hdb_tx_end(db, own, ok, e);
 }
 
 /* Why an incident cannot change: it does not exist, or is not open.  Writes
@@ -162,24 +162,24 @@ static int hdb_not_open(struct apenet_hdb *db, int64_t id, int own, const char *
 int apenet_hdb_incident_update(struct apenet_hdb *db, int64_t id, const struct apenet_hdb_incident *in, unsigned fields,
 			       struct apenet_err *e)
 {
-	if (hdb_writable(db, e, "re-blaming an incident") || hdb_check_incident(db, in, fields, e))
+	if (apenet_hdb_writable(db, e, "re-blaming an incident") || hdb_check_incident(db, in, fields, e))
 		return -1;
 	int own;
-	if (hdb_tx_begin(db, &own, e))
+	if (apenet_hdb_tx_begin(db, &own, e))
 		return -1;
 	struct hdb_node *n = NULL, *far = NULL;
 	int ok = 1;
-	if ((fields & APENET_HDB_SET_NODE) && !(n = hdb_node_get(db, in->node, "", e)))
+	if ((fields & APENET_HDB_SET_NODE) && !(n = apenet_hdb_node_entry(db, in->node, "", e)))
 		ok = 0;
-	if (ok && (fields & APENET_HDB_SET_LINK) && in->has_far && !(far = hdb_node_get(db, in->far, "", e)))
+	if (ok && (fields & APENET_HDB_SET_LINK) && in->has_far && !(far = apenet_hdb_node_entry(db, in->far, "", e)))
 		ok = 0;
-	sqlite3_stmt *st = ok ? hdb_stmt(db, ST_INC_UPDATE, e) : NULL;
+	sqlite3_stmt *st = ok ? apenet_hdb_stmt(db, ST_INC_UPDATE, e) : NULL;
 	if (!st)
-		return hdb_tx_end(db, own, 0, e);
+		return apenet_hdb_tx_end(db, own, 0, e);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, (int)fields);
-	hdb_bind_text(st, 3, in->component);
-	hdb_bind_text(st, 4, in->rule);
+	apenet_hdb_bind_text(st, 3, in->component);
+	apenet_hdb_bind_text(st, 4, in->rule);
 	sqlite3_bind_int64(st, 5, n ? n->id : 0);
 	hdb_bind_opt(st, 6, in->link);
 	if (far)
@@ -187,17 +187,17 @@ int apenet_hdb_incident_update(struct apenet_hdb *db, int64_t id, const struct a
 	else
 		sqlite3_bind_null(st, 7);
 	hdb_bind_opt(st, 8, far ? in->far_link : NULL);
-	if (hdb_run(db, st, e, "re-blaming an incident"))
-		return hdb_tx_end(db, own, 0, e);
+	if (apenet_hdb_run(db, st, e, "re-blaming an incident"))
+		return apenet_hdb_tx_end(db, own, 0, e);
 	if (sqlite3_changes(db->db) == 0)
 		return hdb_not_open(db, id, own, "re-blaming", e);
-	return hdb_tx_end(db, own, 1, e);
+	return apenet_hdb_tx_end(db, own, 1, e);
 }
 
 int apenet_hdb_incident_close(struct apenet_hdb *db, int64_t id, int64_t when_ms, int state, int64_t merged_into,
 			      struct apenet_err *e)
 {
-	if (hdb_writable(db, e, "closing an incident"))
+	if (apenet_hdb_writable(db, e, "closing an incident"))
 		return -1;
 	if (state != APENET_HDB_CLOSED && state != APENET_HDB_MERGED)
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: incident %lld closed as '%s': closed or merged",
@@ -208,7 +208,7 @@ int apenet_hdb_incident_close(struct apenet_hdb *db, int64_t id, int64_t when_ms
 	if (state == APENET_HDB_CLOSED)
 		merged_into = 0;
 	int own;
-	if (hdb_tx_begin(db, &own, e))
+	if (apenet_hdb_tx_begin(db, &own, e))
 		return -1;
 	if (merged_into) {
 		int target = hdb_incident_state(db, merged_into, e);
@@ -221,19 +221,19 @@ int apenet_hdb_incident_close(struct apenet_hdb *db, int64_t id, int64_t when_ms
 			return -1;
 		}
 	}
-	sqlite3_stmt *st = hdb_stmt(db, ST_INC_CLOSE, e);
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_INC_CLOSE, e);
 	if (!st)
-		return hdb_tx_end(db, own, 0, e);
+		return apenet_hdb_tx_end(db, own, 0, e);
 	sqlite3_bind_int64(st, 1, id);
-	hdb_bind_text(st, 2, state == APENET_HDB_CLOSED ? "closed" : "merged");
+	apenet_hdb_bind_text(st, 2, state == APENET_HDB_CLOSED ? "closed" : "merged");
 	sqlite3_bind_int64(st, 3, when_ms);
 	if (merged_into)
 		sqlite3_bind_int64(st, 4, merged_into);
 	else
 		sqlite3_bind_null(st, 4);
-	if (hdb_run(db, st, e, "closing an incident"))
-		return hdb_tx_end(db, own, 0, e);
+	if (apenet_hdb_run(db, st, e, "closing an incident"))
+		return apenet_hdb_tx_end(db, own, 0, e);
 	if (sqlite3_changes(db->db) == 0)
 		return hdb_not_open(db, id, own, "closing", e);
-	return hdb_tx_end(db, own, 1, e);
+	return apenet_hdb_tx_end(db, own, 1, e);
 }

@@ -62,10 +62,7 @@ enum hdb_st {
 	ST_N
 };
 
-extern const char *const hdb_sql[ST_N];
-
-/* The migrations: hdb_migrations[i] takes a file from version i to i + 1. */
-extern const char *const hdb_migrations[APENET_HDB_SCHEMA];
+const char *apenet_hdb_sql_text(enum hdb_st which);
 
 /*
  * What the writer keeps of each node in memory: its row id, its agent's
@@ -127,62 +124,62 @@ struct apenet_hdb {
 };
 
 /* The statement, prepared on first use; NULL with e set. */
-sqlite3_stmt *hdb_stmt(struct apenet_hdb *db, enum hdb_st which, struct apenet_err *e);
+sqlite3_stmt *apenet_hdb_stmt(struct apenet_hdb *db, enum hdb_st which, struct apenet_err *e);
 /* e from the connection's last error: "health db PATH: what: sqlite's message". */
-int hdb_dberr(struct apenet_hdb *db, struct apenet_err *e, const char *what);
+int apenet_hdb_dberr(struct apenet_hdb *db, struct apenet_err *e, const char *what);
 /* Steps a bound statement to completion (rows ignored) and resets it. */
-int hdb_run(struct apenet_hdb *db, sqlite3_stmt *st, struct apenet_err *e, const char *what);
+int apenet_hdb_run(struct apenet_hdb *db, sqlite3_stmt *st, struct apenet_err *e, const char *what);
 /* Resets a statement after a reader used it. */
-void hdb_done(sqlite3_stmt *st);
+void apenet_hdb_done(sqlite3_stmt *st);
 /* Refuses writes on a read-only handle. */
-int hdb_writable(struct apenet_hdb *db, struct apenet_err *e, const char *what);
+int apenet_hdb_writable(struct apenet_hdb *db, struct apenet_err *e, const char *what);
 /* A reader's statement, refused when it is already running (a callback
  * calling its own reader). */
-sqlite3_stmt *hdb_reader(struct apenet_hdb *db, enum hdb_st which, struct apenet_err *e);
+sqlite3_stmt *apenet_hdb_reader(struct apenet_hdb *db, enum hdb_st which, struct apenet_err *e);
 
 /* An implicit transaction around a write made outside a batch: *own is set
- * when hdb_tx_begin opened one, and hdb_tx_end commits (ok) or rolls it back. */
-int hdb_tx_begin(struct apenet_hdb *db, int *own, struct apenet_err *e);
-int hdb_tx_end(struct apenet_hdb *db, int own, int ok, struct apenet_err *e);
+ * when apenet_hdb_tx_begin opened one, and apenet_hdb_tx_end commits (ok) or rolls it back. */
+int apenet_hdb_tx_begin(struct apenet_hdb *db, int *own, struct apenet_err *e);
+int apenet_hdb_tx_end(struct apenet_hdb *db, int own, int ok, struct apenet_err *e);
 
-void hdb_bind_text(sqlite3_stmt *st, int i, const char *s);
-void hdb_bind_double(sqlite3_stmt *st, int i, double v);
+void apenet_hdb_bind_text(sqlite3_stmt *st, int i, const char *s);
+void apenet_hdb_bind_double(sqlite3_stmt *st, int i, double v);
 /* A text or "" for NULL, copied into dst. */
-void hdb_col_text(sqlite3_stmt *st, int col, char *dst, size_t size);
-double hdb_col_double(sqlite3_stmt *st, int col);
+void apenet_hdb_col_text(sqlite3_stmt *st, int col, char *dst, size_t size);
+double apenet_hdb_col_double(sqlite3_stmt *st, int col);
 /* A text argument that must end within its array. */
-int hdb_check_text(struct apenet_hdb *db, const char *what, const char *s, size_t size, struct apenet_err *e);
+int apenet_hdb_check_text(struct apenet_hdb *db, const char *what, const char *s, size_t size, struct apenet_err *e);
 
 /* The schema: creates or migrates (the caller holds BEGIN IMMEDIATE). */
-int hdb_migrate(sqlite3 *db, const char *path, int64_t from, int64_t to, struct apenet_err *e);
+int apenet_hdb_migrate(sqlite3 *db, const char *path, int64_t from, int64_t to, struct apenet_err *e);
 
 /* The node cache (hdb_cache.c). */
-int hdb_cache_load(struct apenet_hdb *db, struct apenet_err *e);
-void hdb_cache_free(struct hdb_cache *c);
+int apenet_hdb_cache_load(struct apenet_hdb *db, struct apenet_err *e);
+void apenet_hdb_cache_free(struct hdb_cache *c);
 /* The entry of node xyz, or NULL when the writer does not know it. */
-struct hdb_node *hdb_cache_find(struct apenet_hdb *db, const unsigned xyz[3]);
+struct hdb_node *apenet_hdb_cache_find(struct apenet_hdb *db, const unsigned xyz[3]);
 /* The entry of node xyz, created in the file (outside the layout, named
  * name) when it is not there.  NULL with e set. */
-struct hdb_node *hdb_node_get(struct apenet_hdb *db, const unsigned xyz[3], const char *name, struct apenet_err *e);
+struct hdb_node *apenet_hdb_node_entry(struct apenet_hdb *db, const unsigned xyz[3], const char *name, struct apenet_err *e);
 /* Adds an entry for a row just inserted. */
-struct hdb_node *hdb_cache_add(struct apenet_hdb *db, const unsigned xyz[3], int64_t id, struct apenet_err *e);
+struct hdb_node *apenet_hdb_cache_add(struct apenet_hdb *db, const unsigned xyz[3], int64_t id, struct apenet_err *e);
 /* Saves the entry in the undo log before the batch changes it. */
-int hdb_cache_touch(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
-int hdb_cache_mark_dirty(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
+int apenet_hdb_cache_touch(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
+int apenet_hdb_cache_mark_dirty(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
 /* The entry's times changed: written now (flush interval 0) or marked for
  * the next flush.  Touch the entry before changing it. */
-int hdb_seen_changed(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
+int apenet_hdb_seen_changed(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
 /* Writes the entry's node_seen row now. */
-int hdb_seen_write(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
+int apenet_hdb_seen_write(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e);
 /* End of a batch: forget the undo log (commit) or restore from it. */
-void hdb_cache_commit(struct apenet_hdb *db);
-void hdb_cache_rollback(struct apenet_hdb *db);
+void apenet_hdb_cache_commit(struct apenet_hdb *db);
+void apenet_hdb_cache_rollback(struct apenet_hdb *db);
 /* Writes every dirty entry (inside the open transaction). */
-int hdb_cache_flush(struct apenet_hdb *db, struct apenet_err *e);
+int apenet_hdb_cache_flush(struct apenet_hdb *db, struct apenet_err *e);
 
 /* "x,y,z#N": 0 with the reporter and N, -1 when it is not that. */
-int hdb_parse_boot(const char *boot, unsigned xyz[3], uint64_t *gen);
+int apenet_hdb_parse_boot(const char *boot, unsigned xyz[3], uint64_t *gen);
 
-double hdb_mono(void);
+double apenet_hdb_mono(void);
 
 #endif

@@ -35,25 +35,25 @@ static int hdb_layout_node(struct apenet_hdb *db, const unsigned xyz[3], const c
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: node %u,%u,%u: name '%.40s...' longer than %zu",
 				      db->path, xyz[0], xyz[1], xyz[2], name,
 				      sizeof(((struct apenet_hdb_node *)0)->name) - 1);
-	struct hdb_node *n = hdb_cache_find(db, xyz);
+	struct hdb_node *n = apenet_hdb_cache_find(db, xyz);
 	sqlite3_stmt *st;
 	if (n && n->id) {
-		if (!(st = hdb_stmt(db, ST_NODE_NAME, e)))
+		if (!(st = apenet_hdb_stmt(db, ST_NODE_NAME, e)))
 			return -1;
 		sqlite3_bind_int64(st, 1, n->id);
-		hdb_bind_text(st, 2, name);
-		return hdb_run(db, st, e, "naming a node");
+		apenet_hdb_bind_text(st, 2, name);
+		return apenet_hdb_run(db, st, e, "naming a node");
 	}
-	if (!(st = hdb_stmt(db, ST_NODE_INSERT, e)))
+	if (!(st = apenet_hdb_stmt(db, ST_NODE_INSERT, e)))
 		return -1;
 	sqlite3_bind_int64(st, 1, xyz[0]);
 	sqlite3_bind_int64(st, 2, xyz[1]);
 	sqlite3_bind_int64(st, 3, xyz[2]);
-	hdb_bind_text(st, 4, name);
+	apenet_hdb_bind_text(st, 4, name);
 	sqlite3_bind_int(st, 5, 1);
-	if (hdb_run(db, st, e, "adding a node"))
+	if (apenet_hdb_run(db, st, e, "adding a node"))
 		return -1;
-	return hdb_cache_add(db, xyz, sqlite3_last_insert_rowid(db->db), e) ? 0 : -1;
+	return apenet_hdb_cache_add(db, xyz, sqlite3_last_insert_rowid(db->db), e) ? 0 : -1;
 }
 
 /* The links of every node, written when the dimensions are not the ones
@@ -62,52 +62,52 @@ static int hdb_layout_links(struct apenet_hdb *db, const unsigned dims[3], struc
 {
 	char want[48], have[48] = "";
 	snprintf(want, sizeof(want), "%ux%ux%u", dims[0], dims[1], dims[2]);
-	sqlite3_stmt *st = hdb_stmt(db, ST_META_GET, e);
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_META_GET, e);
 	if (!st)
 		return -1;
-	hdb_bind_text(st, 1, "dims");
+	apenet_hdb_bind_text(st, 1, "dims");
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		hdb_col_text(st, 0, have, sizeof(have));
-	hdb_done(st);
+		apenet_hdb_col_text(st, 0, have, sizeof(have));
+	apenet_hdb_done(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return hdb_dberr(db, e, "reading the stored layout");
+		return apenet_hdb_dberr(db, e, "reading the stored layout");
 	if (!strcmp(want, have))
 		return 0;
-	if (!(st = hdb_stmt(db, ST_LINK_CLEAR, e)) || hdb_run(db, st, e, "clearing the links"))
+	if (!(st = apenet_hdb_stmt(db, ST_LINK_CLEAR, e)) || apenet_hdb_run(db, st, e, "clearing the links"))
 		return -1;
-	if (!(st = hdb_stmt(db, ST_LINK_INSERT, e)))
+	if (!(st = apenet_hdb_stmt(db, ST_LINK_INSERT, e)))
 		return -1;
 	unsigned xyz[3], far[3];
 	for (xyz[2] = 0; xyz[2] < dims[2]; xyz[2]++)
 		for (xyz[1] = 0; xyz[1] < dims[1]; xyz[1]++)
 			for (xyz[0] = 0; xyz[0] < dims[0]; xyz[0]++) {
-				const struct hdb_node *n = hdb_cache_find(db, xyz);
+				const struct hdb_node *n = apenet_hdb_cache_find(db, xyz);
 				for (int l = 0; l < APENET_HDB_NLINKS; l++) {
 					int fl;
 					if (apenet_hdb_partner(dims, xyz, l, far, &fl))
 						continue;
-					const struct hdb_node *p = hdb_cache_find(db, far);
+					const struct hdb_node *p = apenet_hdb_cache_find(db, far);
 					sqlite3_bind_int64(st, 1, n->id);
 					sqlite3_bind_int(st, 2, l);
-					hdb_bind_text(st, 3, apenet_hdb_link_name(l));
+					apenet_hdb_bind_text(st, 3, apenet_hdb_link_name(l));
 					sqlite3_bind_int64(st, 4, p->id);
-					hdb_bind_text(st, 5, apenet_hdb_link_name(fl));
-					if (hdb_run(db, st, e, "adding a link"))
+					apenet_hdb_bind_text(st, 5, apenet_hdb_link_name(fl));
+					if (apenet_hdb_run(db, st, e, "adding a link"))
 						return -1;
 				}
 			}
-	if (!(st = hdb_stmt(db, ST_META_SET, e)))
+	if (!(st = apenet_hdb_stmt(db, ST_META_SET, e)))
 		return -1;
-	hdb_bind_text(st, 1, "dims");
-	hdb_bind_text(st, 2, want);
-	return hdb_run(db, st, e, "storing the layout");
+	apenet_hdb_bind_text(st, 1, "dims");
+	apenet_hdb_bind_text(st, 2, want);
+	return apenet_hdb_run(db, st, e, "storing the layout");
 }
 
 int apenet_hdb_layout(struct apenet_hdb *db, const unsigned dims[3], apenet_hdb_name_fn name, void *arg,
 		      struct apenet_err *e)
 {
-	if (hdb_writable(db, e, "storing the layout"))
+	if (apenet_hdb_writable(db, e, "storing the layout"))
 		return -1;
 	uint64_t total = 1;
 	for (int d = 0; d < 3; d++) {
@@ -120,7 +120,7 @@ int apenet_hdb_layout(struct apenet_hdb *db, const unsigned dims[3], apenet_hdb_
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: layout %ux%ux%u: more than %u nodes", db->path,
 				      dims[0], dims[1], dims[2], HDB_MAX_NODES);
 	int own;
-	if (hdb_tx_begin(db, &own, e))
+	if (apenet_hdb_tx_begin(db, &own, e))
 		return -1;
 	int ok = 1;
 	unsigned xyz[3];
@@ -129,13 +129,13 @@ int apenet_hdb_layout(struct apenet_hdb *db, const unsigned dims[3], apenet_hdb_
 			for (xyz[0] = 0; ok && xyz[0] < dims[0]; xyz[0]++)
 				ok = hdb_layout_node(db, xyz, name ? name(arg, xyz[0], xyz[1], xyz[2]) : NULL, e) == 0;
 	if (ok) {
-		sqlite3_stmt *st = hdb_stmt(db, ST_NODE_LEAVE, e);
+		sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_LEAVE, e);
 		if (st) {
 			sqlite3_bind_int64(st, 1, dims[0]);
 			sqlite3_bind_int64(st, 2, dims[1]);
 			sqlite3_bind_int64(st, 3, dims[2]);
 		}
-		ok = st && hdb_run(db, st, e, "taking nodes out of the layout") == 0 && hdb_layout_links(db, dims, e) == 0;
+		ok = st && apenet_hdb_run(db, st, e, "taking nodes out of the layout") == 0 && hdb_layout_links(db, dims, e) == 0;
 	}
-	return hdb_tx_end(db, own, ok, e);
+	return apenet_hdb_tx_end(db, own, ok, e);
 }

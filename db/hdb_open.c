@@ -134,7 +134,7 @@ static int hdb_settings(struct apenet_hdb *db, struct apenet_err *e)
 	size_t n = readonly ? sizeof(ro) / sizeof(ro[0]) : sizeof(rw) / sizeof(rw[0]);
 	for (size_t i = 0; i < n; i++)
 		if (sqlite3_exec(db->db, list[i], NULL, NULL, NULL) != SQLITE_OK)
-			return hdb_dberr(db, e, list[i]);
+			return apenet_hdb_dberr(db, e, list[i]);
 	if (!readonly) {
 		/* The WAL and its index stay when the writer closes: a reader
 		 * that may not create files beside the database (apenet health
@@ -146,7 +146,7 @@ static int hdb_settings(struct apenet_hdb *db, struct apenet_err *e)
 		sqlite3_stmt *st = NULL;
 		if (sqlite3_prepare_v2(db->db, "PRAGMA journal_mode", -1, &st, NULL) == SQLITE_OK &&
 		    sqlite3_step(st) == SQLITE_ROW)
-			hdb_col_text(st, 0, mode, sizeof(mode));
+			apenet_hdb_col_text(st, 0, mode, sizeof(mode));
 		sqlite3_finalize(st);
 		if (strcmp(mode, "wal") != 0)
 			return apenet_err_set(e, APENET_EIO, "health db %s: cannot switch to WAL (journal mode '%s')",
@@ -161,9 +161,9 @@ static int hdb_upgrade(struct apenet_hdb *db, struct apenet_err *e)
 {
 	int64_t version = 0;
 	if (sqlite3_exec(db->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return hdb_dberr(db, e, "taking the write lock to create or upgrade the schema");
+		return apenet_hdb_dberr(db, e, "taking the write lock to create or upgrade the schema");
 	if (hdb_int(db->db, "PRAGMA user_version", &version) != SQLITE_OK) {
-		hdb_dberr(db, e, "reading the schema version");
+		apenet_hdb_dberr(db, e, "reading the schema version");
 		goto fail;
 	}
 	if (version > APENET_HDB_SCHEMA) {
@@ -171,10 +171,10 @@ static int hdb_upgrade(struct apenet_hdb *db, struct apenet_err *e)
 			       db->path, (long long)version, APENET_HDB_SCHEMA);
 		goto fail;
 	}
-	if (hdb_migrate(db->db, db->path, version, APENET_HDB_SCHEMA, e))
+	if (apenet_hdb_migrate(db->db, db->path, version, APENET_HDB_SCHEMA, e))
 		goto fail;
 	if (sqlite3_exec(db->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		hdb_dberr(db, e, "committing the schema");
+		apenet_hdb_dberr(db, e, "committing the schema");
 		goto fail;
 	}
 	return 0;
@@ -251,13 +251,13 @@ int apenet_hdb_open(const char *path, unsigned flags, struct apenet_hdb **out, s
 		goto fail;
 	if (!readonly) {
 		if (hdb_int(db->db, "PRAGMA data_version", &db->data_version) != SQLITE_OK) {
-			hdb_dberr(db, e, "reading the data version");
+			apenet_hdb_dberr(db, e, "reading the data version");
 			goto fail;
 		}
-		if (hdb_cache_load(db, e))
+		if (apenet_hdb_cache_load(db, e))
 			goto fail;
 	}
-	db->last_flush = hdb_mono();
+	db->last_flush = apenet_hdb_mono();
 	*out = db;
 	return 0;
 fail:
@@ -286,7 +286,7 @@ void apenet_hdb_close(struct apenet_hdb *db)
 	for (int i = 0; i < ST_N; i++)
 		sqlite3_finalize(db->st[i]);
 	sqlite3_close(db->db);
-	hdb_cache_free(&db->cache);
+	apenet_hdb_cache_free(&db->cache);
 	free(db);
 }
 
@@ -314,7 +314,7 @@ int apenet_hdb_create_at(const char *path, int version, struct apenet_err *e)
 	if (sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
 		apenet_err_set(e, APENET_EIO, "health db %s: %s", path, sqlite3_errmsg(db));
-	} else if (hdb_migrate(db, path, 0, version, e) == 0) {
+	} else if (apenet_hdb_migrate(db, path, 0, version, e) == 0) {
 		if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
 			rc = 0;
 		else

@@ -10,7 +10,7 @@
 int apenet_hdb_transitions_each(struct apenet_hdb *db, int64_t from_ms, int64_t to_ms, const unsigned *xyz,
 				apenet_hdb_transition_fn cb, void *arg, struct apenet_err *e)
 {
-	sqlite3_stmt *st = hdb_reader(db, xyz ? ST_TR_WINDOW_NODE : ST_TR_WINDOW, e);
+	sqlite3_stmt *st = apenet_hdb_reader(db, xyz ? ST_TR_WINDOW_NODE : ST_TR_WINDOW, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, from_ms);
@@ -22,23 +22,23 @@ int apenet_hdb_transitions_each(struct apenet_hdb *db, int64_t from_ms, int64_t 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&t, 0, sizeof(t));
 		t.id = sqlite3_column_int64(st, 0);
-		hdb_col_text(st, 1, t.boot, sizeof(t.boot));
+		apenet_hdb_col_text(st, 1, t.boot, sizeof(t.boot));
 		t.seq = (uint64_t)sqlite3_column_int64(st, 2);
 		for (int i = 0; i < 3; i++) {
 			t.reporter[i] = (unsigned)sqlite3_column_int64(st, 3 + i);
 			t.node[i] = (unsigned)sqlite3_column_int64(st, 6 + i);
 		}
 		t.subject = sqlite3_column_int(st, 9);
-		hdb_col_text(st, 10, t.where, sizeof(t.where));
-		hdb_col_text(st, 11, t.code, sizeof(t.code));
+		apenet_hdb_col_text(st, 10, t.where, sizeof(t.where));
+		apenet_hdb_col_text(st, 11, t.code, sizeof(t.code));
 		t.old_status = sqlite3_column_int(st, 12);
 		t.new_status = sqlite3_column_int(st, 13);
-		t.value = hdb_col_double(st, 14);
-		t.threshold = hdb_col_double(st, 15);
-		hdb_col_text(st, 16, t.unit, sizeof(t.unit));
-		hdb_col_text(st, 17, t.evidence, sizeof(t.evidence));
+		t.value = apenet_hdb_col_double(st, 14);
+		t.threshold = apenet_hdb_col_double(st, 15);
+		apenet_hdb_col_text(st, 16, t.unit, sizeof(t.unit));
+		apenet_hdb_col_text(st, 17, t.evidence, sizeof(t.evidence));
 		t.path = sqlite3_column_int(st, 18);
-		hdb_col_text(st, 19, t.via, sizeof(t.via));
+		apenet_hdb_col_text(st, 19, t.via, sizeof(t.via));
 		t.time_ms = sqlite3_column_int64(st, 20);
 		t.recv_ms = sqlite3_column_int64(st, 21);
 		if (cb(arg, &t)) {
@@ -46,8 +46,8 @@ int apenet_hdb_transitions_each(struct apenet_hdb *db, int64_t from_ms, int64_t 
 			break;
 		}
 	}
-	hdb_done(st);
+	apenet_hdb_done(st);
 	if (rc != SQLITE_DONE)
-		return hdb_dberr(db, e, "reading transitions");
+		return apenet_hdb_dberr(db, e, "reading transitions");
 	return 0;
 }

@@ -32,23 +32,23 @@ static int hdb_boot_rank(const struct hdb_node *rep, const char *boot, uint64_t 
 static int hdb_boot_adopt(struct apenet_hdb *db, struct hdb_node *rep, const char *boot, uint64_t gen, int64_t t,
 			  struct apenet_err *e)
 {
-	if (hdb_cache_touch(db, rep, e))
+	if (apenet_hdb_cache_touch(db, rep, e))
 		return -1;
 	if (rep->boot[0]) {
-		sqlite3_stmt *purge = hdb_stmt(db, ST_STATE_PURGE, e);
+		sqlite3_stmt *purge = apenet_hdb_stmt(db, ST_STATE_PURGE, e);
 		if (!purge)
 			return -1;
 		sqlite3_bind_int64(purge, 1, rep->id);
-		hdb_bind_text(purge, 2, boot);
-		if (hdb_run(db, purge, e, "forgetting the states of a previous boot"))
+		apenet_hdb_bind_text(purge, 2, boot);
+		if (apenet_hdb_run(db, purge, e, "forgetting the states of a previous boot"))
 			return -1;
 	}
-	sqlite3_stmt *st = hdb_stmt(db, ST_NODE_BOOT, e);
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_BOOT, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, rep->id);
-	hdb_bind_text(st, 2, boot);
-	if (hdb_run(db, st, e, "storing a node's new boot"))
+	apenet_hdb_bind_text(st, 2, boot);
+	if (apenet_hdb_run(db, st, e, "storing a node's new boot"))
 		return -1;
 	snprintf(rep->boot, sizeof(rep->boot), "%s", boot);
 	rep->gen = gen;
@@ -63,15 +63,15 @@ static int hdb_check_report(struct apenet_hdb *db, const struct apenet_report *r
 	if (r->kind != APENET_REPORT_HEALTH && r->kind != APENET_REPORT_HEARTBEAT)
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: report kind %d is neither health nor heartbeat",
 				      db->path, (int)r->kind);
-	if (hdb_check_text(db, "report node name", r->node, sizeof(r->node), e) ||
-	    hdb_check_text(db, "report boot id", r->boot, sizeof(r->boot), e) ||
-	    hdb_check_text(db, "report where", r->where, sizeof(r->where), e) ||
-	    hdb_check_text(db, "report code", r->code, sizeof(r->code), e) ||
-	    hdb_check_text(db, "report unit", r->unit, sizeof(r->unit), e) ||
-	    hdb_check_text(db, "report evidence", r->evidence, sizeof(r->evidence), e) ||
-	    hdb_check_text(db, "report via", r->via, sizeof(r->via), e))
+	if (apenet_hdb_check_text(db, "report node name", r->node, sizeof(r->node), e) ||
+	    apenet_hdb_check_text(db, "report boot id", r->boot, sizeof(r->boot), e) ||
+	    apenet_hdb_check_text(db, "report where", r->where, sizeof(r->where), e) ||
+	    apenet_hdb_check_text(db, "report code", r->code, sizeof(r->code), e) ||
+	    apenet_hdb_check_text(db, "report unit", r->unit, sizeof(r->unit), e) ||
+	    apenet_hdb_check_text(db, "report evidence", r->evidence, sizeof(r->evidence), e) ||
+	    apenet_hdb_check_text(db, "report via", r->via, sizeof(r->via), e))
 		return -1;
-	if (hdb_parse_boot(r->boot, rep, gen))
+	if (apenet_hdb_parse_boot(r->boot, rep, gen))
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: boot id '%s' does not name its reporter (x,y,z#N)",
 				      db->path, r->boot);
 	if (r->seq == 0 || r->seq > INT64_MAX)
@@ -101,31 +101,31 @@ static int hdb_put_transition(struct apenet_hdb *db, const struct apenet_report 
 			      uint64_t gen, int64_t recv_ms, int *stored, struct apenet_err *e)
 {
 	unsigned xyz[3] = { r->x, r->y, r->z };
-	struct hdb_node *about = hdb_node_get(db, xyz, r->node, e);
-	struct hdb_node *rep = about ? hdb_node_get(db, repxyz, "", e) : NULL;
+	struct hdb_node *about = apenet_hdb_node_entry(db, xyz, r->node, e);
+	struct hdb_node *rep = about ? apenet_hdb_node_entry(db, repxyz, "", e) : NULL;
 	if (!rep)
 		return -1;
-	sqlite3_stmt *st = hdb_stmt(db, ST_TR_INSERT, e);
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_TR_INSERT, e);
 	if (!st)
 		return -1;
-	hdb_bind_text(st, 1, r->boot);
+	apenet_hdb_bind_text(st, 1, r->boot);
 	sqlite3_bind_int64(st, 2, (int64_t)r->seq);
 	sqlite3_bind_int64(st, 3, rep->id);
 	sqlite3_bind_int64(st, 4, about->id);
 	sqlite3_bind_int(st, 5, r->subject);
-	hdb_bind_text(st, 6, r->where);
-	hdb_bind_text(st, 7, r->code);
+	apenet_hdb_bind_text(st, 6, r->where);
+	apenet_hdb_bind_text(st, 7, r->code);
 	sqlite3_bind_int(st, 8, r->old_status);
 	sqlite3_bind_int(st, 9, r->new_status);
-	hdb_bind_double(st, 10, r->value);
-	hdb_bind_double(st, 11, r->threshold);
-	hdb_bind_text(st, 12, r->unit);
-	hdb_bind_text(st, 13, r->evidence);
+	apenet_hdb_bind_double(st, 10, r->value);
+	apenet_hdb_bind_double(st, 11, r->threshold);
+	apenet_hdb_bind_text(st, 12, r->unit);
+	apenet_hdb_bind_text(st, 13, r->evidence);
 	sqlite3_bind_int(st, 14, r->path);
-	hdb_bind_text(st, 15, r->via);
+	apenet_hdb_bind_text(st, 15, r->via);
 	sqlite3_bind_int64(st, 16, r->time_ms);
 	sqlite3_bind_int64(st, 17, recv_ms);
-	if (hdb_run(db, st, e, "storing a transition"))
+	if (apenet_hdb_run(db, st, e, "storing a transition"))
 		return -1;
 	if (sqlite3_changes(db->db) == 0) {
 		db->stats.duplicates++;
@@ -135,53 +135,53 @@ static int hdb_put_transition(struct apenet_hdb *db, const struct apenet_report 
 	if (rank == BOOT_NEWER && hdb_boot_adopt(db, rep, r->boot, gen, r->time_ms, e))
 		return -1;
 	if (rank == BOOT_CURRENT && r->time_ms > rep->boot_ms) {
-		if (hdb_cache_touch(db, rep, e))
+		if (apenet_hdb_cache_touch(db, rep, e))
 			return -1;
 		rep->boot_ms = r->time_ms;
 	}
 	if (rank != BOOT_OLDER) {
 		int clear = r->new_status == 0;
-		if (!(st = hdb_stmt(db, clear ? ST_STATE_CLEAR : ST_STATE_UPSERT, e)))
+		if (!(st = apenet_hdb_stmt(db, clear ? ST_STATE_CLEAR : ST_STATE_UPSERT, e)))
 			return -1;
 		sqlite3_bind_int64(st, 1, about->id);
 		sqlite3_bind_int64(st, 2, rep->id);
 		sqlite3_bind_int(st, 3, r->subject);
-		hdb_bind_text(st, 4, r->where);
-		hdb_bind_text(st, 5, r->code);
+		apenet_hdb_bind_text(st, 4, r->where);
+		apenet_hdb_bind_text(st, 5, r->code);
 		if (clear) {
-			hdb_bind_text(st, 6, r->boot);
+			apenet_hdb_bind_text(st, 6, r->boot);
 			sqlite3_bind_int64(st, 7, (int64_t)r->seq);
 		} else {
 			sqlite3_bind_int(st, 6, r->new_status);
-			hdb_bind_text(st, 7, r->boot);
+			apenet_hdb_bind_text(st, 7, r->boot);
 			sqlite3_bind_int64(st, 8, (int64_t)r->seq);
 			sqlite3_bind_int(st, 9, r->path);
-			hdb_bind_text(st, 10, r->via);
+			apenet_hdb_bind_text(st, 10, r->via);
 			sqlite3_bind_int64(st, 11, r->time_ms);
 		}
-		if (hdb_run(db, st, e, "updating a current state"))
+		if (apenet_hdb_run(db, st, e, "updating a current state"))
 			return -1;
 	} else {
 		db->stats.stale++;
 	}
 	/* The reporter spoke on the service network, whatever its boot; for a
 	 * neighbour's LDM the node it is about was heard through the torus. */
-	if (hdb_cache_touch(db, rep, e))
+	if (apenet_hdb_cache_touch(db, rep, e))
 		return -1;
 	if (r->time_ms > rep->self_ms)
 		rep->self_ms = r->time_ms;
 	if (recv_ms > rep->self_recv_ms)
 		rep->self_recv_ms = recv_ms;
-	if (hdb_seen_changed(db, rep, e))
+	if (apenet_hdb_seen_changed(db, rep, e))
 		return -1;
 	if (r->path == APENET_REPORT_PATH_NEIGHBOUR_LDM) {
-		if (hdb_cache_touch(db, about, e))
+		if (apenet_hdb_cache_touch(db, about, e))
 			return -1;
 		if (r->time_ms > about->torus_ms)
 			about->torus_ms = r->time_ms;
 		if (recv_ms > about->torus_recv_ms)
 			about->torus_recv_ms = recv_ms;
-		if (hdb_seen_changed(db, about, e))
+		if (apenet_hdb_seen_changed(db, about, e))
 			return -1;
 	}
 	db->stats.transitions++;
@@ -193,7 +193,7 @@ static int hdb_put_heartbeat(struct apenet_hdb *db, const struct apenet_report *
 			     int *stored, struct apenet_err *e)
 {
 	unsigned xyz[3] = { r->x, r->y, r->z };
-	struct hdb_node *n = hdb_node_get(db, xyz, r->node, e);
+	struct hdb_node *n = apenet_hdb_node_entry(db, xyz, r->node, e);
 	if (!n)
 		return -1;
 	int rank = hdb_boot_rank(n, r->boot, gen, r->time_ms);
@@ -204,7 +204,7 @@ static int hdb_put_heartbeat(struct apenet_hdb *db, const struct apenet_report *
 	if (rank == BOOT_NEWER && hdb_boot_adopt(db, n, r->boot, gen, r->time_ms, e))
 		return -1;
 	int news = rank == BOOT_NEWER || !n->has_hb || !n->hb_current || n->ldm != r->ldm;
-	if (hdb_cache_touch(db, n, e))
+	if (apenet_hdb_cache_touch(db, n, e))
 		return -1;
 	if (r->time_ms > n->boot_ms)
 		n->boot_ms = r->time_ms;
@@ -220,16 +220,16 @@ static int hdb_put_heartbeat(struct apenet_hdb *db, const struct apenet_report *
 	n->ldm = r->ldm;
 	if (news) {
 		/* A new boot or word is written with its batch, times and all. */
-		sqlite3_stmt *st = hdb_stmt(db, ST_NODE_HB_NEWS, e);
+		sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_HB_NEWS, e);
 		if (!st)
 			return -1;
 		sqlite3_bind_int64(st, 1, n->id);
-		hdb_bind_text(st, 2, r->boot);
+		apenet_hdb_bind_text(st, 2, r->boot);
 		sqlite3_bind_int64(st, 3, r->ldm);
-		hdb_bind_text(st, 4, r->evidence);
-		if (hdb_run(db, st, e, "storing a heartbeat") || hdb_seen_write(db, n, e))
+		apenet_hdb_bind_text(st, 4, r->evidence);
+		if (apenet_hdb_run(db, st, e, "storing a heartbeat") || apenet_hdb_seen_write(db, n, e))
 			return -1;
-	} else if (hdb_seen_changed(db, n, e)) {
+	} else if (apenet_hdb_seen_changed(db, n, e)) {
 		return -1;
 	}
 	db->stats.heartbeats++;
@@ -246,14 +246,14 @@ int apenet_hdb_put_report(struct apenet_hdb *db, const struct apenet_report *r, 
 	*stored = 0;
 	unsigned rep[3];
 	uint64_t gen;
-	if (hdb_writable(db, e, "storing a report") || hdb_check_report(db, r, rep, &gen, e))
+	if (apenet_hdb_writable(db, e, "storing a report") || hdb_check_report(db, r, rep, &gen, e))
 		return -1;
 	int own;
-	if (hdb_tx_begin(db, &own, e))
+	if (apenet_hdb_tx_begin(db, &own, e))
 		return -1;
 	int rc = r->kind == APENET_REPORT_HEALTH ? hdb_put_transition(db, r, rep, gen, recv_ms, stored, e)
 						 : hdb_put_heartbeat(db, r, gen, recv_ms, stored, e);
 	if (rc)
 		*stored = 0;
-	return hdb_tx_end(db, own, rc == 0, e);
+	return apenet_hdb_tx_end(db, own, rc == 0, e);
 }

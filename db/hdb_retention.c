@@ -6,19 +6,19 @@
 
 int64_t apenet_hdb_retention(struct apenet_hdb *db, int64_t older_than_ms, struct apenet_err *e)
 {
-	if (hdb_writable(db, e, "deleting old transitions"))
+	if (apenet_hdb_writable(db, e, "deleting old transitions"))
 		return -1;
 	int own;
-	if (hdb_tx_begin(db, &own, e))
+	if (apenet_hdb_tx_begin(db, &own, e))
 		return -1;
-	sqlite3_stmt *st = hdb_stmt(db, ST_RETENTION, e);
+	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_RETENTION, e);
 	int64_t n = -1;
 	if (st) {
 		sqlite3_bind_int64(st, 1, older_than_ms);
-		if (hdb_run(db, st, e, "deleting old transitions") == 0)
+		if (apenet_hdb_run(db, st, e, "deleting old transitions") == 0)
 			n = sqlite3_changes64(db->db);
 	}
-	if (hdb_tx_end(db, own, n >= 0, e))
+	if (apenet_hdb_tx_end(db, own, n >= 0, e))
 		return -1;
 	return n;
 }

@@ -12,7 +12,7 @@
 #include "apenet/log.h"
 #include "hdb_int.h"
 
-const char *const hdb_migrations[APENET_HDB_SCHEMA] = {
+static const char *const hdb_migrations[APENET_HDB_SCHEMA] = {
 	/* 0 -> 1: the schema as the issue asked for it. */
 	"CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
 	/* The nodes: coordinates, name, the latest boot of the node's agent
@@ -161,7 +161,7 @@ const char *const hdb_migrations[APENET_HDB_SCHEMA] = {
 	"ALTER TABLE node DROP COLUMN changed_ms;",
 };
 
-int hdb_migrate(sqlite3 *db, const char *path, int64_t from, int64_t to, struct apenet_err *e)
+int apenet_hdb_migrate(sqlite3 *db, const char *path, int64_t from, int64_t to, struct apenet_err *e)
 {
 	char *msg = NULL;
 	/* PRAGMAs take no bound parameters: the numbers are our constants. */

@@ -32,7 +32,7 @@
 	" t.new_status, t.value, t.threshold, t.unit, t.evidence, t.path, t.via, t.time_ms, t.recv_ms"           \
 	" FROM transition t JOIN node n ON n.id = t.node_id JOIN node r ON r.id = t.reporter_id"
 
-const char *const hdb_sql[ST_N] = {
+static const char *const hdb_sql[ST_N] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
@@ -139,3 +139,8 @@ const char *const hdb_sql[ST_N] = {
 			      " WHERE t.node_id = (SELECT id FROM node WHERE x = ?3 AND y = ?4 AND z = ?5)"
 			      " AND t.time_ms >= ?1 AND t.time_ms < ?2 ORDER BY t.time_ms, t.boot, t.seq",
 };
+
+const char *apenet_hdb_sql_text(enum hdb_st which)
+{
+	return hdb_sql[which];
+}
