@@ -48,8 +48,9 @@ enum hdb_st {
 	/* cables */
 	ST_CABLE_UPSERT,
 	ST_CABLE_GET,
-	/* retention */
+	/* retention and upkeep */
 	ST_RETENTION,
+	ST_VACUUM,
 	/* readers */
 	ST_SUMMARY,
 	ST_OPEN_COUNT,

@@ -108,6 +108,7 @@ static const char *const hdb_sql[ST_N] = {
 	[ST_RETENTION] = "DELETE FROM transition WHERE recv_ms < ?1 AND id NOT IN"
 			 " (SELECT e.transition_id FROM evidence e JOIN incident i ON i.id = e.incident_id"
 			 "  WHERE i.state = 'open' AND e.transition_id IS NOT NULL)",
+	[ST_VACUUM] = "VACUUM",
 
 	[ST_SUMMARY] = "SELECT count(*), coalesce(sum(cls = 0), 0), coalesce(sum(cls = 1), 0), coalesce(sum(cls = 2), 0),"
 		       " coalesce(sum(cls = 3), 0), coalesce(sum(cls = 3 AND torus_recv_ms >= ?1), 0),"

@@ -291,6 +291,11 @@ int apenet_hdb_cable_get(struct apenet_hdb *db, const char *serial, struct apene
  * many went, or -1.  Incidents are never deleted. */
 int64_t apenet_hdb_retention(struct apenet_hdb *db, int64_t older_than_ms, struct apenet_err *e);
 
+/* Rebuilds the file to its smallest size (VACUUM), after writing the times
+ * waiting for the flush.  Not inside a batch; the file must not be in use
+ * by another writer. */
+int apenet_hdb_vacuum(struct apenet_hdb *db, struct apenet_err *e);
+
 /* ---- readers ---- */
 
 /* A node's class, given a time and a silence limit. */

@@ -1068,6 +1068,15 @@ static void test_retention(void **state)
 	assert_int_equal(apenet_hdb_retention(db, T0 + 6000, &e), 1);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM incident"), 2); /* incidents stay */
 	assert_int_equal(apenet_hdb_check(db, NULL, NULL, &e), 0);
+	/* vacuum: refused inside a batch, then the data is all still there */
+	assert_int_equal(apenet_hdb_begin(db, &e), 0);
+	assert_int_equal(apenet_hdb_vacuum(db, &e), -1);
+	assert_non_null(strstr(e.msg, "inside a batch"));
+	apenet_hdb_rollback(db);
+	assert_int_equal(apenet_hdb_vacuum(db, &e), 0);
+	c = transitions(db, 0, INT64_MAX, NULL);
+	assert_int_equal(c.n, 5);
+	assert_int_equal(apenet_hdb_check(db, NULL, NULL, &e), 0);
 	apenet_hdb_close(db);
 }
 
