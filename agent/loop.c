@@ -44,18 +44,19 @@ void agent_reload(struct agent *a)
 		apenet_log(APENET_LOG_ERR, "reload: %s; the settings in force stay", e.msg);
 		return;
 	}
-	struct apenet_agent_desc d;
-	for (size_t i = 0; apenet_config_agent_desc(i, &d) == 0; i++) {
+	const struct apenet_config_table *t = apenet_config_table_find("agent");
+	for (size_t i = 0; i < t->n; i++) {
 		static const char *const at_start[] = { "user", "state_dir", "blackbox_dir", "socket", "lock_dir", NULL };
+		const struct apenet_config_desc *d = &t->rows[i];
 		for (const char *const *k = at_start; *k; k++) {
-			if (strcmp(*k, d.key))
+			if (strcmp(*k, d->key))
 				continue;
-			char *now = (char *)&n.agent + d.off;
-			const char *old = (const char *)&a->cfg.agent + d.off;
+			char *now = (char *)&n.agent + d->off;
+			const char *old = (const char *)&a->cfg.agent + d->off;
 			if (strcmp(now, old))
 				apenet_log(APENET_LOG_NOTICE, "reload: %s '%s' takes effect when the agent restarts ('%s' stays)",
-					   d.key, now, old);
-			snprintf(now, d.size, "%s", old);
+					   d->key, now, old);
+			snprintf(now, d->size, "%s", old);
 		}
 	}
 	double old_period = a->cfg.agent.period_ms, old_baseline = a->cfg.agent.baseline_s;

@@ -2,9 +2,10 @@
  * apenet config check [FILE]: loads a config through the one loader, as
  * every command would, and prints the settings in effect: every threshold
  * with its value, unit, default and whether the file set it, the node
- * agent's settings the same way, and the cluster layout.  The threshold list comes from the loader's own table
- * (apenet_config_threshold_desc), so a key added there shows here without
- * touching this file.  A bad file is an error naming file:line:column, exit 2.
+ * agent's settings the same way, and the cluster layout.  The lists come from the loader's own tables
+ * (apenet_config_threshold_desc, apenet_config_table), so a key or a
+ * section added there shows here without touching this file.  A bad file
+ * is an error naming file:line:column, exit 2.
  */
 #include <math.h>
 #include <stdio.h>
@@ -50,6 +51,37 @@ static void out_cluster(struct apenet_out *o, const struct apenet_cluster *cl)
 	apenet_out_obj_end(o);
 }
 
+/* One row a setting of a table-driven section, as for the thresholds;
+ * strings have no range. */
+static void out_section(struct apenet_out *o, const struct apenet_config *cfg, const struct apenet_config_table *t)
+{
+	const void *sec = apenet_config_section(cfg, t);
+	apenet_out_arr_begin(o, t->section);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct apenet_config_desc *d = &t->rows[i];
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_str(o, "key", d->key);
+		if (d->is_str)
+			apenet_out_str(o, "value", apenet_config_str(sec, d));
+		else
+			out_num(o, "value", apenet_config_num(sec, d));
+		apenet_out_str(o, "unit", d->unit);
+		apenet_out_str(o, "source", apenet_config_given(cfg, t, i) ? "file" : "default");
+		if (d->is_str) {
+			apenet_out_str(o, "default", d->def_str);
+			apenet_out_null(o, "min");
+			apenet_out_null(o, "max");
+		} else {
+			out_num(o, "default", d->def);
+			out_num(o, "min", d->min);
+			out_num(o, "max", d->max);
+		}
+		apenet_out_str(o, "meaning", d->doc);
+		apenet_out_obj_end(o);
+	}
+	apenet_out_arr_end(o);
+}
+
 int cmd_config(struct cli *c)
 {
 	const char *config = NULL, *pos[2], *from;
@@ -93,31 +125,11 @@ int cmd_config(struct cli *c)
 		apenet_out_obj_end(o);
 	}
 	apenet_out_arr_end(o);
-	/* the node agent's settings, from the loader's own table as well */
-	apenet_out_arr_begin(o, "agent");
-	struct apenet_agent_desc a;
-	for (size_t i = 0; apenet_config_agent_desc(i, &a) == 0; i++) {
-		apenet_out_obj_begin(o, NULL);
-		apenet_out_str(o, "key", a.key);
-		if (a.is_str)
-			apenet_out_str(o, "value", apenet_config_agent_str(&cfg.agent, &a));
-		else
-			out_num(o, "value", apenet_config_agent_num(&cfg.agent, &a));
-		apenet_out_str(o, "unit", a.unit);
-		apenet_out_str(o, "source", i < APENET_NAGENT && cfg.agent_given[i] ? "file" : "default");
-		if (a.is_str) {
-			apenet_out_str(o, "default", a.def_str);
-			apenet_out_null(o, "min");
-			apenet_out_null(o, "max");
-		} else {
-			out_num(o, "default", a.def);
-			out_num(o, "min", a.min);
-			out_num(o, "max", a.max);
-		}
-		apenet_out_str(o, "meaning", a.doc);
-		apenet_out_obj_end(o);
-	}
-	apenet_out_arr_end(o);
+	/* the table-driven sections (the node agent's), from the loader's own
+	 * tables as well */
+	const struct apenet_config_table *t;
+	for (size_t k = 0; (t = apenet_config_table(k)); k++)
+		out_section(o, &cfg, t);
 	struct apenet_findings fs; /* a config that loads has nothing to find */
 	apenet_findings_init(&fs);
 	int rc = cli_finish(o, &fs);

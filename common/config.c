@@ -11,14 +11,18 @@
 #include "apenet_paths.h" /* APENET_SYSCONFDIR, written by the Makefile */
 
 
-/* ---- the agent section ---- */
+/* ---- table-driven sections: agent ---- */
 
 /* One row per setting: the loader, `apenet config check`, the shipped
- * etc/apenet/apenet.yaml and docs/config.md all follow this table (the
- * tests check the last two against it). */
-#define AN(k, lo, hi, d, u, doc) { #k, 0, offsetof(struct apenet_agent_config, k), 0, lo, hi, d, NULL, u, doc }
-#define AS(k, d, doc) { #k, 1, offsetof(struct apenet_agent_config, k), sizeof(((struct apenet_agent_config *)0)->k), 0, 0, 0, d, "text", doc }
-static const struct apenet_agent_desc agent_keys[] = {
+ * etc/apenet/apenet.yaml and docs/config.md all follow these tables (the
+ * tests check the last two against them).  A number row gives its range,
+ * default and unit; a string row its form (enum apenet_config_form), which
+ * the loader checks. */
+#define NUM(S, k, lo, hi, d, u, doc) { #k, 0, APENET_FORM_NUM, offsetof(S, k), 0, lo, hi, d, NULL, u, doc }
+#define STR(S, k, f, d, doc) { #k, 1, f, offsetof(S, k), sizeof(((S *)0)->k), 0, 0, 0, d, "text", doc }
+#define AN(k, lo, hi, d, u, doc) NUM(struct apenet_agent_config, k, lo, hi, d, u, doc)
+#define AS(k, f, d, doc) STR(struct apenet_agent_config, k, APENET_FORM_##f, d, doc)
+static const struct apenet_config_desc agent_keys[] = {
 	AN(period_ms, 10, 10000, 100, "ms",
 	   "the agent's period P: every period one sample, one judgement and one host heartbeat (WD_HOST_HB); at most watchdog_period_ms"),
 	AN(watchdog_period_ms, 10, 10000, 100, "ms",
@@ -59,30 +63,134 @@ static const struct apenet_agent_desc agent_keys[] = {
 	   "the last transitions agent-status shows"),
 	AN(events_max_mib, 0.01, 100000, 16, "MiB",
 	   "state_dir/events.jsonl (every transition, one JSON object a line) is renamed to events.jsonl.1 past this size"),
-	AS(user, "apenet",
+	AS(user, TEXT, "apenet",
 	   "after mapping the BAR and opening libpci, a root agent drops to this user; empty: it stays root"),
-	AS(state_dir, "/var/lib/apenet", "the agent's files: events.jsonl, the boot counter"),
-	AS(blackbox_dir, "/var/lib/apenet/blackbox", "where black-box dumps are written (snapshot files: apenet link --from FILE)"),
-	AS(socket, "/run/apenet/agent.sock", "the unix socket apenet agent-status talks to"),
-	AS(lock_dir, "", "where the lock file apenet-agent-BDF.lock keeps a second agent off the card; empty: /run/lock, or the node directory of an emulated card"),
-	AS(edac_root, "/sys/devices/system/edac/mc", "the EDAC memory controllers (mc*/ce_count, mc*/ue_count); none there: memory is reported normal and agent-status says EDAC is absent"),
-	AS(log_level, "notice", "the least severe messages logged: err, warn, notice, info or debug"),
+	AS(state_dir, PATH, "/var/lib/apenet", "the agent's files: events.jsonl, the boot counter"),
+	AS(blackbox_dir, PATH, "/var/lib/apenet/blackbox", "where black-box dumps are written (snapshot files: apenet link --from FILE)"),
+	AS(socket, SOCKET, "/run/apenet/agent.sock", "the unix socket apenet agent-status talks to"),
+	AS(lock_dir, PATH_OR_EMPTY, "", "where the lock file apenet-agent-BDF.lock keeps a second agent off the card; empty: /run/lock, or the node directory of an emulated card"),
+	AS(edac_root, PATH, "/sys/devices/system/edac/mc", "the EDAC memory controllers (mc*/ce_count, mc*/ue_count); none there: memory is reported normal and agent-status says EDAC is absent"),
+	AS(log_level, LOG_LEVEL, "notice", "the least severe messages logged: err, warn, notice, info or debug"),
 };
 #undef AN
 #undef AS
 #define NAGENT (sizeof(agent_keys) / sizeof(agent_keys[0]))
 _Static_assert(NAGENT == APENET_NAGENT, "APENET_NAGENT counts the rows of agent_keys");
 
-static void agent_defaults(struct apenet_agent_config *a)
+#undef NUM
+#undef STR
+
+/* A string setting against its form. */
+static int check_str(const struct apenet_conf *c, const struct apenet_conf_node *n, const struct apenet_config_desc *d,
+		     struct apenet_err *e)
 {
-	memset(a, 0, sizeof(*a));
-	for (size_t i = 0; i < NAGENT; i++) {
-		char *p = (char *)a + agent_keys[i].off;
-		if (agent_keys[i].is_str)
-			snprintf(p, agent_keys[i].size, "%s", agent_keys[i].def_str);
-		else
-			*(double *)(void *)p = agent_keys[i].def;
+	const char *v = n->value;
+	if (strlen(v) >= d->size)
+		return apenet_conf_error(c, n, e, "'%s': longer than %zu characters", d->key, d->size - 1);
+	switch (d->form) {
+	case APENET_FORM_PATH:
+	case APENET_FORM_PATH_OR_EMPTY:
+	case APENET_FORM_SOCKET:
+		/* a daemon's paths must not depend on where it was started */
+		if (v[0] && v[0] != '/')
+			return apenet_conf_error(c, n, e, "'%s': '%s' is not an absolute path", d->key, v);
+		if (!v[0] && d->form != APENET_FORM_PATH_OR_EMPTY)
+			return apenet_conf_error(c, n, e, "'%s': empty; a path is needed", d->key);
+		if (d->form == APENET_FORM_SOCKET && strlen(v) > 107)
+			return apenet_conf_error(c, n, e, "'%s': a unix socket path is at most 107 characters", d->key);
+		return 0;
+	case APENET_FORM_LOG_LEVEL:
+		if (apenet_log_level_parse(v) < 0)
+			return apenet_conf_error(c, n, e, "'%s': '%s' is not err, warn, notice, info or debug", d->key, v);
+		return 0;
+	default:
+		return 0;
 	}
+}
+
+/* Settings that only make sense together; the error points at the value the
+ * file gave (the first of the pair it gave). */
+static int agent_cross(const struct apenet_conf *c, const struct apenet_conf_node *m, const void *sec,
+		       struct apenet_err *e)
+{
+	const struct apenet_agent_config *a = sec;
+	const struct apenet_conf_node *np = apenet_conf_get(m, "period_ms"), *nw = apenet_conf_get(m, "watchdog_period_ms"),
+				      *ns = apenet_conf_get(m, "dnp_stuck_periods");
+	if (a->period_ms > a->watchdog_period_ms)
+		return apenet_conf_error(c, np ? np : nw ? nw : m, e,
+					 "period_ms (%g%s) is above watchdog_period_ms (%g%s): the DNP would miss host beats",
+					 a->period_ms, np ? "" : ", the default", a->watchdog_period_ms, nw ? "" : ", the default");
+	if (a->dnp_stuck_periods * a->period_ms < 2 * a->watchdog_period_ms)
+		return apenet_conf_error(c, ns ? ns : np ? np : nw ? nw : m, e,
+					 "dnp_stuck_periods x period_ms (%g x %g ms) is under two watchdog periods (%g ms): "
+					 "a beating DNP would be called hung",
+					 a->dnp_stuck_periods, a->period_ms, 2 * a->watchdog_period_ms);
+	if (a->blackbox_span_s * 1000 / a->period_ms > 1e6) {
+		const struct apenet_conf_node *n = apenet_conf_get(m, "blackbox_span_s");
+		return apenet_conf_error(c, n ? n : np ? np : m, e,
+					 "blackbox_span_s (%g s) holds more than a million periods of %g ms", a->blackbox_span_s,
+					 a->period_ms);
+	}
+	return 0;
+}
+
+/* A section and what the generic loader needs beyond its public view. */
+struct section {
+	struct apenet_config_table t; /* first: apenet_config_table() hands out &t */
+	int (*cross)(const struct apenet_conf *c, const struct apenet_conf_node *m, const void *sec,
+		     struct apenet_err *e);
+};
+
+static const struct section sections[] = {
+	{ { "agent", agent_keys, NAGENT, offsetof(struct apenet_config, agent),
+	    offsetof(struct apenet_config, agent_given) }, agent_cross },
+};
+#define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
+#define MAXROWS 64
+_Static_assert(NAGENT < MAXROWS, "a section has fewer than MAXROWS rows");
+_Static_assert(sizeof(((struct apenet_config *)0)->agent_given) == NAGENT, "agent_given has a flag a row");
+
+static void section_defaults(const struct section *s, struct apenet_config *c)
+{
+	char *base = (char *)c + s->t.struct_off;
+	for (size_t i = 0; i < s->t.n; i++) {
+		const struct apenet_config_desc *d = &s->t.rows[i];
+		if (d->is_str)
+			snprintf(base + d->off, d->size, "%s", d->def_str);
+		else
+			*(double *)(void *)(base + d->off) = d->def;
+	}
+}
+
+static int load_section(const struct apenet_conf *c, const struct apenet_conf_node *m, const struct section *s,
+			struct apenet_config *cfg, struct apenet_err *e)
+{
+	const struct apenet_config_table *t = &s->t;
+	char *base = (char *)cfg + t->struct_off;
+	unsigned char *given = (unsigned char *)cfg + t->given_off;
+	const char *allowed[MAXROWS + 1];
+	for (size_t i = 0; i < t->n; i++)
+		allowed[i] = t->rows[i].key;
+	allowed[t->n] = NULL;
+	if (apenet_conf_expect(c, m, APENET_CONF_MAP, t->section, e) || apenet_conf_check_keys(c, m, allowed, e))
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct apenet_config_desc *d = &t->rows[i];
+		const struct apenet_conf_node *n = apenet_conf_get(m, d->key);
+		char *p = base + d->off;
+		given[i] = n != NULL;
+		if (!n)
+			continue;
+		if (!d->is_str) {
+			if (apenet_conf_double(c, n, d->min, d->max, (double *)(void *)p, e))
+				return -1;
+			continue;
+		}
+		if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, d->key, e) || check_str(c, n, d, e))
+			return -1;
+		snprintf(p, d->size, "%s", n->value);
+	}
+	return s->cross(c, m, base, e);
 }
 
 void apenet_config_defaults(struct apenet_config *c)
@@ -105,7 +213,8 @@ void apenet_config_defaults(struct apenet_config *c)
 		.icore_sick_ma = 15000,
 	};
 	c->cl.wrap[0] = c->cl.wrap[1] = c->cl.wrap[2] = 1;
-	agent_defaults(&c->agent);
+	for (size_t i = 0; i < NSECTIONS; i++)
+		section_defaults(&sections[i], c);
 	apenet_notify_config_defaults(&c->sup);
 	c->heartbeat_s = 1;
 }
@@ -314,72 +423,6 @@ static int load_cluster(const struct apenet_conf *c, const struct apenet_conf_no
 }
 
 
-/* Settings that only make sense together; the error points at the value the
- * file gave (the first of the pair it gave). */
-static int agent_cross(const struct apenet_conf *c, const struct apenet_conf_node *m, const struct apenet_agent_config *a,
-		       struct apenet_err *e)
-{
-	const struct apenet_conf_node *np = apenet_conf_get(m, "period_ms"), *nw = apenet_conf_get(m, "watchdog_period_ms"),
-				      *ns = apenet_conf_get(m, "dnp_stuck_periods");
-	if (a->period_ms > a->watchdog_period_ms)
-		return apenet_conf_error(c, np ? np : nw ? nw : m, e,
-					 "period_ms (%g%s) is above watchdog_period_ms (%g%s): the DNP would miss host beats",
-					 a->period_ms, np ? "" : ", the default", a->watchdog_period_ms, nw ? "" : ", the default");
-	if (a->dnp_stuck_periods * a->period_ms < 2 * a->watchdog_period_ms)
-		return apenet_conf_error(c, ns ? ns : np ? np : nw ? nw : m, e,
-					 "dnp_stuck_periods x period_ms (%g x %g ms) is under two watchdog periods (%g ms): "
-					 "a beating DNP would be called hung",
-					 a->dnp_stuck_periods, a->period_ms, 2 * a->watchdog_period_ms);
-	if (a->blackbox_span_s * 1000 / a->period_ms > 1e6) {
-		const struct apenet_conf_node *n = apenet_conf_get(m, "blackbox_span_s");
-		return apenet_conf_error(c, n ? n : np ? np : m, e,
-					 "blackbox_span_s (%g s) holds more than a million periods of %g ms", a->blackbox_span_s,
-					 a->period_ms);
-	}
-	return 0;
-}
-
-static int load_agent(const struct apenet_conf *c, const struct apenet_conf_node *m, struct apenet_agent_config *a,
-		      unsigned char *given, struct apenet_err *e)
-{
-	const char *allowed[NAGENT + 1];
-	for (size_t i = 0; i < NAGENT; i++)
-		allowed[i] = agent_keys[i].key;
-	allowed[NAGENT] = NULL;
-	if (apenet_conf_expect(c, m, APENET_CONF_MAP, "agent", e) || apenet_conf_check_keys(c, m, allowed, e))
-		return -1;
-	for (size_t i = 0; i < NAGENT; i++) {
-		const struct apenet_agent_desc *d = &agent_keys[i];
-		const struct apenet_conf_node *n = apenet_conf_get(m, d->key);
-		char *p = (char *)a + d->off;
-		given[i] = n != NULL;
-		if (!n)
-			continue;
-		if (!d->is_str) {
-			if (apenet_conf_double(c, n, d->min, d->max, (double *)(void *)p, e))
-				return -1;
-			continue;
-		}
-		if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, d->key, e))
-			return -1;
-		if (strlen(n->value) >= d->size)
-			return apenet_conf_error(c, n, e, "'%s': longer than %zu characters", d->key, d->size - 1);
-		/* a daemon's paths must not depend on where it was started */
-		int path = strcmp(d->key, "user") && strcmp(d->key, "log_level");
-		if (path && n->value[0] && n->value[0] != '/')
-			return apenet_conf_error(c, n, e, "'%s': '%s' is not an absolute path", d->key, n->value);
-		if (path && !n->value[0] && strcmp(d->key, "lock_dir"))
-			return apenet_conf_error(c, n, e, "'%s': empty; a path is needed", d->key);
-		if (!strcmp(d->key, "socket") && strlen(n->value) > 107)
-			return apenet_conf_error(c, n, e, "'socket': a unix socket path is at most 107 characters");
-		if (!strcmp(d->key, "log_level") && apenet_log_level_parse(n->value) < 0)
-			return apenet_conf_error(c, n, e, "'log_level': '%s' is not err, warn, notice, info or debug",
-						 n->value);
-		snprintf(p, d->size, "%s", n->value);
-	}
-	return agent_cross(c, m, a, e);
-}
-
 /* Both entry points end here: the tree is parsed, whatever held the text. */
 static int config_from_tree(struct apenet_conf *c, struct apenet_config *cfg, struct apenet_err *e)
 {
@@ -395,8 +438,9 @@ static int config_from_tree(struct apenet_conf *c, struct apenet_config *cfg, st
 	/* which thresholds the file set, for `apenet config check` */
 	for (unsigned i = 0; n && i < NTHR; i++)
 		cfg->thr_given[i] = apenet_conf_get(n, thr_keys[i].key) != NULL;
-	if ((n = apenet_conf_get(c->root, "agent")) && load_agent(c, n, &cfg->agent, cfg->agent_given, e))
-		goto out;
+	for (size_t i = 0; i < NSECTIONS; i++)
+		if ((n = apenet_conf_get(c->root, sections[i].t.section)) && load_section(c, n, &sections[i], cfg, e))
+			goto out;
 	if ((n = apenet_conf_get(c->root, "supervisors")) && apenet_config_load_supervisors(c, n, cfg, e))
 		goto out;
 	rc = 0;
@@ -532,22 +576,37 @@ const char *apenet_config_default_path(void)
 	return APENET_SYSCONFDIR "/apenet/apenet.yaml";
 }
 
-int apenet_config_agent_desc(size_t i, struct apenet_agent_desc *d)
+const struct apenet_config_table *apenet_config_table(size_t i)
 {
-	if (i >= NAGENT)
-		return -1;
-	*d = agent_keys[i];
-	return 0;
+	return i < NSECTIONS ? &sections[i].t : NULL;
 }
 
-double apenet_config_agent_num(const struct apenet_agent_config *a, const struct apenet_agent_desc *d)
+const struct apenet_config_table *apenet_config_table_find(const char *section)
 {
-	return d->is_str ? 0 : *(const double *)(const void *)((const char *)a + d->off);
+	for (size_t i = 0; i < NSECTIONS; i++)
+		if (!strcmp(sections[i].t.section, section))
+			return &sections[i].t;
+	return NULL;
 }
 
-const char *apenet_config_agent_str(const struct apenet_agent_config *a, const struct apenet_agent_desc *d)
+const void *apenet_config_section(const struct apenet_config *c, const struct apenet_config_table *t)
 {
-	return d->is_str ? (const char *)a + d->off : "";
+	return (const char *)c + t->struct_off;
+}
+
+double apenet_config_num(const void *section, const struct apenet_config_desc *d)
+{
+	return d->is_str ? 0 : *(const double *)(const void *)((const char *)section + d->off);
+}
+
+const char *apenet_config_str(const void *section, const struct apenet_config_desc *d)
+{
+	return d->is_str ? (const char *)section + d->off : "";
+}
+
+int apenet_config_given(const struct apenet_config *c, const struct apenet_config_table *t, size_t i)
+{
+	return i < t->n && ((const unsigned char *)c + t->given_off)[i];
 }
 
 const char *apenet_config_path(const char *opt, const char **from)

@@ -68,8 +68,9 @@ struct apenet_cluster {
 /*
  * The node agent's settings (the `agent:` section; docs/agent.md).  Numbers
  * are doubles and strings fixed buffers so that one descriptor table
- * (apenet_config_agent_desc) drives the loader, `apenet config check`, the
- * shipped etc/apenet/apenet.yaml and their tests, as for the thresholds.
+ * (struct apenet_config_table, below) drives the loader, `apenet config
+ * check`, the shipped etc/apenet/apenet.yaml and their tests, as for the
+ * thresholds.
  */
 struct apenet_agent_config {
 	double period_ms;              /* the agent's sampling and heartbeat period P */
@@ -100,20 +101,42 @@ struct apenet_agent_config {
 	char edac_root[APENET_PATH_MAX];
 	char log_level[16];
 };
+#define APENET_NAGENT 27
 
-/* One agent setting, as the loader, `apenet config check` and the shipped
- * file see it. */
-struct apenet_agent_desc {
+/* What a string setting must be; the loader checks it, with the error at
+ * the value in the file. */
+enum apenet_config_form {
+	APENET_FORM_NUM,           /* a number in min..max */
+	APENET_FORM_TEXT,          /* any text that fits (a user name; may be empty) */
+	APENET_FORM_PATH,          /* an absolute path */
+	APENET_FORM_PATH_OR_EMPTY, /* an absolute path, or "" for the built-in choice */
+	APENET_FORM_SOCKET,        /* an absolute path of at most 107 characters (sun_path) */
+	APENET_FORM_LOG_LEVEL,     /* err, warn, notice, info or debug */
+};
+
+/* One setting of a table-driven section, as the loader, `apenet config
+ * check` and the shipped file see it. */
+struct apenet_config_desc {
 	const char *key;
-	int is_str;             /* a string (path, name) rather than a number */
-	size_t off;             /* of its member in struct apenet_agent_config */
+	int is_str;             /* a string (path, name, list) rather than a number */
+	int form;               /* enum apenet_config_form */
+	size_t off;             /* of its member in the section's struct */
 	size_t size;            /* of a string member */
 	double min, max, def;   /* numbers */
 	const char *def_str;    /* strings */
 	const char *unit;
 	const char *doc;
 };
-#define APENET_NAGENT 27
+
+/* A table-driven section of the file (`agent:`): its rows
+ * and where its values and its given-flags live in struct apenet_config. */
+struct apenet_config_table {
+	const char *section;    /* its key at the top of the file */
+	const struct apenet_config_desc *rows;
+	size_t n;
+	size_t struct_off;      /* of the section's struct in struct apenet_config */
+	size_t given_off;       /* of its unsigned char given[n] in struct apenet_config */
+};
 
 struct apenet_config {
 	char path[APENET_PATH_MAX];    /* empty: defaults only */
@@ -161,11 +184,19 @@ int apenet_config_node_by_name(const struct apenet_config *c, const char *name, 
 int apenet_config_threshold_desc(size_t i, struct apenet_thr_desc *d);
 /* Its value in t. */
 double apenet_config_threshold_value(const struct apenet_thresholds *t, const struct apenet_thr_desc *d);
-/* The i-th agent setting: 0 with *d filled, -1 past the last. */
-int apenet_config_agent_desc(size_t i, struct apenet_agent_desc *d);
-/* A number setting's value in a (d->is_str 0), a string's (d->is_str 1). */
-double apenet_config_agent_num(const struct apenet_agent_config *a, const struct apenet_agent_desc *d);
-const char *apenet_config_agent_str(const struct apenet_agent_config *a, const struct apenet_agent_desc *d);
+/* The table-driven sections, in the order of the file: 0 agent; NULL past
+ * the last. */
+const struct apenet_config_table *apenet_config_table(size_t i);
+/* By its section key ("agent"); NULL when none. */
+const struct apenet_config_table *apenet_config_table_find(const char *section);
+/* The section's struct in c (&c->agent). */
+const void *apenet_config_section(const struct apenet_config *c, const struct apenet_config_table *t);
+/* A number setting's value in the section's struct (d->is_str 0), a
+ * string's (d->is_str 1). */
+double apenet_config_num(const void *section, const struct apenet_config_desc *d);
+const char *apenet_config_str(const void *section, const struct apenet_config_desc *d);
+/* Whether the file set row i of t. */
+int apenet_config_given(const struct apenet_config *c, const struct apenet_config_table *t, size_t i);
 
 /* Where the config file is looked for when neither --config nor
  * $APENET_CONFIG names one: SYSCONFDIR/apenet/apenet.yaml. */

@@ -59,6 +59,18 @@ static int parse_num(const char *s, double *out)
 	return end == s || *end || errno ? -1 : 0;
 }
 
+/* "LO..HI" (strtod alone would take "-40." of "-40..200"). */
+static int parse_range(const char *s, double *lo, double *hi)
+{
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%s", s);
+	char *dots = strstr(buf, "..");
+	if (!dots)
+		return -1;
+	*dots = 0;
+	return parse_num(buf, lo) || parse_num(dots + 2, hi) ? -1 : 0;
+}
+
 /* Reads the "## Thresholds" table of docs/config.md: rows "| `key` |
  * default | unit | lo..hi | meaning |". */
 static void read_doc(void)
@@ -936,16 +948,17 @@ static void test_load_string(void **state)
 }
 
 
-/* ---- the agent section ---- */
+/* ---- the table-driven sections ---- */
 
-/* Reads the "## Agent" table of docs/config.md into rows of cells. */
-struct agent_doc {
+/* Reads the "## Agent" table of docs/config.md into
+ * rows of cells. */
+struct section_doc {
 	char key[64], def[APENET_PATH_MAX], unit[32], range[64];
 };
-static struct agent_doc adoc[64];
+static struct section_doc adoc[64];
 static unsigned nadoc;
 
-static void read_agent_doc(void)
+static void read_section_doc(const char *heading)
 {
 	const char *src = getenv("APENET_SRCDIR");
 	char path[PATH_MAX], line[2048];
@@ -958,7 +971,7 @@ static void read_agent_doc(void)
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
 		if (!strncmp(line, "## ", 3)) {
-			in = !strcmp(line, "## Agent");
+			in = !strcmp(line + 3, heading);
 			continue;
 		}
 		if (!in || strncmp(line, "| `", 3))
@@ -972,98 +985,155 @@ static void read_agent_doc(void)
 				*p++ = 0;
 		}
 		if (nc < 6)
-			fail_msg("%s: agent row with %u cells: %s", path, nc - 1, line);
+			fail_msg("%s: %s row with %u cells: %s", path, heading, nc - 1, line);
 		for (unsigned i = 0; i < 5; i++)
 			trim(cell[i]);
 		assert_true(nadoc < 64);
-		struct agent_doc *d = &adoc[nadoc++];
+		struct section_doc *d = &adoc[nadoc++];
 		size_t kl = strlen(cell[0]);
 		snprintf(d->key, sizeof(d->key), "%.*s", (int)(kl - 2), cell[0] + 1);
 		snprintf(d->def, sizeof(d->def), "%s", cell[1]);
 		snprintf(d->unit, sizeof(d->unit), "%s", cell[2]);
 		snprintf(d->range, sizeof(d->range), "%s", cell[3]);
 		if (!*cell[4])
-			fail_msg("%s: agent key %s has no meaning", path, d->key);
+			fail_msg("%s: %s key %s has no meaning", path, heading, d->key);
 	}
 	fclose(f);
 }
 
-/* docs/config.md's agent table is the loader's table, row for row. */
-static void test_agent_doc(void **state)
+/* The tables the loader has: agent, and no more. */
+static void test_tables(void **state)
 {
 	(void)state;
-	struct apenet_agent_desc d;
+	const struct apenet_config_table *t;
+	size_t k;
+	static const char *const names[] = { "agent" };
+	static const size_t rows[] = { APENET_NAGENT };
+	static const size_t sizes[] = { sizeof(struct apenet_agent_config) };
 	struct apenet_config def;
 	apenet_config_defaults(&def);
-	read_agent_doc();
-	size_t i;
-	for (i = 0; apenet_config_agent_desc(i, &d) == 0; i++) {
-		if (i >= nadoc)
-			fail_msg("%s: not in the agent table of docs/config.md", d.key);
-		const struct agent_doc *a = &adoc[i];
-		if (strcmp(a->key, d.key))
-			fail_msg("docs/config.md agent row %zu is %s, the loader's %s", i, a->key, d.key);
-		if (strcmp(a->unit, d.unit))
-			fail_msg("%s: unit '%s', the loader '%s'", d.key, a->unit, d.unit);
-		char want[APENET_PATH_MAX + 8], range[64];
-		if (d.is_str) {
-			snprintf(want, sizeof(want), "\"%s\"", d.def_str);
-			snprintf(range, sizeof(range), "-");
-			assert_string_equal(apenet_config_agent_str(&def.agent, &d), d.def_str);
-		} else {
-			snprintf(want, sizeof(want), "%g", d.def);
-			snprintf(range, sizeof(range), "%g..%g", d.min, d.max);
-			assert_true(apenet_config_agent_num(&def.agent, &d) == d.def);
-			assert_true(d.min <= d.def && d.def <= d.max);
+	for (k = 0; (t = apenet_config_table(k)); k++) {
+		assert_true(k < 1);
+		assert_string_equal(t->section, names[k]);
+		assert_int_equal(t->n, rows[k]);
+		assert_ptr_equal(apenet_config_table_find(names[k]), t);
+		/* every member of the section's struct has its row: the rows'
+		 * sizes add up to the struct, and no two rows share a member */
+		size_t sum = 0;
+		for (size_t i = 0; i < t->n; i++) {
+			const struct apenet_config_desc *d = &t->rows[i];
+			sum += d->is_str ? d->size : sizeof(double);
+			assert_int_equal(d->is_str, d->form != APENET_FORM_NUM);
+			for (size_t j = 0; j < i; j++)
+				if (t->rows[j].off == d->off || !strcmp(t->rows[j].key, d->key))
+					fail_msg("%s: rows %s and %s share a member or a key", t->section, t->rows[j].key, d->key);
+			/* no file: nothing given */
+			assert_int_equal(apenet_config_given(&def, t, i), 0);
 		}
-		if (strcmp(a->def, want) || strcmp(a->range, range))
-			fail_msg("%s: docs say default %s range %s, the loader %s %s", d.key, a->def, a->range, want, range);
-		if (!d.doc[0])
-			fail_msg("%s: no meaning", d.key);
+		assert_int_equal(sum, sizes[k]);
+		assert_int_equal(apenet_config_given(&def, t, t->n), 0);
 	}
-	assert_int_equal(i, APENET_NAGENT);
-	assert_int_equal(nadoc, APENET_NAGENT);
-	assert_int_equal(apenet_config_agent_desc(i, &d), -1);
+	assert_int_equal(k, 1);
+	assert_null(apenet_config_table_find("supervisors")); /* not table-driven */
+	assert_null(apenet_config_table_find("thresholds"));
+	assert_ptr_equal(apenet_config_section(&def, apenet_config_table(0)), &def.agent);
 }
 
-/* Every number setting: both ends of its range load and set it, one past
- * either end is refused at the value, and the file's keys are marked given. */
-static void test_agent_ranges(void **state)
+/* docs/config.md's table of each section is the loader's table, row for
+ * row. */
+static void test_section_docs(void **state)
 {
 	(void)state;
-	struct apenet_agent_desc d;
-	for (size_t i = 0; apenet_config_agent_desc(i, &d) == 0; i++) {
-		if (d.is_str)
-			continue;
-		char text[512], msg[256];
-		struct apenet_config cfg;
-		/* the period keys are checked together: give a pair that holds */
-		const char *extra = !strcmp(d.key, "period_ms")	  ? "  watchdog_period_ms: 10000\n  dnp_stuck_periods: 10000\n"
-				    : !strcmp(d.key, "watchdog_period_ms") ? "  period_ms: 10\n  dnp_stuck_periods: 10000\n"
-				    : !strcmp(d.key, "dnp_stuck_periods") ? "  period_ms: 10\n  watchdog_period_ms: 10\n"
-				    : !strcmp(d.key, "blackbox_span_s")	  ? "  period_ms: 100\n"
-									  : "";
-		double ends[2] = { d.min, d.max };
-		for (int k = 0; k < 2; k++) {
-			snprintf(text, sizeof(text), "agent:\n  %s: %.17g\n%s", d.key, ends[k], extra);
-			if (!strcmp(d.key, "dnp_stuck_periods") && k == 0)
-				snprintf(text, sizeof(text), "agent:\n  %s: %.17g\n  period_ms: 10\n  watchdog_period_ms: 10\n",
-					 d.key, ends[k]);
-			load_ok(text, &cfg);
-			assert_true(apenet_config_agent_num(&cfg.agent, &d) == ends[k]);
-			assert_int_equal(cfg.agent_given[i], 1);
-			apenet_config_free(&cfg);
+	const struct apenet_config_table *t;
+	struct apenet_config def;
+	apenet_config_defaults(&def);
+	for (size_t k = 0; (t = apenet_config_table(k)); k++) {
+		char heading[64];
+		snprintf(heading, sizeof(heading), "%s", t->section);
+		heading[0] = (char)(heading[0] - 'a' + 'A');
+		read_section_doc(heading);
+		const void *sec = apenet_config_section(&def, t);
+		for (size_t i = 0; i < t->n; i++) {
+			const struct apenet_config_desc *d = &t->rows[i];
+			if (i >= nadoc)
+				fail_msg("%s: not in the %s table of docs/config.md", d->key, heading);
+			const struct section_doc *a = &adoc[i];
+			if (strcmp(a->key, d->key))
+				fail_msg("docs/config.md %s row %zu is %s, the loader's %s", heading, i, a->key, d->key);
+			if (strcmp(a->unit, d->unit))
+				fail_msg("%s: unit '%s', the loader '%s'", d->key, a->unit, d->unit);
+			if (d->is_str) {
+				char want[APENET_PATH_MAX + 8];
+				snprintf(want, sizeof(want), "\"%s\"", d->def_str);
+				assert_string_equal(apenet_config_str(sec, d), d->def_str);
+				assert_true(strlen(d->def_str) < d->size);
+				if (strcmp(a->def, want) || strcmp(a->range, "-"))
+					fail_msg("%s: docs say default %s range %s, the loader %s -", d->key, a->def, a->range, want);
+			} else {
+				/* compared as numbers: "1048576" and "3.6e+06" both read exactly */
+				double dv, lo, hi;
+				assert_true(apenet_config_num(sec, d) == d->def);
+				assert_true(d->min <= d->def && d->def <= d->max);
+				if (parse_num(a->def, &dv) || parse_range(a->range, &lo, &hi) || dv != d->def || lo != d->min ||
+				    hi != d->max)
+					fail_msg("%s: docs say default %s range %s, the loader %.17g %.17g..%.17g", d->key, a->def,
+						 a->range, d->def, d->min, d->max);
+			}
+			if (!d->doc[0])
+				fail_msg("%s: no meaning", d->key);
 		}
-		double over = d.max + (d.max > 0 ? d.max : 1) + 1, under = d.min - 1;
-		snprintf(text, sizeof(text), "agent:\n  %s: %.17g\n", d.key, over);
-		snprintf(msg, sizeof(msg), "'%s': %g is out of range %g..%g", d.key, over, d.min, d.max);
-		load_err_val(text, d.key, msg);
-		snprintf(text, sizeof(text), "agent:\n  %s: %.17g\n", d.key, under);
-		snprintf(msg, sizeof(msg), "'%s': %g is out of range %g..%g", d.key, under, d.min, d.max);
-		load_err_val(text, d.key, msg);
-		snprintf(text, sizeof(text), "agent:\n  %s: soon\n", d.key);
-		snprintf(msg, sizeof(msg), "'%s': 'soon' is not a number", d.key);
-		load_err_val(text, d.key, msg);
+		if (nadoc != t->n)
+			fail_msg("docs/config.md's %s table has %u rows, the loader's %zu", heading, nadoc, t->n);
+	}
+}
+
+/* Every number setting of every section: both ends of its range load and
+ * set it, one past either end is refused at the value, and the file's keys
+ * are marked given. */
+static void test_section_ranges(void **state)
+{
+	(void)state;
+	const struct apenet_config_table *t;
+	for (size_t k = 0; (t = apenet_config_table(k)); k++) {
+		for (size_t i = 0; i < t->n; i++) {
+			const struct apenet_config_desc *d = &t->rows[i];
+			if (d->is_str)
+				continue;
+			char text[512], msg[256];
+			struct apenet_config cfg;
+			/* the agent's period keys are checked together: give a pair that holds */
+			int agent = !strcmp(t->section, "agent");
+			const char *extra = !agent ? ""
+					    : !strcmp(d->key, "period_ms") ? "  watchdog_period_ms: 10000\n  dnp_stuck_periods: 10000\n"
+					    : !strcmp(d->key, "watchdog_period_ms") ? "  period_ms: 10\n  dnp_stuck_periods: 10000\n"
+					    : !strcmp(d->key, "dnp_stuck_periods")  ? "  period_ms: 10\n  watchdog_period_ms: 10\n"
+					    : !strcmp(d->key, "blackbox_span_s")    ? "  period_ms: 100\n"
+										    : "";
+			double ends[2] = { d->min, d->max };
+			for (int e = 0; e < 2; e++) {
+				snprintf(text, sizeof(text), "%s:\n  %s: %.17g\n%s", t->section, d->key, ends[e], extra);
+				if (agent && !strcmp(d->key, "dnp_stuck_periods") && e == 0)
+					snprintf(text, sizeof(text), "agent:\n  %s: %.17g\n  period_ms: 10\n  watchdog_period_ms: 10\n",
+						 d->key, ends[e]);
+				load_ok(text, &cfg);
+				assert_true(apenet_config_num(apenet_config_section(&cfg, t), d) == ends[e]);
+				assert_int_equal(apenet_config_given(&cfg, t, i), 1);
+				apenet_config_free(&cfg);
+			}
+			double over = d->max + (d->max > 0 ? d->max : 1) + 1, under = d->min - 1;
+			snprintf(text, sizeof(text), "%s:\n  %s: %.17g\n", t->section, d->key, over);
+			snprintf(msg, sizeof(msg), "'%s': %g is out of range %g..%g", d->key, over, d->min, d->max);
+			load_err_val(text, d->key, msg);
+			snprintf(text, sizeof(text), "%s:\n  %s: %.17g\n", t->section, d->key, under);
+			snprintf(msg, sizeof(msg), "'%s': %g is out of range %g..%g", d->key, under, d->min, d->max);
+			load_err_val(text, d->key, msg);
+			snprintf(text, sizeof(text), "%s:\n  %s: soon\n", t->section, d->key);
+			snprintf(msg, sizeof(msg), "'%s': 'soon' is not a number", d->key);
+			load_err_val(text, d->key, msg);
+			snprintf(text, sizeof(text), "%s:\n  %s: [1]\n", t->section, d->key);
+			snprintf(msg, sizeof(msg), "'%s': expected a value, found a list", d->key);
+			load_err_val(text, d->key, msg);
+		}
 	}
 }
 
@@ -1124,9 +1194,10 @@ static void test_agent_errors(void **state)
 	apenet_config_free(&cfg);
 }
 
-/* The shipped file sets every agent key to its default, with a comment line
- * giving unit, range and default (or the default of a string) above it. */
-static void test_shipped_agent(void **state)
+/* The shipped file sets every key of every section to its default, with a
+ * comment line giving unit, range and default (or the default of a string)
+ * above it. */
+static void test_shipped_sections(void **state)
 {
 	(void)state;
 	const char *src = getenv("APENET_SRCDIR");
@@ -1135,7 +1206,7 @@ static void test_shipped_agent(void **state)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		fail_msg("%s: %s", path, strerror(errno));
-	static char text[65536];
+	static char text[65536], sec[65536];
 	size_t len = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
 	text[len] = 0;
@@ -1143,31 +1214,48 @@ static void test_shipped_agent(void **state)
 	struct apenet_err e = { 0 };
 	if (apenet_config_load(path, &cfg, &e))
 		fail_msg("%s", e.msg);
-	const char *sec = strstr(text, "\nagent:\n");
-	if (!sec)
-		fail_msg("%s: no agent section", path);
-	struct apenet_agent_desc d;
-	for (size_t i = 0; apenet_config_agent_desc(i, &d) == 0; i++) {
-		if (!cfg.agent_given[i])
-			fail_msg("%s: agent key %s is not in it", path, d.key);
-		char key[96], want[APENET_PATH_MAX + 96];
-		snprintf(key, sizeof(key), "\n  %s: ", d.key);
-		const char *p = strstr(sec, key), *q;
-		if (!p)
-			fail_msg("%s: no line '  %s: ' in the agent section", path, d.key);
-		for (q = p - 1; q > text && *q != '\n'; q--)
+	const struct apenet_config_table *t;
+	for (size_t k = 0; (t = apenet_config_table(k)); k++) {
+		/* the section: from its key to the next line that starts with a key */
+		char head[64];
+		snprintf(head, sizeof(head), "\n%s:\n", t->section);
+		const char *p0 = strstr(text, head), *p1;
+		if (!p0)
+			fail_msg("%s: no %s section", path, t->section);
+		for (p1 = p0 + strlen(head); *p1 && !(p1[-1] == '\n' && p1[0] >= 'a' && p1[0] <= 'z'); p1++)
 			;
-		if (d.is_str) {
-			if (strcmp(apenet_config_agent_str(&cfg.agent, &d), d.def_str))
-				fail_msg("%s: %s is not its default", path, d.key);
-			snprintf(want, sizeof(want), "\n  # Default: \"%s\".\n", d.def_str);
-		} else {
-			if (apenet_config_agent_num(&cfg.agent, &d) != d.def)
-				fail_msg("%s: %s is not its default %g", path, d.key, d.def);
-			snprintf(want, sizeof(want), "\n  # Unit: %s; range %g..%g; default %g.\n", d.unit, d.min, d.max, d.def);
+		snprintf(sec, sizeof(sec), "%.*s", (int)(p1 - p0), p0);
+		const void *v = apenet_config_section(&cfg, t);
+		for (size_t i = 0; i < t->n; i++) {
+			const struct apenet_config_desc *d = &t->rows[i];
+			if (!apenet_config_given(&cfg, t, i))
+				fail_msg("%s: %s key %s is not in it", path, t->section, d->key);
+			char key[96], want[APENET_PATH_MAX + 96];
+			snprintf(key, sizeof(key), "\n  %s: ", d->key);
+			const char *p = strstr(sec, key), *q;
+			if (!p)
+				fail_msg("%s: no line '  %s: ' in the %s section", path, d->key, t->section);
+			for (q = p - 1; q > sec && *q != '\n'; q--)
+				;
+			if (d->is_str) {
+				if (strcmp(apenet_config_str(v, d), d->def_str))
+					fail_msg("%s: %s is not its default", path, d->key);
+				snprintf(want, sizeof(want), "\n  # Default: \"%s\".\n", d->def_str);
+				if (strncmp(q, want, strlen(want)))
+					fail_msg("%s: the line above %s is not '%s'", path, d->key, want + 1);
+				continue;
+			}
+			if (apenet_config_num(v, d) != d->def)
+				fail_msg("%s: %s is not its default %g", path, d->key, d->def);
+			/* "# Unit: U; range LO..HI; default D.", the numbers read exactly */
+			char unit[64], range[64], def[64], end;
+			double lo, hi, x;
+			if (sscanf(q, "\n  # Unit: %63[^;]; range %63[^;]; default %63[^.\n]%c", unit, range, def, &end) != 4 ||
+			    end != '.' || strcmp(unit, d->unit) || parse_range(range, &lo, &hi) || parse_num(def, &x) ||
+			    lo != d->min || hi != d->max || x != d->def)
+				fail_msg("%s: the line above %s is not '# Unit: %s; range %.17g..%.17g; default %.17g.'", path,
+					 d->key, d->unit, d->min, d->max, d->def);
 		}
-		if (strncmp(q, want, strlen(want)))
-			fail_msg("%s: the line above %s is not '%s'", path, d.key, want + 1);
 	}
 	apenet_config_free(&cfg);
 }
@@ -1193,10 +1281,11 @@ int main(void)
 		cmocka_unit_test(test_lookup_without_index),
 		cmocka_unit_test(test_threshold_desc),
 		cmocka_unit_test(test_shipped_config),
-		cmocka_unit_test(test_agent_doc),
-		cmocka_unit_test(test_agent_ranges),
+		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_section_docs),
+		cmocka_unit_test(test_section_ranges),
 		cmocka_unit_test(test_agent_errors),
-		cmocka_unit_test(test_shipped_agent),
+		cmocka_unit_test(test_shipped_sections),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
