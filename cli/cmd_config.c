@@ -2,7 +2,8 @@
  * apenet config check [FILE]: loads a config through the one loader, as
  * every command would, and prints the settings in effect: every threshold
  * with its value, unit, default and whether the file set it, the node
- * agent's settings the same way, and the cluster layout.  The lists come from the loader's own tables
+ * agent's and the supervisor's settings the same way, and the cluster
+ * layout.  The lists come from the loader's own tables
  * (apenet_config_threshold_desc, apenet_config_table), so a key or a
  * section added there shows here without touching this file.  A bad file
  * is an error naming file:line:column, exit 2.
@@ -125,8 +126,8 @@ int cmd_config(struct cli *c)
 		apenet_out_obj_end(o);
 	}
 	apenet_out_arr_end(o);
-	/* the table-driven sections (the node agent's), from the loader's own
-	 * tables as well */
+	/* the table-driven sections (the node agent's, the supervisor's), from
+	 * the loader's own tables as well */
 	const struct apenet_config_table *t;
 	for (size_t k = 0; (t = apenet_config_table(k)); k++)
 		out_section(o, &cfg, t);

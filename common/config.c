@@ -11,7 +11,7 @@
 #include "apenet_paths.h" /* APENET_SYSCONFDIR, written by the Makefile */
 
 
-/* ---- table-driven sections: agent ---- */
+/* ---- table-driven sections: agent, supervisor ---- */
 
 /* One row per setting: the loader, `apenet config check`, the shipped
  * etc/apenet/apenet.yaml and docs/config.md all follow these tables (the
@@ -77,8 +77,122 @@ static const struct apenet_config_desc agent_keys[] = {
 #define NAGENT (sizeof(agent_keys) / sizeof(agent_keys[0]))
 _Static_assert(NAGENT == APENET_NAGENT, "APENET_NAGENT counts the rows of agent_keys");
 
+#define SN(k, lo, hi, d, u, doc) NUM(struct apenet_supervisor_config, k, lo, hi, d, u, doc)
+#define SS(k, f, d, doc) STR(struct apenet_supervisor_config, k, APENET_FORM_##f, d, doc)
+static const struct apenet_config_desc svr_keys[] = {
+	SN(batch_max_events, 1, 100000, 1000, "events",
+	   "reports are committed to the health database in batches: a batch is committed at this many reports..."),
+	SN(batch_max_ms, 0, 10000, 20, "ms",
+	   "...or when its oldest report has waited this long; the acknowledgements (INFORM responses) follow the commit"),
+	SN(recv_buffer_kib, 64, 1048576, 4096, "KiB",
+	   "the UDP receive buffer (SO_RCVBUF): bursts of reports wait there while a batch commits"),
+	SN(tick_ms, 10, 10000, 100, "ms",
+	   "how often the deduction looks at the time (silences, settle windows)"),
+	SN(silent_ms, 100, 86400000, 3500, "ms",
+	   "no report from a node itself for this long: the node is silent (3 heartbeats at the default heartbeat_s of 1 s, plus margin)"),
+	SN(settle_ms, 0, 600000, 1500, "ms",
+	   "after the first evidence of a fault, the supervisor waits this long for the rest before it opens an incident"),
+	SN(explain_ms, 0, 600000, 5000, "ms",
+	   "a silence waits this long for the neighbours' words (their LDM reports) that explain it"),
+	SN(late_ms, 0, 86400000, 2000, "ms",
+	   "a report this much older than its arrival comes from an agent's spool: history, not news"),
+	SN(restore_hold_ms, 0, 86400000, 8000, "ms",
+	   "an incident open when the supervisor starts that no evidence supports closes after this"),
+	SN(resync_ms, 0, 86400000, 15000, "ms",
+	   "a restarted agent says again what is still wrong within this"),
+	SN(group_min, 1, 1000000, 2, "nodes",
+	   "this many unexplained silences at once: this supervisor is cut off, not the nodes"),
+	SN(evidence_max, 1, 1000000, 256, "pieces",
+	   "evidence rows written per incident (the rest are counted)"),
+	SN(heartbeat_flush_ms, 0, 600000, 1000, "ms",
+	   "the node times from routine heartbeats reach the database at most this late; 0: at every commit"),
+	SN(retention_days, 0, 36500, 90, "days",
+	   "transitions older than this are deleted (never the evidence of an open incident); 0: everything is kept"),
+	SS(listen, ADDR_LIST, "0.0.0.0:162,0.0.0.0:10162",
+	   "where each instance listens (UDP): comma-separated host:port or [v6addr]:port, 1..8; --instance N takes the Nth"),
+	SS(db, PATH_LIST, "/var/lib/apenet/health-1.db,/var/lib/apenet/health-2.db",
+	   "each instance's health database: comma-separated absolute paths, distinct, as many as listen has; --instance N takes the Nth"),
+	SS(state_dir, PATH, "/var/lib/apenet",
+	   "where net-snmp's persistent files (the SNMPv3 engine ID) go: state_dir/supervisor-N for instance N"),
+	SS(log_level, LOG_LEVEL, "notice", "the least severe messages logged: err, warn, notice, info or debug"),
+};
+#undef SN
+#undef SS
 #undef NUM
 #undef STR
+#define NSVR (sizeof(svr_keys) / sizeof(svr_keys[0]))
+_Static_assert(NSVR == APENET_NSVR, "APENET_NSVR counts the rows of svr_keys");
+
+/* The entries of a comma-separated list, spaces around them removed: the
+ * count of entries (all of them, also past max), the first max in sp. */
+struct span {
+	const char *p;
+	size_t n;
+};
+
+static unsigned list_split(const char *s, struct span *sp, unsigned max)
+{
+	unsigned k = 0;
+	for (;;) {
+		size_t n = strcspn(s, ",");
+		const char *p = s;
+		while (n && *p == ' ') {
+			p++;
+			n--;
+		}
+		while (n && p[n - 1] == ' ')
+			n--;
+		if (k < max)
+			sp[k] = (struct span){ p, n };
+		k++;
+		s += strcspn(s, ",");
+		if (!*s)
+			return k;
+		s++;
+	}
+}
+
+/* A listen or db list: 1..APENET_CONFIG_MAX_INSTANCES entries, none empty;
+ * addresses host:port with the port given, paths absolute and distinct. */
+static int check_list(const struct apenet_conf *c, const struct apenet_conf_node *n, const struct apenet_config_desc *d,
+		      struct apenet_err *e)
+{
+	struct span sp[APENET_CONFIG_MAX_INSTANCES];
+	unsigned k = list_split(n->value, sp, APENET_CONFIG_MAX_INSTANCES);
+	const char *what = d->form == APENET_FORM_ADDR_LIST ? "host:port" : "absolute paths";
+	if (k == 1 && !sp[0].n)
+		return apenet_conf_error(c, n, e, "'%s': empty; 1..%d comma-separated %s are needed", d->key,
+					 APENET_CONFIG_MAX_INSTANCES, what);
+	if (k > APENET_CONFIG_MAX_INSTANCES)
+		return apenet_conf_error(c, n, e, "'%s': %u entries, at most %d (instances)", d->key, k,
+					 APENET_CONFIG_MAX_INSTANCES);
+	for (unsigned i = 0; i < k; i++) {
+		const struct span *x = &sp[i];
+		if (!x->n)
+			return apenet_conf_error(c, n, e, "'%s': entry %u is empty", d->key, i + 1);
+		if (d->form == APENET_FORM_PATH_LIST) {
+			if (x->p[0] != '/')
+				return apenet_conf_error(c, n, e, "'%s': entry %u '%.*s' is not an absolute path", d->key, i + 1,
+							 (int)x->n, x->p);
+			for (unsigned j = 0; j < i; j++)
+				if (sp[j].n == x->n && !memcmp(sp[j].p, x->p, x->n))
+					return apenet_conf_error(c, n, e,
+								 "'%s': entry %u '%.*s' is also entry %u: each instance needs its own",
+								 d->key, i + 1, (int)x->n, x->p, j + 1);
+			continue;
+		}
+		char addr[256], peer[300], why[160];
+		snprintf(addr, sizeof(addr), "%.*s", (int)x->n, x->p);
+		if (apenet_notify_peer(addr, peer, sizeof(peer), why, sizeof(why)))
+			return apenet_conf_error(c, n, e, "'%s': entry %u '%s': %s", d->key, i + 1, addr, why);
+		/* the notifier's syntax takes a bare host as port 162; a
+		 * listener says which port it binds */
+		const char *bracket = addr[0] == '[' ? strchr(addr, ']') : NULL;
+		if (!strchr(bracket ? bracket : addr, ':'))
+			return apenet_conf_error(c, n, e, "'%s': entry %u '%s': no port (host:port)", d->key, i + 1, addr);
+	}
+	return 0;
+}
 
 /* A string setting against its form. */
 static int check_str(const struct apenet_conf *c, const struct apenet_conf_node *n, const struct apenet_config_desc *d,
@@ -103,6 +217,9 @@ static int check_str(const struct apenet_conf *c, const struct apenet_conf_node 
 		if (apenet_log_level_parse(v) < 0)
 			return apenet_conf_error(c, n, e, "'%s': '%s' is not err, warn, notice, info or debug", d->key, v);
 		return 0;
+	case APENET_FORM_ADDR_LIST:
+	case APENET_FORM_PATH_LIST:
+		return check_list(c, n, d, e);
 	default:
 		return 0;
 	}
@@ -134,6 +251,20 @@ static int agent_cross(const struct apenet_conf *c, const struct apenet_conf_nod
 	return 0;
 }
 
+/* Instance N is the Nth entry of both lists: they must be as long. */
+static int svr_cross(const struct apenet_conf *c, const struct apenet_conf_node *m, const void *sec,
+		     struct apenet_err *e)
+{
+	const struct apenet_supervisor_config *s = sec;
+	const struct apenet_conf_node *nl = apenet_conf_get(m, "listen"), *nd = apenet_conf_get(m, "db");
+	unsigned kl = list_split(s->listen, NULL, 0), kd = list_split(s->db, NULL, 0);
+	if (kl != kd)
+		return apenet_conf_error(c, nl ? nl : nd ? nd : m, e,
+					 "listen has %u entr%s%s and db %u%s: each instance (--instance N) needs its entry in both",
+					 kl, kl == 1 ? "y" : "ies", nl ? "" : " (the default)", kd, nd ? "" : " (the default)");
+	return 0;
+}
+
 /* A section and what the generic loader needs beyond its public view. */
 struct section {
 	struct apenet_config_table t; /* first: apenet_config_table() hands out &t */
@@ -144,11 +275,14 @@ struct section {
 static const struct section sections[] = {
 	{ { "agent", agent_keys, NAGENT, offsetof(struct apenet_config, agent),
 	    offsetof(struct apenet_config, agent_given) }, agent_cross },
+	{ { "supervisor", svr_keys, NSVR, offsetof(struct apenet_config, svr),
+	    offsetof(struct apenet_config, svr_given) }, svr_cross },
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 #define MAXROWS 64
-_Static_assert(NAGENT < MAXROWS, "a section has fewer than MAXROWS rows");
+_Static_assert(NAGENT < MAXROWS && NSVR < MAXROWS, "a section has fewer than MAXROWS rows");
 _Static_assert(sizeof(((struct apenet_config *)0)->agent_given) == NAGENT, "agent_given has a flag a row");
+_Static_assert(sizeof(((struct apenet_config *)0)->svr_given) == NSVR, "svr_given has a flag a row");
 
 static void section_defaults(const struct section *s, struct apenet_config *c)
 {
@@ -426,7 +560,7 @@ static int load_cluster(const struct apenet_conf *c, const struct apenet_conf_no
 /* Both entry points end here: the tree is parsed, whatever held the text. */
 static int config_from_tree(struct apenet_conf *c, struct apenet_config *cfg, struct apenet_err *e)
 {
-	static const char *const keys[] = { "cluster", "thresholds", "agent", "supervisors", NULL };
+	static const char *const keys[] = { "cluster", "thresholds", "agent", "supervisors", "supervisor", NULL };
 	const struct apenet_conf_node *n;
 	int rc = -1;
 	if (apenet_conf_expect(c, c->root, APENET_CONF_MAP, "document", e) || apenet_conf_check_keys(c, c->root, keys, e))
@@ -607,6 +741,30 @@ const char *apenet_config_str(const void *section, const struct apenet_config_de
 int apenet_config_given(const struct apenet_config *c, const struct apenet_config_table *t, size_t i)
 {
 	return i < t->n && ((const unsigned char *)c + t->given_off)[i];
+}
+
+int apenet_config_instance(const struct apenet_supervisor_config *s, unsigned n, char *listen, size_t ln, char *db,
+			   size_t dn, struct apenet_err *e)
+{
+	struct span l[APENET_CONFIG_MAX_INSTANCES], d[APENET_CONFIG_MAX_INSTANCES];
+	unsigned kl = list_split(s->listen, l, APENET_CONFIG_MAX_INSTANCES);
+	unsigned kd = list_split(s->db, d, APENET_CONFIG_MAX_INSTANCES);
+	unsigned k = kl < kd ? kl : kd; /* the loader makes them equal */
+	if (k > APENET_CONFIG_MAX_INSTANCES)
+		k = APENET_CONFIG_MAX_INSTANCES;
+	if (n < 1 || n > k)
+		return apenet_err_set(e, APENET_EINVAL, "--instance %u: the config lists %u (supervisor: listen, db)%s", n,
+				      k, n < 1 ? "; instances count from 1" : "");
+	const struct span *x = &l[n - 1], *y = &d[n - 1];
+	if (x->n >= ln)
+		return apenet_err_set(e, APENET_EINVAL, "--instance %u: listen '%.*s' is longer than its buffer", n,
+				      (int)x->n, x->p);
+	if (y->n >= dn)
+		return apenet_err_set(e, APENET_EINVAL, "--instance %u: db '%.*s' is longer than its buffer", n, (int)y->n,
+				      y->p);
+	snprintf(listen, ln, "%.*s", (int)x->n, x->p);
+	snprintf(db, dn, "%.*s", (int)y->n, y->p);
+	return 0;
 }
 
 const char *apenet_config_path(const char *opt, const char **from)

@@ -103,6 +103,41 @@ struct apenet_agent_config {
 };
 #define APENET_NAGENT 27
 
+/*
+ * The supervisor's settings (the `supervisor:` section): the daemon
+ * apenet-supervisor that receives the agents' reports and keeps the health
+ * database.  One file serves every instance: `--instance N` takes the Nth
+ * entry of the comma-separated listen and db lists
+ * (apenet_config_instance).  The SNMP credentials are not here: a
+ * supervisor accepts what the `supervisors:` section tells the agents to
+ * send (version, community, user, auth_pass, priv_pass; struct
+ * apenet_config.sup).  Defaults, ranges and meanings: docs/config.md,
+ * "Supervisor".
+ */
+struct apenet_supervisor_config {
+	double batch_max_events;   /* 1000, 1..100000 "events": a batch is committed at this many reports... */
+	double batch_max_ms;       /* 20, 0..10000 "ms": ...or when its oldest report waited this long; acks follow the commit */
+	double recv_buffer_kib;    /* 4096, 64..1048576 "KiB": the UDP receive buffer (SO_RCVBUF): bursts wait there while a batch commits */
+	double tick_ms;            /* 100, 10..10000 "ms": how often the deduction looks at the time (silences, settle windows) */
+	double silent_ms;          /* 3500, 100..86400000: no report from a node itself for this long: silent (3 heartbeats at the default 1 s, plus margin) */
+	double settle_ms;          /* 1500, 0..600000: after the first evidence of a fault, wait this long for the rest before opening an incident */
+	double explain_ms;         /* 5000, 0..600000: a silence waits this long for the neighbours' words that explain it */
+	double late_ms;            /* 2000, 0..86400000: a report this much older than its arrival comes from a spool: history, not news */
+	double restore_hold_ms;    /* 8000, 0..86400000: an incident open at start that no evidence supports closes after this */
+	double resync_ms;          /* 15000, 0..86400000: a restarted agent says again what is still wrong within this */
+	double group_min;          /* 2, 1..1000000 "nodes": this many unexplained silences at once: this supervisor is cut off, not the nodes */
+	double evidence_max;       /* 256, 1..1000000 "pieces": evidence rows written per incident (the rest are counted) */
+	double heartbeat_flush_ms; /* 1000, 0..600000: node times from routine heartbeats reach the file at most this late (0: every commit) */
+	double retention_days;     /* 90, 0..36500 "days": transitions older than this are deleted (never the evidence of an open incident); 0 keeps everything */
+	char listen[256];          /* "0.0.0.0:162,0.0.0.0:10162": where each instance listens (udp); --instance N takes the Nth of the comma-separated list */
+	char db[APENET_PATH_MAX];  /* "/var/lib/apenet/health-1.db,/var/lib/apenet/health-2.db": each instance's health database, the same way */
+	char state_dir[APENET_PATH_MAX]; /* "/var/lib/apenet": net-snmp's persistent files (the SNMPv3 engine ID) go to state_dir/supervisor-N */
+	char log_level[16];        /* "notice" like the agent's */
+};
+#define APENET_NSVR 18
+/* The most instances the listen and db lists name. */
+#define APENET_CONFIG_MAX_INSTANCES 8
+
 /* What a string setting must be; the loader checks it, with the error at
  * the value in the file. */
 enum apenet_config_form {
@@ -112,6 +147,8 @@ enum apenet_config_form {
 	APENET_FORM_PATH_OR_EMPTY, /* an absolute path, or "" for the built-in choice */
 	APENET_FORM_SOCKET,        /* an absolute path of at most 107 characters (sun_path) */
 	APENET_FORM_LOG_LEVEL,     /* err, warn, notice, info or debug */
+	APENET_FORM_ADDR_LIST,     /* 1..8 comma-separated host:port, "[v6addr]:port" */
+	APENET_FORM_PATH_LIST,     /* 1..8 comma-separated absolute paths, distinct */
 };
 
 /* One setting of a table-driven section, as the loader, `apenet config
@@ -128,7 +165,7 @@ struct apenet_config_desc {
 	const char *doc;
 };
 
-/* A table-driven section of the file (`agent:`): its rows
+/* A table-driven section of the file (`agent:`, `supervisor:`): its rows
  * and where its values and its given-flags live in struct apenet_config. */
 struct apenet_config_table {
 	const char *section;    /* its key at the top of the file */
@@ -145,6 +182,8 @@ struct apenet_config {
 	struct apenet_cluster cl;
 	struct apenet_agent_config agent;
 	unsigned char agent_given[APENET_NAGENT]; /* by descriptor index: the file set it */
+	struct apenet_supervisor_config svr;
+	unsigned char svr_given[APENET_NSVR];     /* by descriptor index: the file set it */
 	/* supervisors: where the agent reports (common/config_sup.c); no
 	 * targets: reports off */
 	struct apenet_notify_config sup;
@@ -184,12 +223,12 @@ int apenet_config_node_by_name(const struct apenet_config *c, const char *name, 
 int apenet_config_threshold_desc(size_t i, struct apenet_thr_desc *d);
 /* Its value in t. */
 double apenet_config_threshold_value(const struct apenet_thresholds *t, const struct apenet_thr_desc *d);
-/* The table-driven sections, in the order of the file: 0 agent; NULL past
- * the last. */
+/* The table-driven sections, in the order of the file: 0 agent, 1
+ * supervisor; NULL past the last. */
 const struct apenet_config_table *apenet_config_table(size_t i);
-/* By its section key ("agent"); NULL when none. */
+/* By its section key ("agent", "supervisor"); NULL when none. */
 const struct apenet_config_table *apenet_config_table_find(const char *section);
-/* The section's struct in c (&c->agent). */
+/* The section's struct in c (&c->agent, &c->svr). */
 const void *apenet_config_section(const struct apenet_config *c, const struct apenet_config_table *t);
 /* A number setting's value in the section's struct (d->is_str 0), a
  * string's (d->is_str 1). */
@@ -197,6 +236,13 @@ double apenet_config_num(const void *section, const struct apenet_config_desc *d
 const char *apenet_config_str(const void *section, const struct apenet_config_desc *d);
 /* Whether the file set row i of t. */
 int apenet_config_given(const struct apenet_config *c, const struct apenet_config_table *t, size_t i);
+
+/* Instance n (1-based, `--instance N`) of the supervisor: the nth entries of
+ * its listen and db lists, spaces around them removed.  -1 when the lists
+ * have no nth entry ("--instance 3: the config lists 2") or an entry does
+ * not fit the buffer. */
+int apenet_config_instance(const struct apenet_supervisor_config *s, unsigned n, char *listen, size_t ln, char *db,
+			   size_t dn, struct apenet_err *e);
 
 /* Where the config file is looked for when neither --config nor
  * $APENET_CONFIG names one: SYSCONFDIR/apenet/apenet.yaml. */

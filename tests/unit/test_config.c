@@ -435,7 +435,7 @@ static void test_error_unknown_top_key(void **state)
 {
 	(void)state;
 	load_err_at("thresholds:\n  crc_warn_per_min: 2\nclustr:\n  dims: 4x4x1\n", "clustr", 0,
-		    "unknown key 'clustr' (expected one of: cluster, thresholds, agent, supervisors)");
+		    "unknown key 'clustr' (expected one of: cluster, thresholds, agent, supervisors, supervisor)");
 	load_err_at("cluster:\n  dims: 4x4x1\n  wrap: true\n", "wrap", 0,
 		    "unknown key 'wrap' (expected one of: dims, wraparound, nodes)");
 	load_err_at("cluster:\n  dims: 2x1x1\n  nodes:\n    - { name: a, node: \"0,0,0\", rack: 3 }\n", "rack", 0,
@@ -948,9 +948,9 @@ static void test_load_string(void **state)
 }
 
 
-/* ---- the table-driven sections ---- */
+/* ---- the table-driven sections: agent, supervisor ---- */
 
-/* Reads the "## Agent" table of docs/config.md into
+/* Reads the "## Agent" (or "## Supervisor") table of docs/config.md into
  * rows of cells. */
 struct section_doc {
 	char key[64], def[APENET_PATH_MAX], unit[32], range[64];
@@ -1001,19 +1001,19 @@ static void read_section_doc(const char *heading)
 	fclose(f);
 }
 
-/* The tables the loader has: agent, and no more. */
+/* The tables the loader has: agent, then supervisor, and no more. */
 static void test_tables(void **state)
 {
 	(void)state;
 	const struct apenet_config_table *t;
 	size_t k;
-	static const char *const names[] = { "agent" };
-	static const size_t rows[] = { APENET_NAGENT };
-	static const size_t sizes[] = { sizeof(struct apenet_agent_config) };
+	static const char *const names[] = { "agent", "supervisor" };
+	static const size_t rows[] = { APENET_NAGENT, APENET_NSVR };
+	static const size_t sizes[] = { sizeof(struct apenet_agent_config), sizeof(struct apenet_supervisor_config) };
 	struct apenet_config def;
 	apenet_config_defaults(&def);
 	for (k = 0; (t = apenet_config_table(k)); k++) {
-		assert_true(k < 1);
+		assert_true(k < 2);
 		assert_string_equal(t->section, names[k]);
 		assert_int_equal(t->n, rows[k]);
 		assert_ptr_equal(apenet_config_table_find(names[k]), t);
@@ -1033,10 +1033,11 @@ static void test_tables(void **state)
 		assert_int_equal(sum, sizes[k]);
 		assert_int_equal(apenet_config_given(&def, t, t->n), 0);
 	}
-	assert_int_equal(k, 1);
+	assert_int_equal(k, 2);
 	assert_null(apenet_config_table_find("supervisors")); /* not table-driven */
 	assert_null(apenet_config_table_find("thresholds"));
 	assert_ptr_equal(apenet_config_section(&def, apenet_config_table(0)), &def.agent);
+	assert_ptr_equal(apenet_config_section(&def, apenet_config_table(1)), &def.svr);
 }
 
 /* docs/config.md's table of each section is the loader's table, row for
@@ -1260,6 +1261,181 @@ static void test_shipped_sections(void **state)
 	apenet_config_free(&cfg);
 }
 
+/* ---- the supervisor section ---- */
+
+static void test_supervisor_defaults(void **state)
+{
+	(void)state;
+	struct apenet_config cfg;
+	struct apenet_err e = { 0 };
+	assert_int_equal(apenet_config_load(NULL, &cfg, &e), 0);
+	const struct apenet_supervisor_config *s = &cfg.svr;
+	assert_true(s->batch_max_events == 1000 && s->batch_max_ms == 20 && s->recv_buffer_kib == 4096);
+	assert_true(s->tick_ms == 100 && s->silent_ms == 3500 && s->settle_ms == 1500 && s->explain_ms == 5000);
+	assert_true(s->late_ms == 2000 && s->restore_hold_ms == 8000 && s->resync_ms == 15000);
+	assert_true(s->group_min == 2 && s->evidence_max == 256 && s->heartbeat_flush_ms == 1000);
+	assert_true(s->retention_days == 90);
+	assert_string_equal(s->listen, "0.0.0.0:162,0.0.0.0:10162");
+	assert_string_equal(s->db, "/var/lib/apenet/health-1.db,/var/lib/apenet/health-2.db");
+	assert_string_equal(s->state_dir, "/var/lib/apenet");
+	assert_string_equal(s->log_level, "notice");
+	/* silent is three default heartbeats and a margin */
+	assert_true(s->silent_ms > 3 * cfg.heartbeat_s * 1000);
+	for (unsigned i = 0; i < APENET_NSVR; i++)
+		assert_int_equal(cfg.svr_given[i], 0);
+	apenet_config_free(&cfg);
+}
+
+/* A whole section: every key set, kept as given; the agent's untouched. */
+static void test_supervisor_full(void **state)
+{
+	(void)state;
+	struct apenet_config cfg, def;
+	apenet_config_defaults(&def);
+	load_ok("supervisor:\n"
+		"  batch_max_events: 500\n  batch_max_ms: 0\n  recv_buffer_kib: 65536\n  tick_ms: 50\n"
+		"  silent_ms: 5000\n  settle_ms: 0\n  explain_ms: 10000\n  late_ms: 60000\n  restore_hold_ms: 0\n"
+		"  resync_ms: 30000\n  group_min: 4\n  evidence_max: 1000\n  heartbeat_flush_ms: 0\n  retention_days: 0\n"
+		"  listen: \"10.0.0.1:162, [::1]:10162 ,sup3.example:1\"\n"
+		"  db: \"/srv/h1.db,/srv/h2.db,/srv/h3.db\"\n  state_dir: /srv/apenet\n  log_level: debug\n",
+		&cfg);
+	const struct apenet_supervisor_config *s = &cfg.svr;
+	assert_true(s->batch_max_events == 500 && s->batch_max_ms == 0 && s->recv_buffer_kib == 65536);
+	assert_true(s->tick_ms == 50 && s->silent_ms == 5000 && s->settle_ms == 0 && s->explain_ms == 10000);
+	assert_true(s->late_ms == 60000 && s->restore_hold_ms == 0 && s->resync_ms == 30000);
+	assert_true(s->group_min == 4 && s->evidence_max == 1000 && s->heartbeat_flush_ms == 0);
+	assert_true(s->retention_days == 0);
+	assert_string_equal(s->listen, "10.0.0.1:162, [::1]:10162 ,sup3.example:1");
+	assert_string_equal(s->db, "/srv/h1.db,/srv/h2.db,/srv/h3.db");
+	assert_string_equal(s->state_dir, "/srv/apenet");
+	assert_string_equal(s->log_level, "debug");
+	for (unsigned i = 0; i < APENET_NSVR; i++)
+		assert_int_equal(cfg.svr_given[i], 1);
+	assert_memory_equal(&cfg.agent, &def.agent, sizeof(def.agent));
+	assert_memory_equal(&cfg.thr, &def.thr, sizeof(def.thr));
+	/* and the agents' section beside it is its own */
+	assert_int_equal(cfg.sup.nsupervisors, def.sup.nsupervisors);
+	apenet_config_free(&cfg);
+
+	/* one instance, both lists of one */
+	load_ok("supervisor:\n  listen: \"[::]:162\"\n  db: /var/lib/apenet/health.db\n", &cfg);
+	assert_string_equal(cfg.svr.db, "/var/lib/apenet/health.db");
+	assert_true(cfg.svr.silent_ms == 3500);
+	assert_int_equal(cfg.svr_given[0], 0);
+	apenet_config_free(&cfg);
+	/* eight */
+	load_ok("supervisor:\n  listen: \"h:1,h:2,h:3,h:4,h:5,h:6,h:7,h:8\"\n  db: \"/1,/2,/3,/4,/5,/6,/7,/8\"\n", &cfg);
+	apenet_config_free(&cfg);
+	/* instances on different hosts may listen on the same address */
+	load_ok("supervisor:\n  listen: \"0.0.0.0:162,0.0.0.0:162\"\n", &cfg);
+	apenet_config_free(&cfg);
+}
+
+/* Each kind of bad value, named by file:line:column and its key. */
+static void test_supervisor_errors(void **state)
+{
+	(void)state;
+	load_err_at("supervisor:\n  tick_ms: 100\n  tik_ms: 3\n", "tik_ms", 0,
+		    "unknown key 'tik_ms' (expected one of: batch_max_events, batch_max_ms, recv_buffer_kib, tick_ms, "
+		    "silent_ms, settle_ms, explain_ms, late_ms, restore_hold_ms, resync_ms, group_min, evidence_max, "
+		    "heartbeat_flush_ms, retention_days, listen, db, state_dir, log_level)");
+	load_err_at("supervisor: on\n", "on", 0, "'supervisor': expected a map, found a value");
+	load_err_at("supervisor:\n  - listen\n", "-", 0, "'supervisor': expected a map, found a list");
+	load_err_val("supervisor:\n  db: [/a, /b]\n", "db", "'db': expected a value, found a list");
+	/* strings */
+	load_err_val("supervisor:\n  state_dir: var/lib/apenet\n", "state_dir",
+		     "'state_dir': 'var/lib/apenet' is not an absolute path");
+	load_err_val("supervisor:\n  state_dir: \"\"\n", "state_dir", "'state_dir': empty; a path is needed");
+	load_err_val("supervisor:\n  log_level: loud\n", "log_level",
+		     "'log_level': 'loud' is not err, warn, notice, info or debug");
+	char text[9000], big[5000];
+	memset(big, 'a', sizeof(big) - 1);
+	big[0] = '/';
+	big[sizeof(big) - 1] = 0;
+	snprintf(text, sizeof(text), "supervisor:\n  db: %s\n", big);
+	load_err_val(text, "db", "'db': longer than 4095 characters");
+	big[300] = 0;
+	snprintf(text, sizeof(text), "supervisor:\n  listen: %s\n", big + 1);
+	load_err_val(text, "listen", "'listen': longer than 255 characters");
+	/* the listen list: host:port entries, port given and in range */
+	load_err_val("supervisor:\n  listen: \"\"\n", "listen",
+		     "'listen': empty; 1..8 comma-separated host:port are needed");
+	load_err_val("supervisor:\n  listen: \"0.0.0.0:162,\"\n", "listen", "'listen': entry 2 is empty");
+	load_err_val("supervisor:\n  listen: \"0.0.0.0:162, ,0.0.0.0:163\"\n", "listen", "'listen': entry 2 is empty");
+	load_err_val("supervisor:\n  listen: \"0.0.0.0:162,0.0.0.0\"\n", "listen",
+		     "'listen': entry 2 '0.0.0.0': no port (host:port)");
+	load_err_val("supervisor:\n  listen: \"[::1],[::]:162\"\n", "listen", "'listen': entry 1 '[::1]': no port (host:port)");
+	load_err_val("supervisor:\n  listen: \"0.0.0.0:0,0.0.0.0:162\"\n", "listen",
+		     "'listen': entry 1 '0.0.0.0:0': port '0' is not a number in 1..65535");
+	load_err_val("supervisor:\n  listen: \"0.0.0.0:162,h:65536\"\n", "listen",
+		     "'listen': entry 2 'h:65536': port '65536' is not a number in 1..65535");
+	load_err_val("supervisor:\n  listen: \"0.0.0.0:snmp,h:1\"\n", "listen",
+		     "'listen': entry 1 '0.0.0.0:snmp': port 'snmp' is not a number in 1..65535");
+	load_err_val("supervisor:\n  listen: \"::1:162,h:1\"\n", "listen",
+		     "'listen': entry 1 '::1:162': an IPv6 address goes in brackets: [addr]:port");
+	load_err_val("supervisor:\n  listen: \"a b:162,h:1\"\n", "listen",
+		     "'listen': entry 1 'a b:162': ' ' cannot be in a host name or address");
+	load_err_val("supervisor:\n  listen: \"h:1,h:2,h:3,h:4,h:5,h:6,h:7,h:8,h:9\"\n", "listen",
+		     "'listen': 9 entries, at most 8 (instances)");
+	/* the db list: absolute paths, distinct */
+	load_err_val("supervisor:\n  db: \"/a.db,b.db\"\n", "db", "'db': entry 2 'b.db' is not an absolute path");
+	load_err_val("supervisor:\n  db: \"/a.db,/b.db,/a.db\"\n", "db",
+		     "'db': entry 3 '/a.db' is also entry 1: each instance needs its own");
+	load_err_val("supervisor:\n  db: \"/a.db,\"\n", "db", "'db': entry 2 is empty");
+	load_err_val("supervisor:\n  db: \" \"\n", "db", "'db': empty; 1..8 comma-separated absolute paths are needed");
+	/* as many databases as addresses; the error is at the value the file
+	 * gave (listen when it gave both) */
+	load_err_val("supervisor:\n  listen: \"0.0.0.0:162\"\n", "listen",
+		     "listen has 1 entry and db 2 (the default): each instance (--instance N) needs its entry in both");
+	load_err_val("supervisor:\n  db: \"/a,/b,/c\"\n", "db",
+		     "listen has 2 entries (the default) and db 3: each instance (--instance N) needs its entry in both");
+	load_err_val("supervisor:\n  log_level: info\n  listen: \"h:1,h:2,h:3\"\n  db: \"/a,/b\"\n", "listen",
+		     "listen has 3 entries and db 2: each instance (--instance N) needs its entry in both");
+}
+
+/* --instance N: the Nth address and database, or an error naming N and
+ * how many there are. */
+static void test_instance(void **state)
+{
+	(void)state;
+	struct apenet_config cfg;
+	struct apenet_err e = { 0 };
+	char l[64], d[APENET_PATH_MAX];
+	apenet_config_defaults(&cfg);
+	assert_int_equal(apenet_config_instance(&cfg.svr, 1, l, sizeof(l), d, sizeof(d), &e), 0);
+	assert_string_equal(l, "0.0.0.0:162");
+	assert_string_equal(d, "/var/lib/apenet/health-1.db");
+	assert_int_equal(apenet_config_instance(&cfg.svr, 2, l, sizeof(l), d, sizeof(d), &e), 0);
+	assert_string_equal(l, "0.0.0.0:10162");
+	assert_string_equal(d, "/var/lib/apenet/health-2.db");
+	assert_int_equal(apenet_config_instance(&cfg.svr, 3, l, sizeof(l), d, sizeof(d), &e), -1);
+	assert_int_equal(e.code, APENET_EINVAL);
+	assert_string_equal(e.msg, "--instance 3: the config lists 2 (supervisor: listen, db)");
+	assert_int_equal(apenet_config_instance(&cfg.svr, 0, l, sizeof(l), d, sizeof(d), &e), -1);
+	assert_string_equal(e.msg, "--instance 0: the config lists 2 (supervisor: listen, db); instances count from 1");
+	apenet_config_free(&cfg);
+
+	/* spaces around the entries are not part of them */
+	load_ok("supervisor:\n  listen: \" 10.0.0.1:162 , [::1]:10162,h:3 \"\n  db: \"/a.db,  /b c.db ,/c.db\"\n", &cfg);
+	assert_int_equal(apenet_config_instance(&cfg.svr, 2, l, sizeof(l), d, sizeof(d), &e), 0);
+	assert_string_equal(l, "[::1]:10162");
+	assert_string_equal(d, "/b c.db");
+	assert_int_equal(apenet_config_instance(&cfg.svr, 3, l, sizeof(l), d, sizeof(d), &e), 0);
+	assert_string_equal(l, "h:3");
+	assert_string_equal(d, "/c.db");
+	assert_int_equal(apenet_config_instance(&cfg.svr, 1, l, sizeof(l), d, sizeof(d), &e), 0);
+	assert_string_equal(l, "10.0.0.1:162");
+	assert_int_equal(apenet_config_instance(&cfg.svr, 4, l, sizeof(l), d, sizeof(d), &e), -1);
+	assert_string_equal(e.msg, "--instance 4: the config lists 3 (supervisor: listen, db)");
+	/* a buffer too small is an error, not a cut address */
+	assert_int_equal(apenet_config_instance(&cfg.svr, 2, l, 11, d, sizeof(d), &e), -1);
+	assert_string_equal(e.msg, "--instance 2: listen '[::1]:10162' is longer than its buffer");
+	assert_int_equal(apenet_config_instance(&cfg.svr, 2, l, 12, d, 7, &e), -1);
+	assert_string_equal(e.msg, "--instance 2: db '/b c.db' is longer than its buffer");
+	assert_int_equal(apenet_config_instance(&cfg.svr, 2, l, 12, d, 8, &e), 0);
+	apenet_config_free(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1286,6 +1462,10 @@ int main(void)
 		cmocka_unit_test(test_section_ranges),
 		cmocka_unit_test(test_agent_errors),
 		cmocka_unit_test(test_shipped_sections),
+		cmocka_unit_test(test_supervisor_defaults),
+		cmocka_unit_test(test_supervisor_full),
+		cmocka_unit_test(test_supervisor_errors),
+		cmocka_unit_test(test_instance),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
