@@ -557,13 +557,43 @@ static int load_cluster(const struct apenet_conf *c, const struct apenet_conf_no
 }
 
 
+/* `supervisor:` (the supervisor's own settings) and `supervisors:` (where
+ * the agents report) are a letter apart: a key of one written in the other
+ * is named as such, rather than answered with the other's key list. */
+static int misplaced(const struct apenet_conf *c, const struct apenet_conf_node *root, struct apenet_err *e)
+{
+	static const char *const what[2] = { "the supervisor's own settings", "where the agents report" };
+	const struct apenet_config_table *t = apenet_config_table_find("supervisor");
+	const char *svr[MAXROWS + 1];
+	for (size_t i = 0; i < t->n; i++)
+		svr[i] = t->rows[i].key;
+	svr[t->n] = NULL;
+	const char *const *keys[2] = { svr, apenet_config_supervisors_keys() };
+	const char *name[2] = { "supervisor", "supervisors" };
+	for (int h = 0; h < 2; h++) {
+		const struct apenet_conf_node *m = apenet_conf_get(root, name[h]);
+		for (const struct apenet_conf_node *n = m && m->kind == APENET_CONF_MAP ? m->child : NULL; n; n = n->next) {
+			int here = 0, there = 0;
+			for (const char *const *k = keys[h]; *k; k++)
+				here |= !strcmp(*k, n->key);
+			for (const char *const *k = keys[!h]; *k; k++)
+				there |= !strcmp(*k, n->key);
+			if (!here && there)
+				return apenet_err_set(e, APENET_EINVAL, "%s:%d:%d: '%s' belongs in '%s:' (%s), not in '%s:'",
+						      c->file, n->key_line, n->key_col, n->key, name[!h], what[!h], name[h]);
+		}
+	}
+	return 0;
+}
+
 /* Both entry points end here: the tree is parsed, whatever held the text. */
 static int config_from_tree(struct apenet_conf *c, struct apenet_config *cfg, struct apenet_err *e)
 {
 	static const char *const keys[] = { "cluster", "thresholds", "agent", "supervisors", "supervisor", NULL };
 	const struct apenet_conf_node *n;
 	int rc = -1;
-	if (apenet_conf_expect(c, c->root, APENET_CONF_MAP, "document", e) || apenet_conf_check_keys(c, c->root, keys, e))
+	if (apenet_conf_expect(c, c->root, APENET_CONF_MAP, "document", e) || apenet_conf_check_keys(c, c->root, keys, e) ||
+	    misplaced(c, c->root, e))
 		goto out;
 	if ((n = apenet_conf_get(c->root, "cluster")) && load_cluster(c, n, &cfg->cl, e))
 		goto out;

@@ -32,15 +32,24 @@ static int num(const struct apenet_conf *c, const struct apenet_conf_node *m, co
 	return x ? apenet_conf_double(c, x, lo, hi, out, e) : 0;
 }
 
-int apenet_config_load_supervisors(const struct apenet_conf *c, const struct apenet_conf_node *m,
-				   struct apenet_config *cfg, struct apenet_err *e)
+/* Behind a function, not an exported array: the library exports names
+ * with the apenet_ prefix only, and ASan's ODR symbol of an array would
+ * not have it (tests/e2e/library.sh). */
+const char *const *apenet_config_supervisors_keys(void)
 {
 	static const char *const keys[] = { "targets", "version", "community", "user", "auth_pass", "priv_pass",
 					    "timeout_ms", "retries", "backoff_ms", "spool", "spool_max_mib",
 					    "heartbeat_s", NULL };
+	return keys;
+}
+
+int apenet_config_load_supervisors(const struct apenet_conf *c, const struct apenet_conf_node *m,
+				   struct apenet_config *cfg, struct apenet_err *e)
+{
 	struct apenet_notify_config *n = &cfg->sup;
 	const struct apenet_conf_node *x;
-	if (apenet_conf_expect(c, m, APENET_CONF_MAP, "supervisors", e) || apenet_conf_check_keys(c, m, keys, e))
+	if (apenet_conf_expect(c, m, APENET_CONF_MAP, "supervisors", e) ||
+	    apenet_conf_check_keys(c, m, apenet_config_supervisors_keys(), e))
 		return -1;
 	if ((x = apenet_conf_get(m, "targets"))) {
 		if (apenet_conf_expect(c, x, APENET_CONF_SEQ, "targets", e))

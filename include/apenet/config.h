@@ -214,6 +214,9 @@ struct apenet_conf_node;
 /* The `supervisors:` section (common/config_sup.c). */
 int apenet_config_load_supervisors(const struct apenet_conf *c, const struct apenet_conf_node *m,
 				   struct apenet_config *cfg, struct apenet_err *e);
+/* Its keys (NULL-terminated): a key of one supervisor section written in
+ * the other is named as such. */
+const char *const *apenet_config_supervisors_keys(void);
 /* The node's name, or NULL. */
 const char *apenet_config_node_name(const struct apenet_config *c, unsigned x, unsigned y, unsigned z);
 /* Node by name, 0 or -1. */

@@ -1342,6 +1342,13 @@ static void test_supervisor_errors(void **state)
 	load_err_at("supervisor: on\n", "on", 0, "'supervisor': expected a map, found a value");
 	load_err_at("supervisor:\n  - listen\n", "-", 0, "'supervisor': expected a map, found a list");
 	load_err_val("supervisor:\n  db: [/a, /b]\n", "db", "'db': expected a value, found a list");
+	/* the singular and the plural section: a key in the wrong one says where it goes */
+	load_err_at("supervisor:\n  tick_ms: 100\n  targets: [\"a:162\"]\n", "targets", 0,
+		    "'targets' belongs in 'supervisors:' (where the agents report), not in 'supervisor:'");
+	load_err_at("supervisor:\n  community: public\n", "community", 0,
+		    "'community' belongs in 'supervisors:' (where the agents report), not in 'supervisor:'");
+	load_err_at("supervisors:\n  timeout_ms: 100\n  listen: \"0.0.0.0:162\"\n", "listen", 0,
+		    "'listen' belongs in 'supervisor:' (the supervisor's own settings), not in 'supervisors:'");
 	/* strings */
 	load_err_val("supervisor:\n  state_dir: var/lib/apenet\n", "state_dir",
 		     "'state_dir': 'var/lib/apenet' is not an absolute path");
