@@ -108,8 +108,9 @@ with pdsh). The judging is lofamo/cabling.c; the command only gathers and prints
 page config "\`apenet config check [FILE]\` validates a config (else the one the tools would use: \`--config\`,
 \`\$APENET_CONFIG\`, the installed SYSCONFDIR/apenet/apenet.yaml, or the defaults) and prints the
 configuration in effect: every threshold with its value, unit, whether the file set it, its
-default and range, and the cluster layout. Errors name FILE:LINE:COLUMN and exit 2. See
-docs/config.md and the shipped etc/apenet/apenet.yaml."
+default and range, the node agent's and the supervisor's settings the same way, and the cluster
+layout. Errors name FILE:LINE:COLUMN and exit 2. See docs/config.md and the shipped
+etc/apenet/apenet.yaml."
 printf 'thresholds:\n  crc_warn_per_min: 0.5\n  crc_warn: 1\n' >"$T/typo.yaml"
 AA=$(cd "$BIN" && pwd)/apenet # the page runs it from the config's directory
 { run "apenet config check cluster.yaml" sh -c "cd '$T' && '$AA' config check cluster.yaml"

@@ -1,9 +1,10 @@
 #!/bin/sh
 # apenet config check: which file is used (argument, --config, $APENET_CONFIG,
 # the installed one, the defaults), every threshold with its value, unit and
-# source, the cluster layout, errors as file:line:column with exit 2; the
-# shipped etc/apenet/apenet.yaml; and `make install` twice into a temporary
-# DESTDIR, never overwriting the site's config.
+# source, the agent's and the supervisor's settings, the cluster layout,
+# errors as file:line:column with exit 2; the shipped etc/apenet/apenet.yaml;
+# and `make install` twice into a temporary DESTDIR, never overwriting the
+# site's config.
 . "$(dirname "$0")/../e2e_lib.sh"
 T=$(mktemp -d /tmp/apenet-config-XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -16,6 +17,8 @@ SHIPPED="$SRC/etc/apenet/apenet.yaml"
 keys_shipped=$(sed -n '/^thresholds:/,/^[a-z]/s/^  \([a-z_0-9]*\): .*/\1/p' "$SHIPPED" | sort | tr '\n' ' ')
 # ...and every agent setting.
 agent_shipped=$(sed -n '/^agent:/,/^[a-z]/s/^  \([a-z_0-9]*\): .*/\1/p' "$SHIPPED" | sort | tr '\n' ' ')
+# ...and every supervisor setting (the `supervisor:` section, not the agents' `supervisors:`).
+svr_shipped=$(sed -n '/^supervisor:/,/^[a-z]/s/^  \([a-z_0-9]*\): .*/\1/p' "$SHIPPED" | sort | tr '\n' ' ')
 
 # No file anywhere: the defaults (or the installed file, when this machine has one).
 "$A" config check --json >"$T/d.json" || fail "defaults: exit $?"
@@ -34,6 +37,13 @@ jq -e 'all(.agent[]; (.meaning | length > 0) and .value == .default and (.min ==
 jq -e '[.agent[] | select(.key == "period_ms" or .key == "socket" or .key == "blackbox_dir")] |
 	map({(.key): .value}) | add == {"period_ms": 100, "socket": "/run/apenet/agent.sock", "blackbox_dir": "/var/lib/apenet/blackbox"}' \
 	"$T/d.json" >/dev/null || fail "agent defaults: $(jq -c .agent "$T/d.json")"
+svr_loader=$(jq -r '.supervisor[].key' "$T/d.json" | sort | tr '\n' ' ')
+[ "$svr_loader" = "$svr_shipped" ] || fail "supervisor keys '$svr_loader' != shipped '$svr_shipped'"
+jq -e 'all(.supervisor[]; (.meaning | length > 0) and .value == .default and (.min == null or (.min <= .default and .default <= .max)))' \
+	"$T/d.json" >/dev/null || fail "supervisor rows"
+jq -e '[.supervisor[] | select(.key == "silent_ms" or .key == "listen")] | map({(.key): .value}) | add ==
+	{"silent_ms": 3500, "listen": "0.0.0.0:162,0.0.0.0:10162"}' "$T/d.json" >/dev/null ||
+	fail "supervisor defaults: $(jq -c .supervisor "$T/d.json")"
 if [ ! -e "$inst" ]; then
 	jq -e 'all(.thresholds[]; .source == "default") and .source.file == null' "$T/d.json" >/dev/null || fail "defaults source"
 fi
@@ -96,6 +106,8 @@ jq -e 'all(.thresholds[]; .source == "file" and .value == .default) and (.cluste
 	fail "shipped: $(jq -c '[.thresholds[] | select(.source != "file" or .value != .default)]' "$T/s.json")"
 jq -e 'all(.agent[]; .source == "file" and .value == .default)' "$T/s.json" >/dev/null ||
 	fail "shipped agent: $(jq -c '[.agent[] | select(.source != "file" or .value != .default)]' "$T/s.json")"
+jq -e 'all(.supervisor[]; .source == "file" and .value == .default)' "$T/s.json" >/dev/null ||
+	fail "shipped supervisor: $(jq -c '[.supervisor[] | select(.source != "file" or .value != .default)]' "$T/s.json")"
 # an agent setting from a file, and a bad one named by file:line:column
 printf 'agent:\n  period_ms: 50\n  socket: /tmp/a.sock\n' >"$T/ag.yaml"
 "$A" config check --json "$T/ag.yaml" | jq -e '[.agent[] | select(.source == "file") | {(.key): .value}] | add ==
@@ -103,6 +115,18 @@ printf 'agent:\n  period_ms: 50\n  socket: /tmp/a.sock\n' >"$T/ag.yaml"
 printf 'agent:\n  period_ms: 500\n' >"$T/ag2.yaml"
 "$A" config check "$T/ag2.yaml" 2>"$T/err"; [ $? -eq 2 ] && grep -q "ag2.yaml:2:14: period_ms (500) is above watchdog_period_ms" "$T/err" ||
 	fail "agent cross check: $(cat "$T/err")"
+# a supervisor setting from a file (text and JSON), and the lists' cross-check
+printf 'supervisor:\n  silent_ms: 5000\n  listen: "10.0.0.1:162"\n  db: /srv/health.db\n' >"$T/sv.yaml"
+"$A" config check --json "$T/sv.yaml" | jq -e '[.supervisor[] | select(.source == "file") | {(.key): .value}] | add ==
+	{"silent_ms": 5000, "listen": "10.0.0.1:162", "db": "/srv/health.db"}' >/dev/null || fail "supervisor from a file"
+"$A" config check "$T/sv.yaml" | awk '$1 == "silent_ms" && $2 == "5000" && $3 == "ms" && $4 == "file" && $5 == "3500" { ok = 1 }
+	END { exit !ok }' || fail "supervisor text row: $("$A" config check "$T/sv.yaml" | grep silent_ms)"
+printf 'agent:\n  period_ms: 100\nsupervisor:\n  tick_ms: 100\n  listen: "0.0.0.0:162"\n' >"$T/sv2.yaml"
+"$A" config check "$T/sv2.yaml" 2>"$T/err"; [ $? -eq 2 ] && grep -q "sv2.yaml:5:11: listen has 1 entry and db 2 (the default)" "$T/err" ||
+	fail "supervisor cross check: $(cat "$T/err")"
+printf 'supervisor:\n  targets: ["a:162"]\n' >"$T/sv3.yaml"
+"$A" config check "$T/sv3.yaml" 2>"$T/err"; [ $? -eq 2 ] && grep -q "sv3.yaml:2:3: 'targets' belongs in 'supervisors:'" "$T/err" ||
+	fail "supervisor: a key of supervisors: $(cat "$T/err")"
 
 # make install twice (three times) into a temporary DESTDIR: the config goes to
 # PREFIX/etc/apenet/, and a site's own file is never overwritten.
