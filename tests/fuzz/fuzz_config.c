@@ -1,8 +1,9 @@
 /*
- * The toolkit config (common/config.c, cluster layout and thresholds) from
- * YAML text.  What loads must be usable as loaded: every threshold in its
- * documented range with warn at or below fail, every node inside the torus
- * and found by name and by coordinates.
+ * The toolkit config (common/config.c, cluster layout, thresholds, the
+ * table-driven sections) from YAML text.  What loads must be usable as
+ * loaded: every threshold in its documented range with warn at or below
+ * fail, every node inside the torus and found by name and by coordinates,
+ * every supervisor instance with its address and database.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (cfg.cl.have)
 			for (int d = 0; d < 3; d++)
 				APENET_FUZZ_CHECK(cfg.cl.dims[d] >= 1 && cfg.cl.dims[d] <= 255);
+		/* the supervisor's lists name as many instances each: every
+		 * one of them, and no more, is there for --instance N */
+		char listen[256], db[APENET_PATH_MAX];
+		unsigned k = 0;
+		while (apenet_config_instance(&cfg.svr, k + 1, listen, sizeof(listen), db, sizeof(db), &e) == 0) {
+			APENET_FUZZ_CHECK(listen[0] && db[0] == '/');
+			k++;
+		}
+		APENET_FUZZ_CHECK(k >= 1 && k <= APENET_CONFIG_MAX_INSTANCES);
 		for (unsigned i = 0; i < cfg.cl.nnodes; i++) {
 			const struct apenet_node_name *nn = &cfg.cl.nodes[i];
 			unsigned xyz[3];
