@@ -1,0 +1,459 @@
+/*
+ * Systemic deduction, the API (include/apenet/deduce.h; docs/supervisor.md,
+ * "Systemic deduction"): reports become facts (lofamo/deduce_map.c says
+ * which), time makes silences, and after each change the deduction
+ * (lofamo/deduce_rules.c) gives every fact its incident
+ * (lofamo/deduce_inc.c), whose changes are queued as actions.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apenet/regs.h"
+#include "deduce_int.h"
+
+void apenet_deduce_config_defaults(struct apenet_deduce_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->dims[0] = 4;
+	c->dims[1] = 4;
+	c->dims[2] = 1;
+	c->silent_ms = 3000;
+	c->settle_ms = 1500;
+	c->explain_ms = 5000;
+	c->late_ms = 2000;
+	c->restore_hold_ms = 8000;
+	c->evidence_max = 256;
+	c->group_min = 2;
+}
+
+int apenet_deduce_config_check(const struct apenet_deduce_config *c, struct apenet_err *e)
+{
+	uint64_t n = 1;
+	for (int k = 0; k < 3; k++) {
+		if (c->dims[k] < 1 || c->dims[k] > 1024)
+			return apenet_err_set(e, APENET_EINVAL, "dims[%d]: %u is not in 1..1024", k, c->dims[k]);
+		n *= c->dims[k];
+	}
+	if (n > 1u << 20)
+		return apenet_err_set(e, APENET_EINVAL, "dims: %u x %u x %u nodes are more than 1048576", c->dims[0],
+				      c->dims[1], c->dims[2]);
+	const struct {
+		const char *name;
+		int64_t v, min;
+	} t[] = {
+		{ "silent_ms", c->silent_ms, 1 },         { "settle_ms", c->settle_ms, 0 },
+		{ "explain_ms", c->explain_ms, 0 },       { "late_ms", c->late_ms, 1 },
+		{ "restore_hold_ms", c->restore_hold_ms, 0 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (t[i].v < t[i].min || t[i].v > 86400000)
+			return apenet_err_set(e, APENET_EINVAL, "%s: %" PRId64 " is not in %" PRId64 "..86400000", t[i].name,
+					      t[i].v, t[i].min);
+	if (c->evidence_max < 1 || c->evidence_max > 1000000)
+		return apenet_err_set(e, APENET_EINVAL, "evidence_max: %u is not in 1..1000000", c->evidence_max);
+	if (c->group_min < 2)
+		return apenet_err_set(e, APENET_EINVAL, "group_min: %u is less than 2", c->group_min);
+	return 0;
+}
+
+int apenet_deduce_open(const struct apenet_deduce_config *c, struct apenet_deduce **out, struct apenet_err *e)
+{
+	*out = NULL;
+	if (apenet_deduce_config_check(c, e))
+		return -1;
+	struct apenet_deduce *d = calloc(1, sizeof(*d));
+	if (!d)
+		return apenet_err_set(e, APENET_EIO, "out of memory");
+	d->c = *c;
+	d->n = c->dims[0] * c->dims[1] * c->dims[2];
+	d->node = calloc(d->n, sizeof(*d->node));
+	if (!d->node) {
+		free(d);
+		return apenet_err_set(e, APENET_EIO, "out of memory for %u nodes", c->dims[0] * c->dims[1] * c->dims[2]);
+	}
+	for (uint32_t i = 0; i < d->n; i++) {
+		struct dd_node *x = &d->node[i];
+		x->lru_prev = x->lru_next = x->facts = x->uidx = DD_NONE;
+	}
+	d->ffree = d->ifree = d->efree = DD_NONE;
+	d->lru_head = d->lru_tail = d->cand_head = d->hold_head = DD_NONE;
+	*out = d;
+	return 0;
+}
+
+void apenet_deduce_close(struct apenet_deduce *d)
+{
+	if (!d)
+		return;
+	free(d->node);
+	free(d->fact);
+	free(d->inc);
+	free(d->bucket);
+	free(d->evr);
+	free(d->dirty.v);
+	free(d->rekey.v);
+	free(d->touched.v);
+	free(d->ulist.v);
+	free(d->q);
+	free(d->str);
+	free(d->strhash);
+	free(d);
+}
+
+static void clock_to(struct apenet_deduce *d, int64_t now)
+{
+	if (!d->started) {
+		d->started = 1;
+		d->start = now;
+		d->now = now;
+	}
+	if (now > d->now)
+		d->now = now;
+}
+
+/* ---- reports in ---- */
+
+static void evidence_of(const struct apenet_report *r, int64_t recv, struct apenet_deduce_evidence *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->time_ms = r->time_ms;
+	ev->recv_ms = recv;
+	ev->path = r->path;
+	ev->kind = r->kind;
+	ev->seq = r->seq;
+	ev->x = r->x;
+	ev->y = r->y;
+	ev->z = r->z;
+	snprintf(ev->reporter, sizeof(ev->reporter), "%.*s", (int)sizeof(r->boot) - 1, r->boot);
+	if (r->kind == APENET_REPORT_HEARTBEAT) {
+		snprintf(ev->code, sizeof(ev->code), "HEARTBEAT");
+		snprintf(ev->text, sizeof(ev->text), "heartbeat, LDM 0x%08x", r->ldm);
+		return;
+	}
+	snprintf(ev->code, sizeof(ev->code), "%.*s", (int)sizeof(ev->code) - 1, r->code);
+	snprintf(ev->where, sizeof(ev->where), "%.*s", (int)sizeof(ev->where) - 1, r->where);
+	snprintf(ev->via, sizeof(ev->via), "%.*s", (int)sizeof(ev->via) - 1, r->via);
+	ev->old_status = r->old_status;
+	ev->new_status = r->new_status;
+	snprintf(ev->text, sizeof(ev->text), "%.*s", (int)sizeof(ev->text) - 1, r->evidence);
+}
+
+/* The node itself spoke: its service path is alive. */
+static void heard(struct apenet_deduce *d, uint32_t n, int64_t recv, int64_t time_ms,
+		  const struct apenet_deduce_evidence *ev)
+{
+	struct dd_node *x = &d->node[n];
+	if (!x->heard_recv)
+		d->heard++;
+	if (recv > x->heard_recv)
+		x->heard_recv = recv;
+	if (time_ms > x->heard_time)
+		x->heard_time = time_ms;
+	dd_lru_touch(d, n);
+	if (x->iso == ISO_PENDING)
+		dd_mark_dirty(d, n); /* it spoke after its links went: not the node */
+	if (!(x->flags & N_SILENT))
+		return;
+	x->flags &= (uint8_t)~N_SILENT;
+	d->silent--;
+	uint32_t f = dd_fact_find_kind(d, n, K_SILENT);
+	if (f != DD_NONE) {
+		if (ev) {
+			struct apenet_deduce_evidence back = *ev;
+			char text[sizeof(back.text)];
+			snprintf(text, sizeof(text), "heard again: %.186s", ev->text);
+			memcpy(back.text, text, sizeof(text));
+			d->cause = &back;
+			dd_evidence(d, d->fact[f].inc, f, &back);
+			dd_fact_drop(d, f);
+			dd_pass(d);
+			d->cause = NULL;
+		} else {
+			dd_fact_drop(d, f);
+		}
+	}
+	dd_mark_dirty(d, n);
+}
+
+void apenet_deduce_heard(struct apenet_deduce *d, unsigned x, unsigned y, unsigned z, int64_t recv_ms,
+			 int64_t time_ms)
+{
+	uint32_t n = dd_index(d, x, y, z);
+	if (n == DD_NONE)
+		return;
+	heard(d, n, recv_ms, time_ms, NULL);
+	dd_pass(d);
+}
+
+static uint8_t opposite(uint8_t dir)
+{
+	return dir < DD_NDIRS ? (uint8_t)(dir ^ 1u) : dir; /* X+ <-> X-; a paired channel faces itself */
+}
+
+void apenet_deduce_report(struct apenet_deduce *d, const struct apenet_report *r, int64_t recv_ms)
+{
+	uint32_t n = dd_index(d, r->x, r->y, r->z);
+	if (n == DD_NONE) {
+		d->st.ignored++;
+		return;
+	}
+	clock_to(d, recv_ms);
+	struct apenet_deduce_evidence ev;
+	evidence_of(r, recv_ms, &ev);
+	uint32_t rep = dd_reporter(d, r->boot);
+	uint8_t via = r->path == APENET_REPORT_PATH_NEIGHBOUR_LDM ? dd_dir_of(r->via) : DD_NOLINK;
+	if (rep == DD_NONE)
+		/* no reporter in the boot id: the node itself, or the neighbour
+		 * whose link `via` faces it */
+		rep = via != DD_NOLINK ? dd_far(d, n, opposite(via), NULL) : n;
+	int own = rep == n && r->path != APENET_REPORT_PATH_NEIGHBOUR_LDM;
+	if (own)
+		heard(d, n, recv_ms, r->time_ms, &ev);
+	if (r->kind == APENET_REPORT_HEARTBEAT) {
+		d->st.heartbeats++;
+		d->node[n].ldm = r->ldm;
+		dd_pass(d);
+		return;
+	}
+	d->st.reports++;
+	struct dd_class k;
+	if (rep == DD_NONE || dd_classify(d, r, &k)) {
+		d->st.ignored++;
+		dd_pass(d);
+		return;
+	}
+	uint16_t code = dd_intern(d, r->code);
+	uint8_t status = r->new_status <= 0 ? 0 : r->new_status == 2 ? 2 : 1; /* invalid counts as sick */
+	uint32_t boot = dd_hash(r->boot);
+	uint32_t f = dd_fact_find(d, n, k.kind, code, k.link, rep, via);
+	d->cause = &ev;
+	if (!status) {
+		if (f != DD_NONE) {
+			dd_evidence(d, d->fact[f].inc, f, &ev);
+			dd_fact_drop(d, f);
+		}
+		dd_pass(d);
+		d->cause = NULL;
+		return;
+	}
+	if (f != DD_NONE && d->fact[f].boot == boot && d->fact[f].seq == r->seq && r->seq) {
+		d->st.duplicates++;
+		d->cause = NULL;
+		return;
+	}
+	if (f == DD_NONE) {
+		if ((f = dd_fact_new(d, n)) == DD_NONE) {
+			d->cause = NULL;
+			return;
+		}
+		struct dd_fact *x = &d->fact[f];
+		x->kind = k.kind;
+		x->code = code;
+		x->comp = k.comp;
+		x->link = k.link;
+		x->reporter = rep;
+		x->via = via;
+		x->first_ms = r->time_ms;
+		x->recv_ms = recv_ms;
+	}
+	struct dd_fact *x = &d->fact[f];
+	x->status = status;
+	x->boot = boot;
+	x->seq = r->seq;
+	x->flags = (uint8_t)((own ? F_OWN : 0) | (recv_ms - r->time_ms > d->c.late_ms ? F_LATE : 0) |
+			     (k.down || (k.kind == K_NLINK && status == 2) ? F_DOWN : 0));
+	dd_mark_dirty(d, n);
+	if (k.kind == K_LINK || k.kind == K_NLINK)
+		dd_mark_dirty(d, dd_far(d, n, k.link, NULL));
+	dd_assign_pass(d);
+	dd_evidence(d, d->fact[f].inc, f, &ev);
+	dd_pass(d);
+	d->cause = NULL;
+}
+
+/* ---- time ---- */
+
+void apenet_deduce_tick(struct apenet_deduce *d, int64_t now_ms)
+{
+	int64_t was = d->started ? d->now : now_ms;
+	clock_to(d, now_ms);
+	/* never-heard nodes count as silent from start + silent_ms on: an
+	 * isolation that waited on them is decided now */
+	if (was < d->start + d->c.silent_ms && d->now >= d->start + d->c.silent_ms)
+		for (uint32_t i = d->cand_head; i != DD_NONE; i = d->inc[i].lnext)
+			if (d->inc[i].rule == R_LINKS_PENDING)
+				dd_mark_dirty(d, d->inc[i].node);
+	struct dd_vec fresh = { 0 };
+	while (d->lru_head != DD_NONE && d->node[d->lru_head].heard_recv + d->c.silent_ms <= d->now) {
+		uint32_t n = d->lru_head;
+		struct dd_node *x = &d->node[n];
+		dd_lru_del(d, n);
+		x->flags |= N_SILENT;
+		d->silent++;
+		uint32_t f = dd_fact_new(d, n);
+		if (f == DD_NONE)
+			continue;
+		struct dd_fact *s = &d->fact[f];
+		s->kind = K_SILENT;
+		s->code = 0xffff;
+		s->link = s->via = DD_NOLINK;
+		s->reporter = n;
+		s->status = 2;
+		s->first_ms = d->now;
+		s->recv_ms = d->now;
+		dd_mark_dirty(d, n);
+		if (dd_vec_push(&fresh, f))
+			d->oom = 1;
+	}
+	dd_assign_pass(d);
+	for (uint32_t k = 0; k < fresh.n; k++) {
+		uint32_t f = fresh.v[k];
+		const struct dd_fact *s = &d->fact[f];
+		if (!s->live || s->kind != K_SILENT)
+			continue;
+		const struct dd_node *x = &d->node[s->node];
+		struct apenet_deduce_evidence ev;
+		memset(&ev, 0, sizeof(ev));
+		ev.time_ms = ev.recv_ms = d->now;
+		unsigned c[3];
+		dd_coords(d, s->node, c);
+		ev.x = c[0];
+		ev.y = c[1];
+		ev.z = c[2];
+		snprintf(ev.code, sizeof(ev.code), "SILENT");
+		ev.new_status = 2;
+		snprintf(ev.text, sizeof(ev.text), "no report from node %u,%u,%u for %.1f s (the last seen at %" PRId64 ")",
+			 ev.x, ev.y, ev.z, (double)(d->now - x->heard_recv) / 1000, x->heard_time);
+		dd_evidence(d, s->inc, f, &ev);
+	}
+	free(fresh.v);
+	dd_pass(d);
+	dd_due(d);
+	dd_pass(d);
+}
+
+/* ---- actions out ---- */
+
+int apenet_deduce_next_action(struct apenet_deduce *d, struct apenet_deduce_action *a)
+{
+	if (!d->qlen)
+		return 0;
+	*a = d->q[d->qhead];
+	d->qhead = (d->qhead + 1) % d->qcap;
+	d->qlen--;
+	/* a ref set after the action was queued */
+	uint32_t i;
+	if (!a->ref && (i = dd_inc_by_key(d, a->key)) != DD_NONE)
+		a->ref = d->inc[i].ref;
+	if (a->merged_into && !a->merged_into_ref && (i = dd_inc_by_key(d, a->merged_into)) != DD_NONE)
+		a->merged_into_ref = d->inc[i].ref;
+	return 1;
+}
+
+void apenet_deduce_set_ref(struct apenet_deduce *d, uint64_t key, int64_t ref)
+{
+	uint32_t i = dd_inc_by_key(d, key);
+	if (i != DD_NONE)
+		d->inc[i].ref = ref;
+}
+
+const char *apenet_deduce_kind_name(int kind)
+{
+	static const char *const n[] = { "?", "open", "evidence", "reblame", "close" };
+	return kind >= 1 && kind <= 4 ? n[kind] : "?";
+}
+
+/* ---- restart ---- */
+
+uint64_t apenet_deduce_restore(struct apenet_deduce *d, const struct apenet_deduce_restore *r, int64_t now_ms,
+			       struct apenet_err *e)
+{
+	clock_to(d, now_ms);
+	int comp = r->component ? dd_comp_of(d, r->component) : -1;
+	if (comp < 0) {
+		apenet_err_set(e, APENET_EINVAL, "component '%s' is not one the engine knows",
+			       r->component ? r->component : "");
+		return 0;
+	}
+	uint32_t node = DD_NONE;
+	uint8_t aux = DD_NOLINK;
+	if (comp == C_SUPERVISOR) {
+		aux = r->where && !strcmp(r->where, "self");
+	} else {
+		if (!r->has_node || (node = dd_index(d, r->x, r->y, r->z)) == DD_NONE) {
+			apenet_err_set(e, APENET_EINVAL, "%s incident: node %u,%u,%u is not in the torus", r->component, r->x,
+				       r->y, r->z);
+			return 0;
+		}
+		if (comp == C_CABLE || comp == C_MODULE || comp == C_LINK || comp == C_CABLING) {
+			aux = r->link ? dd_dir_of(r->link) : DD_NOLINK;
+			if (comp == C_CABLE) {
+				uint8_t back;
+				uint32_t m = dd_far(d, node, aux, &back);
+				if (m == DD_NONE) {
+					apenet_err_set(e, APENET_EINVAL, "cable incident: node %u,%u,%u has no link '%s'",
+						       r->x, r->y, r->z, r->link ? r->link : "");
+					return 0;
+				}
+				if ((uint64_t)m * 16 + back < (uint64_t)node * 16 + aux) {
+					node = m; /* named by its other end: the engine's is the smaller */
+					aux = back;
+				}
+			}
+		}
+	}
+	if (dd_inc_find(d, (uint16_t)comp, node, aux) != DD_NONE) {
+		apenet_err_set(e, APENET_EINVAL, "%s incident restored twice", r->component);
+		return 0;
+	}
+	uint32_t i = dd_inc_new(d);
+	if (i == DD_NONE) {
+		apenet_err_set(e, APENET_EIO, "out of memory");
+		return 0;
+	}
+	struct dd_inc *I = &d->inc[i];
+	I->comp = (uint16_t)comp;
+	I->node = node;
+	I->aux = aux;
+	I->state = I_OPEN;
+	I->ref = r->ref;
+	int rule = r->rule ? dd_rule_of(r->rule) : -1;
+	I->rule = (uint8_t)(rule > 0 ? rule : R_NONE);
+	I->status = (uint8_t)(r->status == 1 ? 1 : 2);
+	I->restored = 1;
+	I->hold_until = d->now + d->c.restore_hold_ms;
+	I->first_ms = I->last_ms = r->first_ms;
+	I->first.time_ms = r->first_ms;
+	I->first.recv_ms = d->now;
+	if (node != DD_NONE) {
+		unsigned c[3];
+		dd_coords(d, node, c);
+		I->first.x = c[0];
+		I->first.y = c[1];
+		I->first.z = c[2];
+	}
+	snprintf(I->first.text, sizeof(I->first.text), "restored from the database");
+	I->emitted = 1;
+	dd_inc_hash(d, i);
+	dd_list_add(d, &d->hold_head, i);
+	d->nopen++;
+	return d->inc[i].key;
+}
+
+void apenet_deduce_stats(const struct apenet_deduce *d, struct apenet_deduce_stats *s)
+{
+	*s = d->st;
+	s->nodes = d->n;
+	s->heard = d->heard;
+	s->silent = d->silent;
+	s->facts = d->live_facts;
+	s->candidates = d->ncand;
+	s->open = d->nopen;
+	s->bytes = sizeof(*d) + (size_t)d->n * sizeof(*d->node) + (size_t)d->capfact * sizeof(*d->fact) +
+		   (size_t)d->capinc * sizeof(*d->inc) + (size_t)d->nbucket * sizeof(*d->bucket) +
+		   (size_t)d->capevr * sizeof(*d->evr) + d->qcap * sizeof(*d->q) + (size_t)d->capstr * sizeof(*d->str) +
+		   (size_t)d->nstrhash * sizeof(*d->strhash) +
+		   ((size_t)d->dirty.cap + d->rekey.cap + d->touched.cap + d->ulist.cap) * sizeof(uint32_t);
+}

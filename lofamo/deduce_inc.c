@@ -1,0 +1,634 @@
+/*
+ * Incidents of the deduction engine (lofamo/deduce_int.h).
+ *
+ * A fact deduced to belong to an incident that does not exist yet creates
+ * a candidate: nothing is said until its settle window (settle_ms after the
+ * first evidence arrived; explain_ms for a silence that nothing explains
+ * yet) has passed, so that the correlated evidence of one fault (a dark
+ * card's neighbours' links, their link fields in their own neighbours'
+ * words, the node's own report) lands on one incident.  Then it opens with
+ * its first fault (the earliest evidence) and every other piece buffered.
+ *
+ * Facts move freely between candidates.  From an open incident a fact
+ * moves only to a strictly stronger explanation (a provisional cable to the
+ * card-gone node at its far end); an open incident left with no facts by
+ * moves is merged into the incident that took them when that one is open
+ * or has evidence of its own (it opens then), or takes over the
+ * candidate's blame (re-blame) when all the candidate holds came from it.  Left with
+ * no facts by clears, it closes.  A candidate whose facts all cleared
+ * before it opened was a transient and leaves nothing, unless the evidence
+ * itself spans the settle window (history from a spool): then it opens and
+ * closes at once.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "deduce_int.h"
+
+static void blame_action(struct apenet_deduce *d, uint32_t i)
+{
+	struct apenet_deduce_action *a = dd_action(d, APENET_DEDUCE_REBLAME, i);
+	if (!a)
+		return;
+	dd_blame(d, &d->inc[i], &a->blame);
+	d->st.reblamed++;
+}
+
+/* Node-level incidents change what a silence means (deduce_rules.c,
+ * unexplained): the node is looked at again. */
+static void node_changed(struct apenet_deduce *d, const struct dd_inc *I)
+{
+	if (I->node != DD_NONE && (I->comp == C_SERVICE || I->comp == C_AGENT))
+		dd_mark_dirty(d, I->node);
+}
+
+static void emit_evidence(struct apenet_deduce *d, uint32_t i, const struct apenet_deduce_evidence *ev)
+{
+	struct dd_inc *I = &d->inc[i];
+	if (I->emitted >= d->c.evidence_max) {
+		d->st.evidence_counted++;
+		return;
+	}
+	struct apenet_deduce_action *a = dd_action(d, APENET_DEDUCE_EVIDENCE, i);
+	if (!a)
+		return;
+	I = &d->inc[i];
+	a->time_ms = ev->time_ms;
+	a->ev = *ev;
+	if (ev->time_ms < I->first_ms && (ev->new_status || !ev->path)) {
+		a->first = 1; /* earlier than what opened it (a spooled report): the first fault now */
+		I->first = *ev;
+		I->first_ms = ev->time_ms;
+	}
+	I->emitted++;
+	d->st.evidence++;
+}
+
+void dd_evidence(struct apenet_deduce *d, uint32_t i, uint32_t origin, const struct apenet_deduce_evidence *ev)
+{
+	if (i == DD_NONE)
+		return;
+	struct dd_inc *I = &d->inc[i];
+	I->nevidence++;
+	if (ev->time_ms > I->last_ms)
+		I->last_ms = ev->time_ms;
+	if (I->state == I_OPEN) {
+		emit_evidence(d, i, ev);
+		return;
+	}
+	if (I->nbuf >= d->c.evidence_max) {
+		d->st.evidence_counted++;
+		return;
+	}
+	uint32_t r = dd_evrec_new(d);
+	if (r == DD_NONE)
+		return;
+	I = &d->inc[i];
+	d->evr[r].origin = origin;
+	d->evr[r].ev = *ev;
+	if (I->evtail != DD_NONE)
+		d->evr[I->evtail].next = r;
+	else
+		I->evhead = r;
+	I->evtail = r;
+	I->nbuf++;
+}
+
+/* Takes the buffered records of fact f (all of them when f is DD_NONE)
+ * out of candidate i, in order, as a list. */
+static uint32_t take_records(struct apenet_deduce *d, uint32_t i, uint32_t f, uint32_t *n)
+{
+	struct dd_inc *I = &d->inc[i];
+	uint32_t head = DD_NONE, tail = DD_NONE, prev = DD_NONE;
+	*n = 0;
+	for (uint32_t r = I->evhead; r != DD_NONE;) {
+		uint32_t next = d->evr[r].next;
+		if (f == DD_NONE || d->evr[r].origin == f) {
+			if (prev != DD_NONE)
+				d->evr[prev].next = next;
+			else
+				I->evhead = next;
+			if (I->evtail == r)
+				I->evtail = prev;
+			I->nbuf--;
+			d->evr[r].next = DD_NONE;
+			if (tail != DD_NONE)
+				d->evr[tail].next = r;
+			else
+				head = r;
+			tail = r;
+			(*n)++;
+		} else {
+			prev = r;
+		}
+		r = next;
+	}
+	return head;
+}
+
+/* Records into incident i: buffered (a candidate) or emitted (open). */
+static void give_records(struct apenet_deduce *d, uint32_t i, uint32_t list)
+{
+	for (uint32_t r = list; r != DD_NONE;) {
+		uint32_t next = d->evr[r].next;
+		struct dd_inc *I = &d->inc[i];
+		if (I->state == I_OPEN || I->nbuf >= d->c.evidence_max) {
+			if (I->state == I_OPEN)
+				emit_evidence(d, i, &d->evr[r].ev);
+			else
+				d->st.evidence_counted++;
+			dd_evrec_free(d, r);
+		} else {
+			d->evr[r].next = DD_NONE;
+			if (I->evtail != DD_NONE)
+				d->evr[I->evtail].next = r;
+			else
+				I->evhead = r;
+			I->evtail = r;
+			I->nbuf++;
+		}
+		r = next;
+	}
+}
+
+static void strengthen(struct apenet_deduce *d, uint32_t i, uint32_t f, unsigned rule)
+{
+	struct dd_inc *I = &d->inc[i];
+	const struct dd_fact *x = &d->fact[f];
+	if (I->comp == C_CABLE)
+		I->srcmask |= (uint8_t)(x->node == I->node && x->link == I->aux ? 1 : 2); /* which end */
+	else
+		I->srcmask |= (uint8_t)(x->flags & F_OWN ? 1 : 2); /* the node itself, or its neighbours */
+	unsigned r = rule;
+	if (rule == R_LINK_ONE || rule == R_LINK_BOTH)
+		r = I->srcmask == 3 ? R_LINK_BOTH : R_LINK_ONE;
+	else if (rule == R_SELF || rule == R_NBR || rule == R_SELF_NBR)
+		r = I->srcmask == 3 ? R_SELF_NBR : I->srcmask & 1 ? R_SELF : R_NBR;
+	if (x->status > I->status)
+		I->status = x->status;
+	if (I->rule == R_NONE || dd_rule_strength(r) > dd_rule_strength(I->rule)) {
+		I->rule = (uint8_t)r;
+		if (I->state == I_OPEN)
+			blame_action(d, i);
+	}
+}
+
+static uint32_t cand_new(struct apenet_deduce *d, uint16_t comp, uint32_t node, uint8_t aux, uint32_t f)
+{
+	uint32_t i = dd_inc_new(d);
+	if (i == DD_NONE)
+		return DD_NONE;
+	struct dd_inc *I = &d->inc[i];
+	I->comp = comp;
+	I->node = node;
+	I->aux = aux;
+	I->state = I_CAND;
+	I->rule = R_NONE;
+	I->settle_from = d->fact[f].recv_ms;
+	I->first_ms = I->last_ms = d->fact[f].first_ms;
+	dd_inc_hash(d, i);
+	dd_list_add(d, &d->cand_head, i);
+	d->ncand++;
+	dd_touch(d, i);
+	return i;
+}
+
+static void move(struct apenet_deduce *d, uint32_t f, uint32_t from, uint32_t to)
+{
+	dd_inc_unlink_fact(d, from, f);
+	dd_inc_link_fact(d, to, f);
+	struct dd_inc *F = &d->inc[from], *T = &d->inc[to];
+	const struct dd_fact *x = &d->fact[f];
+	F->moved_to = to;
+	F->lost_by_clear = 0;
+	if (F->state == I_OPEN && T->state == I_CAND)
+		T->adopted++;
+	if (T->state == I_CAND) {
+		if (x->recv_ms < T->settle_from)
+			T->settle_from = x->recv_ms;
+		if (x->first_ms < T->first_ms)
+			T->first_ms = x->first_ms;
+	}
+	if (F->state == I_CAND) {
+		uint32_t n;
+		uint32_t list = take_records(d, from, f, &n);
+		d->inc[from].nevidence -= n <= d->inc[from].nevidence ? n : d->inc[from].nevidence;
+		d->inc[to].nevidence += n;
+		give_records(d, to, list);
+	}
+	dd_touch(d, from);
+	dd_touch(d, to);
+}
+
+void dd_assign(struct apenet_deduce *d, uint32_t f, uint16_t comp, uint32_t node, uint8_t aux, unsigned rule)
+{
+	uint32_t t = dd_inc_find(d, comp, node, aux);
+	uint32_t cur = d->fact[f].inc;
+	d->fact[f].rule = (uint8_t)rule;
+	if (cur != DD_NONE && cur == t) {
+		strengthen(d, t, f, rule);
+		return;
+	}
+	if (cur != DD_NONE && d->inc[cur].state == I_OPEN) {
+		/* what was said stands, unless this explains strictly more, and
+		 * is decided (an isolation still pending is not) */
+		if (rule == R_LINKS_PENDING || dd_rule_strength(rule) <= dd_rule_strength(d->inc[cur].rule))
+			return;
+		if (t != DD_NONE && d->inc[t].state == I_CAND && d->inc[t].rule == R_LINKS_PENDING)
+			return;
+	}
+	if (t == DD_NONE && (t = cand_new(d, comp, node, aux, f)) == DD_NONE)
+		return;
+	if (cur == DD_NONE) {
+		dd_inc_link_fact(d, t, f);
+		struct dd_inc *T = &d->inc[t];
+		const struct dd_fact *x = &d->fact[f];
+		if (T->state == I_CAND) {
+			if (x->recv_ms < T->settle_from)
+				T->settle_from = x->recv_ms;
+			if (x->first_ms < T->first_ms)
+				T->first_ms = x->first_ms;
+		}
+		dd_touch(d, t);
+	} else {
+		move(d, f, cur, t);
+	}
+	strengthen(d, t, f, rule);
+}
+
+void dd_fact_drop(struct apenet_deduce *d, uint32_t f)
+{
+	struct dd_fact *x = &d->fact[f];
+	uint32_t i = x->inc, n = x->node;
+	if (i != DD_NONE) {
+		dd_inc_unlink_fact(d, i, f);
+		d->inc[i].lost_by_clear = 1;
+		if (d->inc[i].state == I_CAND)
+			for (uint32_t r = d->inc[i].evhead; r != DD_NONE; r = d->evr[r].next)
+				if (d->evr[r].origin == f)
+					d->evr[r].origin = DD_NONE; /* history now: stays with the candidate */
+		dd_touch(d, i);
+	}
+	dd_mark_dirty(d, n);
+	if (x->kind == K_LINK || x->kind == K_NLINK)
+		dd_mark_dirty(d, dd_far(d, n, x->link, NULL));
+	dd_fact_free(d, f);
+}
+
+/* ---- open, close, merge, re-blame ---- */
+
+static void coords_of(const struct apenet_deduce *d, uint32_t n, unsigned *x, unsigned *y, unsigned *z)
+{
+	unsigned c[3] = { 0, 0, 0 };
+	if (n != DD_NONE)
+		dd_coords(d, n, c);
+	*x = c[0];
+	*y = c[1];
+	*z = c[2];
+}
+
+static void open_now(struct apenet_deduce *d, uint32_t i)
+{
+	struct dd_inc *I = &d->inc[i];
+	dd_list_del(d, &d->cand_head, i);
+	d->ncand--;
+	d->nopen++;
+	d->st.opened++;
+	I->state = I_OPEN;
+	/* the first fault: the earliest evidence (arrival order breaks ties) */
+	uint32_t best = DD_NONE;
+	for (uint32_t r = I->evhead; r != DD_NONE; r = d->evr[r].next)
+		if (best == DD_NONE || d->evr[r].ev.time_ms < d->evr[best].ev.time_ms)
+			best = r;
+	if (best != DD_NONE) {
+		I->first = d->evr[best].ev;
+	} else {
+		struct apenet_deduce_blame b;
+		dd_blame(d, I, &b);
+		memset(&I->first, 0, sizeof(I->first));
+		I->first.time_ms = I->first_ms;
+		I->first.recv_ms = I->settle_from;
+		coords_of(d, I->node, &I->first.x, &I->first.y, &I->first.z);
+		snprintf(I->first.text, sizeof(I->first.text), "%s", b.summary);
+	}
+	I->first_ms = I->first.time_ms;
+	struct apenet_deduce_action *a = dd_action(d, APENET_DEDUCE_OPEN, i);
+	I = &d->inc[i];
+	if (a) {
+		a->time_ms = I->first.time_ms;
+		dd_blame(d, I, &a->blame);
+		a->ev = I->first;
+	}
+	I->emitted = 1;
+	if (I->nevidence < 1)
+		I->nevidence = 1;
+	uint32_t n;
+	uint32_t list = take_records(d, i, DD_NONE, &n);
+	for (uint32_t r = list; r != DD_NONE;) {
+		uint32_t next = d->evr[r].next;
+		if (r != best)
+			emit_evidence(d, i, &d->evr[r].ev);
+		dd_evrec_free(d, r);
+		r = next;
+	}
+	node_changed(d, &d->inc[i]);
+}
+
+static void unlist(struct apenet_deduce *d, uint32_t i)
+{
+	struct dd_inc *I = &d->inc[i];
+	if (I->state == I_CAND) {
+		dd_list_del(d, &d->cand_head, i);
+		d->ncand--;
+	} else if (I->state == I_OPEN) {
+		if (I->restored)
+			dd_list_del(d, &d->hold_head, i);
+		d->nopen--;
+	}
+	dd_inc_unhash(d, i);
+}
+
+static void close_now(struct apenet_deduce *d, uint32_t i, int state, uint32_t into, const char *why)
+{
+	struct apenet_deduce_action *a = dd_action(d, APENET_DEDUCE_CLOSE, i);
+	struct dd_inc *I = &d->inc[i];
+	if (a) {
+		a->state = state;
+		a->nevidence = I->nevidence;
+		if (d->cause && state == APENET_DEDUCE_CLOSED) {
+			a->ev = *d->cause;
+			a->time_ms = d->cause->time_ms;
+		} else {
+			a->ev.time_ms = a->ev.recv_ms = d->now;
+			coords_of(d, I->node, &a->ev.x, &a->ev.y, &a->ev.z);
+			snprintf(a->ev.text, sizeof(a->ev.text), "%s", why);
+		}
+		if (into != DD_NONE) {
+			a->merged_into = d->inc[into].key;
+			a->merged_into_ref = d->inc[into].ref;
+		}
+	}
+	if (state == APENET_DEDUCE_MERGED)
+		d->st.merged++;
+	else
+		d->st.closed++;
+	node_changed(d, I);
+	unlist(d, i);
+	dd_inc_free(d, i);
+}
+
+static void drop_candidate(struct apenet_deduce *d, uint32_t i)
+{
+	unlist(d, i);
+	dd_inc_free(d, i);
+}
+
+/* Open incident i lost its facts to open incident t. */
+static void merge(struct apenet_deduce *d, uint32_t i, uint32_t t)
+{
+	struct apenet_deduce_evidence ev = d->inc[i].first;
+	struct apenet_deduce_blame b;
+	dd_blame(d, &d->inc[i], &b);
+	char text[sizeof(ev.text) + 128];
+	snprintf(text, sizeof(text), "merged in: incident %" PRIu64 " (%s %s); its first fault: %s", d->inc[i].key,
+		 b.component, b.rule, ev.text);
+	snprintf(ev.text, sizeof(ev.text), "%.*s", (int)sizeof(ev.text) - 1, text);
+	char why[96];
+	snprintf(why, sizeof(why), "its evidence is explained by incident %" PRIu64 " (%s)", d->inc[t].key,
+		 dd_comp_name(d, d->inc[t].comp));
+	close_now(d, i, APENET_DEDUCE_MERGED, t, why);
+	d->inc[t].nevidence++;
+	emit_evidence(d, t, &ev);
+}
+
+/* Open incident i lost its facts to candidate t: i takes t's blame and
+ * facts, and goes on under its own key. */
+static void reblame_into(struct apenet_deduce *d, uint32_t i, uint32_t t)
+{
+	while (d->inc[t].fhead != DD_NONE) {
+		uint32_t f = d->inc[t].fhead;
+		dd_inc_unlink_fact(d, t, f);
+		dd_inc_link_fact(d, i, f);
+	}
+	dd_inc_unhash(d, i);
+	struct dd_inc *I = &d->inc[i], *T = &d->inc[t];
+	if (I->restored) {
+		dd_list_del(d, &d->hold_head, i);
+		I->restored = 0;
+	}
+	node_changed(d, I);
+	I->comp = T->comp;
+	I->node = T->node;
+	I->aux = T->aux;
+	I->rule = T->rule;
+	I->srcmask = T->srcmask;
+	if (T->status > I->status)
+		I->status = T->status;
+	I->moved_to = DD_NONE;
+	I->lost_by_clear = 0;
+	uint32_t n;
+	uint32_t list = take_records(d, t, DD_NONE, &n);
+	I->nevidence += n;
+	dd_list_del(d, &d->cand_head, t);
+	d->ncand--;
+	dd_inc_unhash(d, t);
+	dd_inc_free(d, t);
+	dd_inc_hash(d, i);
+	blame_action(d, i);
+	give_records(d, i, list);
+	node_changed(d, &d->inc[i]);
+}
+
+void dd_reconcile(struct apenet_deduce *d)
+{
+	for (uint32_t k = 0; k < d->touched.n; k++) {
+		uint32_t i = d->touched.v[k];
+		struct dd_inc *I = &d->inc[i];
+		I->mark = 0;
+		if (I->state == I_FREE)
+			continue;
+		if (I->nfacts) {
+			I->moved_to = DD_NONE;
+			continue;
+		}
+		if (I->state == I_CAND) {
+			/* gone before it settled: a transient, unless the evidence
+			 * itself spans the window (history, from a spool) */
+			if (I->lost_by_clear && I->rule != R_LINKS_PENDING && I->rule != R_NONE &&
+			    I->last_ms - I->first_ms >= d->c.settle_ms) {
+				open_now(d, i);
+				close_now(d, i, APENET_DEDUCE_CLOSED, DD_NONE, "cleared");
+			} else {
+				drop_candidate(d, i);
+			}
+			continue;
+		}
+		if (I->restored && d->now < I->hold_until)
+			continue;
+		uint32_t t = I->moved_to;
+		if (!I->lost_by_clear && t != DD_NONE && d->inc[t].state != I_FREE && d->inc[t].nfacts) {
+			/* re-explained: the same evidence blames something else
+			 * (re-blame); explained by another fault with evidence of
+			 * its own, which out-ranks it (that opens now: merge) */
+			if (d->inc[t].state == I_CAND && d->inc[t].nfacts > d->inc[t].adopted)
+				open_now(d, t);
+			if (d->inc[t].state == I_OPEN)
+				merge(d, i, t);
+			else
+				reblame_into(d, i, t);
+			continue;
+		}
+		close_now(d, i, APENET_DEDUCE_CLOSED, DD_NONE, "its evidence cleared");
+	}
+	d->touched.n = 0;
+}
+
+static int svc_broken(const struct apenet_deduce *d, uint32_t n)
+{
+	for (uint32_t f = d->node[n].facts; f != DD_NONE; f = d->fact[f].next)
+		if ((d->fact[f].kind == K_SVC || d->fact[f].kind == K_NSVC) && d->fact[f].status >= 2)
+			return 1;
+	return 0;
+}
+
+static int can_open(const struct apenet_deduce *d, uint32_t i)
+{
+	const struct dd_inc *I = &d->inc[i];
+	const struct apenet_deduce_config *c = &d->c;
+	if (I->rule == R_NONE || I->rule == R_LINKS_PENDING)
+		return 0; /* the isolation is decided first (silence, or the node speaking) */
+	int64_t wait = c->settle_ms;
+	if (dd_rule_explains(I->rule) && !(I->rule == R_SERVICE_CUT && svc_broken(d, I->node)))
+		wait = c->explain_ms > c->settle_ms ? c->explain_ms : c->settle_ms;
+	if (d->now < I->settle_from + wait)
+		return 0;
+	if (I->rule == R_HOST_EXPIRED && I->node != DD_NONE) {
+		/* host dead while still heard?  wait for it to speak after (the
+		 * agent is late) or to fall silent (hung: a stronger rule) */
+		const struct dd_node *x = &d->node[I->node];
+		if (!(x->heard_recv && x->heard_time > I->first_ms) && d->now < I->settle_from + c->silent_ms + c->settle_ms)
+			return 0;
+	}
+	if (I->rule == R_SUP_MISSING && !(I->srcmask & 1) && d->now < I->settle_from + c->explain_ms)
+		return 0; /* only neighbours' words so far: a node about to go silent? */
+	return 1;
+}
+
+void dd_due(struct apenet_deduce *d)
+{
+	for (uint32_t i = d->cand_head; i != DD_NONE;) {
+		uint32_t next = d->inc[i].lnext;
+		if (can_open(d, i))
+			open_now(d, i);
+		i = next;
+	}
+	for (uint32_t i = d->hold_head; i != DD_NONE;) {
+		uint32_t next = d->inc[i].lnext;
+		if (d->now >= d->inc[i].hold_until) {
+			dd_list_del(d, &d->hold_head, i);
+			d->inc[i].restored = 0;
+			if (!d->inc[i].nfacts)
+				close_now(d, i, APENET_DEDUCE_CLOSED, DD_NONE,
+					  "no evidence of it since this supervisor started");
+		}
+		i = next;
+	}
+}
+
+/* ---- what it blames, in words ---- */
+
+void dd_blame(const struct apenet_deduce *d, const struct dd_inc *I, struct apenet_deduce_blame *b)
+{
+	memset(b, 0, sizeof(*b));
+	snprintf(b->component, sizeof(b->component), "%s", dd_comp_name(d, I->comp));
+	snprintf(b->rule, sizeof(b->rule), "%s", dd_rule_name(I->rule));
+	b->status = I->status ? I->status : 2;
+	char node[40] = "";
+	if (I->node != DD_NONE) {
+		b->has_node = 1;
+		coords_of(d, I->node, &b->x, &b->y, &b->z);
+		snprintf(node, sizeof(node), "node %u,%u,%u", b->x, b->y, b->z);
+		if (I->aux != DD_NOLINK && I->comp != C_SUPERVISOR)
+			snprintf(b->link, sizeof(b->link), "%s", dd_dir_name(I->aux));
+	}
+	if (I->comp == C_SUPERVISOR)
+		snprintf(b->where, sizeof(b->where), "%s", I->aux ? "self" : "peer");
+	if (I->comp == C_CABLE && I->node != DD_NONE) {
+		uint8_t back;
+		uint32_t m = dd_far(d, I->node, I->aux, &back);
+		if (m != DD_NONE) {
+			b->has_far = 1;
+			coords_of(d, m, &b->fx, &b->fy, &b->fz);
+			snprintf(b->far_link, sizeof(b->far_link), "%s", dd_dir_name(back));
+		}
+	}
+	const char *st = b->status >= 2 ? "broken" : "sick";
+	switch (I->rule) {
+	case R_CARD_GONE:
+		snprintf(b->summary, sizeof(b->summary),
+			 "%s's card is gone: it reports CARD_GONE, and its neighbours lost their links to it", node);
+		break;
+	case R_LINKS_LOST:
+		snprintf(b->summary, sizeof(b->summary),
+			 "%s lost every link at the far ends while its host still reports: its card is gone or dead", node);
+		break;
+	case R_POWER_OFF:
+	case R_LINKS_PENDING:
+		snprintf(b->summary, sizeof(b->summary),
+			 "%s is off (power): it is silent, and its neighbours lost their links to it", node);
+		break;
+	case R_DNP_HUNG:
+		snprintf(b->summary, sizeof(b->summary),
+			 "%s's DNP is hung: its watchdog says so, and its neighbours hear no diagnostic word from it", node);
+		break;
+	case R_LDM_STALE:
+		snprintf(b->summary, sizeof(b->summary),
+			 "%s's DNP is probably hung: its neighbours hear no diagnostic word from it", node);
+		break;
+	case R_DNP_CORE:
+		snprintf(b->summary, sizeof(b->summary), "%s's DNP core says it is %s", node, st);
+		break;
+	case R_LDM_INVALID:
+		snprintf(b->summary, sizeof(b->summary), "%s's DNP sends invalid diagnostic words", node);
+		break;
+	case R_HOST_HUNG:
+		snprintf(b->summary, sizeof(b->summary),
+			 "%s's host is hung or dead: it is silent, and its DNP declared it dead", node);
+		break;
+	case R_HOST_EXPIRED:
+		snprintf(b->summary, sizeof(b->summary),
+			 "%s's DNP declared its host dead while it still reports: its agent stopped or is late", node);
+		break;
+	case R_SERVICE_CUT:
+		snprintf(b->summary, sizeof(b->summary),
+			 "%s is cut off the service network: it is silent, and its neighbours hear its host alive", node);
+		break;
+	case R_SUP_MISSING:
+		snprintf(b->summary, sizeof(b->summary),
+			 "another supervisor is unreachable from part of the cluster: nodes report one supervisor missing");
+		break;
+	case R_SUP_UNREACHABLE:
+		snprintf(b->summary, sizeof(b->summary),
+			 "this supervisor is unreachable from part of the cluster: nodes went silent with nothing else wrong");
+		break;
+	case R_AGENT_SILENT:
+		snprintf(b->summary, sizeof(b->summary),
+			 "%s is silent and its neighbours see nothing wrong: its agent stopped, or its reports do not arrive",
+			 node);
+		break;
+	case R_LINK_BOTH:
+	case R_LINK_ONE:
+		snprintf(b->summary, sizeof(b->summary), "cable %u,%u,%u %s <-> %u,%u,%u %s %s (%s)", b->x, b->y, b->z,
+			 b->link, b->fx, b->fy, b->fz, b->far_link, st,
+			 I->rule == R_LINK_BOTH ? "both ends say so" : "seen at one end");
+		break;
+	default:
+		snprintf(b->summary, sizeof(b->summary), "%s%s%s: %s %s (%s)", node, b->link[0] ? " " : "", b->link,
+			 b->component, st,
+			 I->rule == R_SELF_NBR ? "the node and its neighbours say so"
+			 : I->rule == R_SELF   ? "the node says so"
+					       : "its neighbours say so");
+		break;
+	}
+}
