@@ -1,0 +1,1069 @@
+/*
+ * The supervisor's systemic deduction (lofamo/deduce*.c) from sequences of
+ * reports built as the agent builds them (agent/report.c: codes, subjects,
+ * where, paths, via, boot ids "x,y,z#n"), on a 4x4x1 torus and a 4x2x1 one
+ * (a 2-wide dimension: both of a node's Y links go to the same neighbour).
+ * Every healthy node heartbeats once a second; a node that cannot reach
+ * the supervisor is "muted".  Each case asserts the actions: exactly one
+ * incident blaming the right component on the right node with the rule,
+ * its evidence, its close after the fault clears, and nothing else; with
+ * the evidence in other orders, from one path only, duplicated, late from a
+ * spool, and across a supervisor restart.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apenet/deduce.h"
+#include "apenet/notify.h"
+#include "apenet/regs.h"
+
+#define MAXN 64
+#define MAXA 8192
+
+struct h {
+	struct apenet_deduce *d;
+	struct apenet_deduce_config c;
+	int64_t now;
+	int64_t next_hb;
+	uint64_t seq;
+	unsigned boot[MAXN];       /* the agent's run */
+	unsigned char mute[MAXN];  /* its reports do not reach this supervisor */
+	struct apenet_deduce_action *a;
+	int na;
+	int64_t ref;               /* the database's ids */
+};
+
+static unsigned idx(const struct h *h, unsigned x, unsigned y, unsigned z)
+{
+	return x + h->c.dims[0] * (y + h->c.dims[1] * z);
+}
+
+static unsigned nnodes(const struct h *h)
+{
+	return h->c.dims[0] * h->c.dims[1] * h->c.dims[2];
+}
+
+static void drain(struct h *h)
+{
+	while (h->na < MAXA && apenet_deduce_next_action(h->d, &h->a[h->na])) {
+		struct apenet_deduce_action *a = &h->a[h->na++];
+		if (a->kind == APENET_DEDUCE_OPEN) {
+			assert_int_equal(a->ref, 0);
+			apenet_deduce_set_ref(h->d, a->key, ++h->ref + 1000);
+		}
+	}
+}
+
+static struct h *start(unsigned dx, unsigned dy, unsigned dz)
+{
+	struct h *h = calloc(1, sizeof(*h));
+	struct apenet_err e = { 0 };
+	assert_non_null(h);
+	h->a = calloc(MAXA, sizeof(*h->a));
+	assert_non_null(h->a);
+	apenet_deduce_config_defaults(&h->c);
+	h->c.dims[0] = dx;
+	h->c.dims[1] = dy;
+	h->c.dims[2] = dz;
+	assert_int_equal(apenet_deduce_open(&h->c, &h->d, &e), 0);
+	h->now = 1700000000000;
+	h->next_hb = h->now;
+	for (unsigned i = 0; i < MAXN; i++)
+		h->boot[i] = 1;
+	return h;
+}
+
+static void stop(struct h *h)
+{
+	apenet_deduce_close(h->d);
+	free(h->a);
+	free(h);
+}
+
+static void boot_id(const struct h *h, unsigned x, unsigned y, unsigned z, char *buf, size_t n)
+{
+	snprintf(buf, n, "%u,%u,%u#%u", x, y, z, h->boot[idx(h, x, y, z)]);
+}
+
+static void send(struct h *h, struct apenet_report *r, unsigned rx, unsigned ry, unsigned rz)
+{
+	if (h->mute[idx(h, rx, ry, rz)])
+		return;
+	apenet_deduce_report(h->d, r, h->now);
+	drain(h);
+}
+
+static void heartbeat(struct h *h, unsigned x, unsigned y, unsigned z)
+{
+	struct apenet_report r;
+	apenet_report_init(&r, APENET_REPORT_HEARTBEAT);
+	r.x = x, r.y = y, r.z = z;
+	boot_id(h, x, y, z, r.boot, sizeof(r.boot));
+	r.seq = ++h->seq;
+	r.time_ms = h->now;
+	r.ldm = 0x80000000u;
+	send(h, &r, x, y, z);
+}
+
+/* Time passes in 100 ms ticks; every node not muted heartbeats each second. */
+static void run(struct h *h, int64_t ms)
+{
+	for (int64_t t = 0; t < ms; t += 100) {
+		h->now += 100;
+		if (h->now >= h->next_hb) {
+			for (unsigned i = 0; i < nnodes(h); i++)
+				heartbeat(h, i % h->c.dims[0], i / h->c.dims[0] % h->c.dims[1],
+					  i / h->c.dims[0] / h->c.dims[1]);
+			h->next_hb += 1000;
+		}
+		apenet_deduce_tick(h->d, h->now);
+		drain(h);
+	}
+}
+
+/* The node's own report (path self or watchdog), seen at time t. */
+static void own_at(struct h *h, int64_t t, unsigned x, unsigned y, unsigned z, int subject, const char *where,
+		   const char *code, int old, int now, int path, const char *evidence)
+{
+	struct apenet_report r;
+	apenet_report_init(&r, APENET_REPORT_HEALTH);
+	r.x = x, r.y = y, r.z = z;
+	boot_id(h, x, y, z, r.boot, sizeof(r.boot));
+	r.seq = ++h->seq;
+	r.time_ms = t;
+	r.subject = subject;
+	snprintf(r.where, sizeof(r.where), "%s", where);
+	snprintf(r.code, sizeof(r.code), "%s", code);
+	r.old_status = old;
+	r.new_status = now;
+	r.path = path;
+	snprintf(r.evidence, sizeof(r.evidence), "%s", evidence);
+	send(h, &r, x, y, z);
+}
+
+static void own(struct h *h, unsigned x, unsigned y, unsigned z, int subject, const char *where, const char *code,
+		int old, int now, int path, const char *evidence)
+{
+	own_at(h, h->now, x, y, z, subject, where, code, old, now, path, evidence);
+}
+
+static const char *const dirs[] = { "X+", "X-", "Y+", "Y-", "Z+", "Z-" };
+
+/* A neighbour's report about node (x,y,z) (path neighbour-ldm), from the
+ * node its link `dir` faces, through that neighbour's link facing back. */
+static void nbr_at(struct h *h, int64_t t, unsigned x, unsigned y, unsigned z, unsigned dir, int subject,
+		   const char *where, const char *code, int old, int now)
+{
+	unsigned me[3] = { x, y, z }, far[3];
+	enum apenet_dir back;
+	int dim, wrap;
+	assert_int_equal(apenet_torus_neighbour(h->c.dims, me, (enum apenet_dir)dir, far, &back, &dim, &wrap), 0);
+	if (far[0] == x && far[1] == y && far[2] == z)
+		return; /* a cable looping back: no neighbour */
+	struct apenet_report r;
+	apenet_report_init(&r, APENET_REPORT_HEALTH);
+	r.x = x, r.y = y, r.z = z;
+	boot_id(h, far[0], far[1], far[2], r.boot, sizeof(r.boot));
+	r.seq = ++h->seq;
+	r.time_ms = t;
+	r.subject = subject;
+	snprintf(r.where, sizeof(r.where), "%s", where);
+	snprintf(r.code, sizeof(r.code), "%s", code);
+	r.old_status = old;
+	r.new_status = now;
+	r.path = APENET_REPORT_PATH_NEIGHBOUR_LDM;
+	snprintf(r.via, sizeof(r.via), "%s", dirs[back]);
+	snprintf(r.evidence, sizeof(r.evidence), "LINK_LDM_RX 0x80000000 on %s, 0 ms old", dirs[back]);
+	send(h, &r, far[0], far[1], far[2]);
+}
+
+static void nbr(struct h *h, unsigned x, unsigned y, unsigned z, unsigned dir, int subject, const char *where,
+		const char *code, int old, int now)
+{
+	nbr_at(h, h->now, x, y, z, dir, subject, where, code, old, now);
+}
+
+/* Every neighbour of (x,y,z) reports the same about it. */
+static void nbr_all(struct h *h, unsigned x, unsigned y, unsigned z, int subject, const char *where, const char *code,
+		    int old, int now)
+{
+	for (unsigned dir = 0; dir < 6; dir++)
+		nbr(h, x, y, z, dir, subject, where, code, old, now);
+}
+
+/* Node (x,y,z)'s link `dir` changes at its far end: the far node reports
+ * its own link down (self), and the far node's other neighbours report its
+ * link field (NEIGHBOUR_LINK) through their links. */
+static void far_link(struct h *h, unsigned x, unsigned y, unsigned z, unsigned dir, int old, int now)
+{
+	unsigned me[3] = { x, y, z }, far[3];
+	enum apenet_dir back;
+	int dim, wrap;
+	assert_int_equal(apenet_torus_neighbour(h->c.dims, me, (enum apenet_dir)dir, far, &back, &dim, &wrap), 0);
+	if (far[0] == x && far[1] == y && far[2] == z)
+		return;
+	own(h, far[0], far[1], far[2], APENET_REPORT_SUBJ_LINK, dirs[back], "LINK_DOWN", old, now,
+	    APENET_REPORT_PATH_SELF, "LINK_STATE DOWN, LANES_UP 0");
+	for (unsigned d2 = 0; d2 < 6; d2++) {
+		unsigned f2[3];
+		enum apenet_dir b2;
+		apenet_torus_neighbour(h->c.dims, far, (enum apenet_dir)d2, f2, &b2, &dim, &wrap);
+		if (d2 == back || (f2[0] == x && f2[1] == y && f2[2] == z))
+			continue; /* the dark link itself carries nothing */
+		nbr(h, far[0], far[1], far[2], d2, APENET_REPORT_SUBJ_LINK, dirs[back], "NEIGHBOUR_LINK", old, now);
+	}
+}
+
+/* Every link toward (x,y,z), as its neighbours see it. */
+static void all_far_links(struct h *h, unsigned x, unsigned y, unsigned z, int old, int now)
+{
+	for (unsigned dir = 0; dir < 6; dir++)
+		far_link(h, x, y, z, dir, old, now);
+}
+
+/* ---- what the actions say ---- */
+
+static void dump(const struct h *h)
+{
+	for (int i = 0; i < h->na; i++) {
+		const struct apenet_deduce_action *a = &h->a[i];
+		fprintf(stderr, "%3d %-8s key %llx ref %lld t %lld %s %s %u,%u,%u %s | ev %s %s %s first %d state %d into %llx\n", i,
+			apenet_deduce_kind_name(a->kind), (unsigned long long)a->key, (long long)a->ref,
+			(long long)(a->time_ms % 100000), a->blame.component, a->blame.rule, a->blame.x, a->blame.y,
+			a->blame.z, a->blame.link, a->ev.reporter, a->ev.code, a->ev.where, a->first, a->state,
+			(unsigned long long)a->merged_into);
+	}
+}
+
+static int count(const struct h *h, int kind)
+{
+	int n = 0;
+	for (int i = 0; i < h->na; i++)
+		n += h->a[i].kind == kind;
+	return n;
+}
+
+static const struct apenet_deduce_action *nth(const struct h *h, int kind, int k)
+{
+	for (int i = 0; i < h->na; i++)
+		if (h->a[i].kind == kind && k-- == 0)
+			return &h->a[i];
+	return NULL;
+}
+
+static int evidence_of(const struct h *h, uint64_t key)
+{
+	int n = 0;
+	for (int i = 0; i < h->na; i++)
+		n += h->a[i].kind == APENET_DEDUCE_EVIDENCE && h->a[i].key == key;
+	return n;
+}
+
+/* The incidents as the database holds them after every action: blame of
+ * the latest OPEN/REBLAME, open or closed/merged. */
+struct view {
+	uint64_t key;
+	struct apenet_deduce_blame b;
+	int state; /* 0 open, else the close state */
+	uint64_t merged_into;
+};
+
+static int replay(const struct h *h, struct view *v, int max)
+{
+	int n = 0;
+	for (int i = 0; i < h->na; i++) {
+		const struct apenet_deduce_action *a = &h->a[i];
+		int k;
+		for (k = 0; k < n && v[k].key != a->key; k++)
+			;
+		if (a->kind == APENET_DEDUCE_OPEN) {
+			assert_int_equal(k, n); /* a key opens once */
+			assert_true(n < max);
+			v[n].key = a->key;
+			v[n].b = a->blame;
+			v[n].state = 0;
+			n++;
+			continue;
+		}
+		assert_true(k < n); /* nothing about an incident that never opened */
+		if (a->kind == APENET_DEDUCE_REBLAME)
+			v[k].b = a->blame;
+		else if (a->kind == APENET_DEDUCE_CLOSE) {
+			assert_int_equal(v[k].state, 0);
+			v[k].state = a->state;
+			v[k].merged_into = a->merged_into;
+		} else {
+			assert_int_equal(v[k].state, 0); /* evidence of an open incident */
+		}
+	}
+	return n;
+}
+
+/* Exactly one incident that was not merged away, blaming comp with rule on
+ * node (x,y,z), in state `state` (0 open): its key. */
+static uint64_t the_one(const struct h *h, const char *comp, const char *rule, int x, int y, int z, int state)
+{
+	struct view v[64];
+	int n = replay(h, v, 64), found = -1;
+	for (int k = 0; k < n; k++) {
+		if (v[k].state == APENET_DEDUCE_MERGED)
+			continue;
+		if (found >= 0)
+			fail_msg("a second incident: %s %s at %u,%u,%u", v[k].b.component, v[k].b.rule, v[k].b.x, v[k].b.y,
+				 v[k].b.z);
+		found = k;
+	}
+	assert_true(found >= 0);
+	assert_string_equal(v[found].b.component, comp);
+	if (rule)
+		assert_string_equal(v[found].b.rule, rule);
+	if (x >= 0) {
+		assert_int_equal(v[found].b.has_node, 1);
+		assert_int_equal(v[found].b.x, x);
+		assert_int_equal(v[found].b.y, y);
+		assert_int_equal(v[found].b.z, z);
+	}
+	assert_int_equal(v[found].state, state);
+	return v[found].key;
+}
+
+static void assert_quiet(const struct h *h)
+{
+	if (h->na)
+		fail_msg("%d actions, the first %s %s %s", h->na, apenet_deduce_kind_name(h->a[0].kind),
+			 h->a[0].blame.component, h->a[0].blame.rule);
+}
+
+static struct apenet_deduce_stats stats(const struct h *h)
+{
+	struct apenet_deduce_stats s;
+	apenet_deduce_stats(h->d, &s);
+	return s;
+}
+
+/* ---- no fault ---- */
+
+static void test_heartbeats_only(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 60000);
+	assert_quiet(h);
+	struct apenet_deduce_stats s = stats(h);
+	assert_int_equal(s.heard, 16);
+	assert_int_equal(s.silent, 0);
+	assert_int_equal(s.facts, 0);
+	assert_true(s.heartbeats >= 16 * 59);
+	stop(h);
+}
+
+/* ---- card gone ---- */
+
+static void card_gone(struct h *h, unsigned x, unsigned y, unsigned z, int now)
+{
+	own(h, x, y, z, APENET_REPORT_SUBJ_BOARD, "card", "CARD_GONE", now ? 0 : 2, now, APENET_REPORT_PATH_WATCHDOG,
+	    now ? "BAR0 reads 0xffffffff" : "the card responds again");
+}
+
+static void test_card_gone(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	card_gone(h, 1, 1, 0, 2);
+	all_far_links(h, 1, 1, 0, 0, 2);
+	run(h, 5000);
+	uint64_t key = the_one(h, "card", "card-gone", 1, 1, 0, 0);
+	assert_int_equal(count(h, APENET_DEDUCE_OPEN), 1);
+	const struct apenet_deduce_action *o = nth(h, APENET_DEDUCE_OPEN, 0);
+	/* the first fault is the node's own report, the rest is evidence:
+	 * 4 LINK_DOWN and 4 x 3 NEIGHBOUR_LINK */
+	assert_string_equal(o->ev.code, "CARD_GONE");
+	assert_string_equal(o->ev.reporter, "1,1,0#1");
+	assert_string_equal(o->ev.text, "BAR0 reads 0xffffffff");
+	assert_int_equal(evidence_of(h, key), 4 + 4 * 3);
+	assert_int_equal(count(h, APENET_DEDUCE_REBLAME), 0);
+	/* the card comes back: every link up again, the incident closes */
+	card_gone(h, 1, 1, 0, 0);
+	all_far_links(h, 1, 1, 0, 2, 0);
+	run(h, 3000);
+	the_one(h, "card", "card-gone", 1, 1, 0, APENET_DEDUCE_CLOSED);
+	const struct apenet_deduce_action *c = nth(h, APENET_DEDUCE_CLOSE, 0);
+	assert_int_equal(c->key, key);
+	assert_int_equal(c->ref, 1001);
+	assert_int_equal(c->nevidence, 1 + 16 + 1 + 16);
+	assert_int_equal(stats(h).facts, 0);
+	stop(h);
+}
+
+/* The neighbours' reports first; the node's own CARD_GONE (and its
+ * heartbeats) 6 s late, from its spool: first it looks powered off. */
+static void test_card_gone_own_report_late(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	int64_t t0 = h->now;
+	h->mute[idx(h, 1, 1, 0)] = 1;
+	all_far_links(h, 1, 1, 0, 0, 2);
+	run(h, 6000);
+	the_one(h, "node-power", "power-off", 1, 1, 0, 0);
+	h->mute[idx(h, 1, 1, 0)] = 0;
+	own_at(h, t0, 1, 1, 0, APENET_REPORT_SUBJ_BOARD, "card", "CARD_GONE", 0, 2, APENET_REPORT_PATH_WATCHDOG,
+	       "BAR0 reads 0xffffffff");
+	run(h, 3000);
+	/* the power-off is merged into the card, which opens at once */
+	uint64_t key = the_one(h, "card", "card-gone", 1, 1, 0, 0);
+	const struct apenet_deduce_action *c = nth(h, APENET_DEDUCE_CLOSE, 0);
+	assert_non_null(c);
+	assert_int_equal(c->state, APENET_DEDUCE_MERGED);
+	assert_int_equal(c->merged_into, key);
+	assert_int_equal(count(h, APENET_DEDUCE_OPEN), 2);
+	assert_int_equal(nth(h, APENET_DEDUCE_OPEN, 1)->ev.time_ms, t0);
+	card_gone(h, 1, 1, 0, 0);
+	all_far_links(h, 1, 1, 0, 2, 0);
+	run(h, 2000);
+	the_one(h, "card", "card-gone", 1, 1, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* One neighbour's LINK_DOWN alone for 2 s opens a provisional cable
+ * incident; then the rest arrives, with the card-gone: the cable is
+ * merged into the card. */
+static void test_cable_merged_into_card(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	far_link(h, 1, 1, 0, APENET_DIR_XM, 0, 2); /* 0,1,0's X+ */
+	run(h, 2000);
+	uint64_t cable = the_one(h, "cable", "link-one-end", 0, 1, 0, 0); /* 0,1,0's end, and its field */
+	const struct apenet_deduce_action *o = nth(h, APENET_DEDUCE_OPEN, 0);
+	assert_string_equal(o->blame.link, "X+");
+	assert_int_equal(o->blame.has_far, 1);
+	assert_int_equal(o->blame.fx, 1);
+	assert_string_equal(o->blame.far_link, "X-");
+	card_gone(h, 1, 1, 0, 2);
+	for (unsigned dir = 0; dir < 6; dir++)
+		if (dir != APENET_DIR_XM)
+			far_link(h, 1, 1, 0, dir, 0, 2);
+	run(h, 3000);
+	uint64_t card = the_one(h, "card", "card-gone", 1, 1, 0, 0);
+	const struct apenet_deduce_action *c = nth(h, APENET_DEDUCE_CLOSE, 0);
+	assert_int_equal(c->key, cable);
+	assert_int_equal(c->state, APENET_DEDUCE_MERGED);
+	assert_int_equal(c->merged_into, card);
+	assert_int_equal(c->merged_into_ref, 1002);
+	assert_int_equal(c->ref, 1001);
+	/* the card's evidence includes the cable it absorbed, with its earlier
+	 * first fault */
+	int first = 0;
+	for (int i = 0; i < h->na; i++)
+		first += h->a[i].kind == APENET_DEDUCE_EVIDENCE && h->a[i].key == card && h->a[i].first;
+	if (getenv("DUMP"))
+		dump(h);
+	assert_int_equal(first, 1);
+	card_gone(h, 1, 1, 0, 0);
+	all_far_links(h, 1, 1, 0, 2, 0);
+	run(h, 2000);
+	the_one(h, "card", "card-gone", 1, 1, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* 4x2x1: Y+ and Y- of 1,0,0 both go to 1,1,0 (two cables). */
+static void test_card_gone_two_wide(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 2, 1);
+	run(h, 2000);
+	card_gone(h, 1, 0, 0, 2);
+	all_far_links(h, 1, 0, 0, 0, 2);
+	run(h, 4000);
+	uint64_t key = the_one(h, "card", "card-gone", 1, 0, 0, 0);
+	/* 4 LINK_DOWN (two from 1,1,0); NEIGHBOUR_LINK: 2,0,0 and 0,0,0 are
+	 * heard by three other neighbours each (X, and 2,1,0 or 0,1,0 through
+	 * both Y links), 1,1,0 by its X neighbours, once per dark Y link */
+	assert_int_equal(evidence_of(h, key), 4 + 3 + 3 + 2 + 2);
+	card_gone(h, 1, 0, 0, 0);
+	all_far_links(h, 1, 0, 0, 2, 0);
+	run(h, 2000);
+	the_one(h, "card", "card-gone", 1, 0, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* ---- power off ---- */
+
+static void test_power_off(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	h->mute[idx(h, 2, 1, 0)] = 1;
+	run(h, 100);
+	all_far_links(h, 2, 1, 0, 0, 2);
+	run(h, 2000);
+	assert_int_equal(count(h, APENET_DEDUCE_OPEN), 0); /* not silent yet: undecided */
+	run(h, 4000);
+	uint64_t key = the_one(h, "node-power", "power-off", 2, 1, 0, 0);
+	assert_int_equal(count(h, APENET_DEDUCE_REBLAME), 0);
+	/* 16 link reports and the silence */
+	assert_int_equal(evidence_of(h, key), 16);
+	/* power back: it heartbeats, the links come up */
+	h->mute[idx(h, 2, 1, 0)] = 0;
+	h->boot[idx(h, 2, 1, 0)]++;
+	run(h, 1000);
+	the_one(h, "node-power", NULL, 2, 1, 0, 0);
+	all_far_links(h, 2, 1, 0, 2, 0);
+	run(h, 1000);
+	the_one(h, "node-power", "power-off", 2, 1, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* ---- DNP hung ---- */
+
+static void test_dnp_hung(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	nbr_all(h, 3, 3, 0, APENET_REPORT_SUBJ_BOARD, "ldm", "LDM_STALE", 0, 1);
+	run(h, 100);
+	own(h, 3, 3, 0, APENET_REPORT_SUBJ_BOARD, "dnp", "DNP_HUNG", 0, 2, APENET_REPORT_PATH_WATCHDOG,
+	    "WD_DNP_HB stuck at 77 for 5 periods of 100 ms");
+	run(h, 1500);
+	nbr_all(h, 3, 3, 0, APENET_REPORT_SUBJ_BOARD, "ldm", "LDM_STALE", 1, 2);
+	run(h, 3000);
+	uint64_t key = the_one(h, "dnp", "dnp-hung", 3, 3, 0, 0);
+	assert_int_equal(count(h, APENET_DEDUCE_REBLAME), 0);
+	/* 4 sick (one the first fault), DNP_HUNG, 4 broken */
+	assert_int_equal(evidence_of(h, key), 3 + 1 + 4);
+	own(h, 3, 3, 0, APENET_REPORT_SUBJ_BOARD, "dnp", "DNP_HUNG", 2, 0, APENET_REPORT_PATH_WATCHDOG,
+	    "WD_DNP_HB moved to 78");
+	run(h, 500);
+	the_one(h, "dnp", NULL, 3, 3, 0, 0);
+	nbr_all(h, 3, 3, 0, APENET_REPORT_SUBJ_BOARD, "ldm", "LDM_STALE", 2, 0);
+	run(h, 500);
+	the_one(h, "dnp", "dnp-hung", 3, 3, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* Only the torus path: the node's own DNP_HUNG never arrives (then late). */
+static void test_dnp_hung_neighbours_only(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	nbr_all(h, 0, 2, 0, APENET_REPORT_SUBJ_BOARD, "ldm", "LDM_STALE", 0, 1);
+	run(h, 3000);
+	uint64_t key = the_one(h, "dnp", "ldm-stale", 0, 2, 0, 0);
+	/* the node's own report comes: a stronger rule, the same incident */
+	own(h, 0, 2, 0, APENET_REPORT_SUBJ_BOARD, "dnp", "DNP_HUNG", 0, 2, APENET_REPORT_PATH_WATCHDOG,
+	    "WD_DNP_HB stuck");
+	run(h, 100);
+	assert_int_equal(the_one(h, "dnp", "dnp-hung", 0, 2, 0, 0), key);
+	assert_int_equal(count(h, APENET_DEDUCE_REBLAME), 1);
+	own(h, 0, 2, 0, APENET_REPORT_SUBJ_BOARD, "dnp", "DNP_HUNG", 2, 0, APENET_REPORT_PATH_WATCHDOG, "moved");
+	nbr_all(h, 0, 2, 0, APENET_REPORT_SUBJ_BOARD, "ldm", "LDM_STALE", 1, 0);
+	run(h, 500);
+	the_one(h, "dnp", "dnp-hung", 0, 2, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* A word late for a moment: gone before the settle window, no incident. */
+static void test_transient(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	nbr(h, 2, 2, 0, APENET_DIR_XP, APENET_REPORT_SUBJ_BOARD, "ldm", "LDM_STALE", 0, 1);
+	run(h, 500);
+	nbr(h, 2, 2, 0, APENET_DIR_XP, APENET_REPORT_SUBJ_BOARD, "ldm", "LDM_STALE", 1, 0);
+	run(h, 5000);
+	assert_quiet(h);
+	assert_int_equal(stats(h).candidates, 0);
+	stop(h);
+}
+
+/* ---- host hung or dead ---- */
+
+static void test_host_hung(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	h->mute[idx(h, 1, 2, 0)] = 1; /* SIGSTOP */
+	run(h, 400);
+	nbr_all(h, 1, 2, 0, APENET_REPORT_SUBJ_HOST, "watchdog", "NEIGHBOUR_HOST_EXPIRED", 0, 2);
+	run(h, 6000);
+	uint64_t key = the_one(h, "host", "host-hung", 1, 2, 0, 0);
+	assert_int_equal(count(h, APENET_DEDUCE_REBLAME), 0);
+	assert_int_equal(evidence_of(h, key), 4); /* 4 neighbours + the silence, one of them first */
+	/* SIGCONT: it reports again, its watchdog saw itself expired */
+	h->mute[idx(h, 1, 2, 0)] = 0;
+	own(h, 1, 2, 0, APENET_REPORT_SUBJ_HOST, "host", "HOST_EXPIRED", 0, 1, APENET_REPORT_PATH_WATCHDOG,
+	    "WD_STATUS 0x00000103, WD_EXPIRE_COUNT 1");
+	run(h, 100);
+	nbr_all(h, 1, 2, 0, APENET_REPORT_SUBJ_HOST, "watchdog", "NEIGHBOUR_HOST_EXPIRED", 2, 0);
+	run(h, 100);
+	the_one(h, "host", NULL, 1, 2, 0, 0); /* its own report is still raised */
+	own(h, 1, 2, 0, APENET_REPORT_SUBJ_HOST, "host", "HOST_EXPIRED", 1, 0, APENET_REPORT_PATH_WATCHDOG,
+	    "WD_STATUS 0x00000001");
+	run(h, 1000);
+	the_one(h, "host", "host-hung", 1, 2, 0, APENET_DEDUCE_CLOSED);
+	/* heard again, its own expiry, 4 neighbours, its own clear */
+	assert_int_equal(evidence_of(h, key), 4 + 1 + 1 + 4 + 1);
+	stop(h);
+}
+
+/* A killed agent restarted within a second: its DNP declared the host
+ * dead for a moment, the node was never silent; nothing to keep. */
+static void test_agent_restart_is_transient(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	h->mute[idx(h, 1, 2, 0)] = 1;
+	run(h, 400);
+	nbr_all(h, 1, 2, 0, APENET_REPORT_SUBJ_HOST, "watchdog", "NEIGHBOUR_HOST_EXPIRED", 0, 2);
+	run(h, 300);
+	h->mute[idx(h, 1, 2, 0)] = 0;
+	h->boot[idx(h, 1, 2, 0)]++;
+	heartbeat(h, 1, 2, 0);
+	run(h, 200);
+	nbr_all(h, 1, 2, 0, APENET_REPORT_SUBJ_HOST, "watchdog", "NEIGHBOUR_HOST_EXPIRED", 2, 0);
+	run(h, 8000);
+	assert_quiet(h);
+	stop(h);
+}
+
+/* ---- service network cut ---- */
+
+static void test_service_cut(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	h->mute[idx(h, 3, 0, 0)] = 1;
+	run(h, 4000);
+	/* its notifier gave up on both supervisors: its field goes sick */
+	int64_t t_sick = h->now;
+	nbr_all(h, 3, 0, 0, APENET_REPORT_SUBJ_HOST, "service", "NEIGHBOUR_SERVICE", 0, 1);
+	run(h, 8000);
+	uint64_t key = the_one(h, "service-network", "service-cut", 3, 0, 0, 0);
+	run(h, 60000);
+	int64_t t_broken = h->now;
+	nbr_all(h, 3, 0, 0, APENET_REPORT_SUBJ_HOST, "service", "NEIGHBOUR_SERVICE", 1, 2);
+	run(h, 2000);
+	assert_int_equal(the_one(h, "service-network", "service-cut", 3, 0, 0, 0), key);
+	/* back: its spool drains (its own reports of the cut, late), then its
+	 * field is normal again */
+	h->mute[idx(h, 3, 0, 0)] = 0;
+	own_at(h, t_sick, 3, 0, 0, APENET_REPORT_SUBJ_HOST, "service", "SERVICE_NETWORK", 0, 1,
+	       APENET_REPORT_PATH_SELF, "LDM_HOST service field");
+	own_at(h, t_broken, 3, 0, 0, APENET_REPORT_SUBJ_HOST, "service", "SERVICE_NETWORK", 1, 2,
+	       APENET_REPORT_PATH_SELF, "LDM_HOST service field");
+	run(h, 300);
+	own(h, 3, 0, 0, APENET_REPORT_SUBJ_HOST, "service", "SERVICE_NETWORK", 2, 0, APENET_REPORT_PATH_SELF,
+	    "LDM_HOST service field");
+	run(h, 100);
+	the_one(h, "service-network", NULL, 3, 0, 0, 0);
+	nbr_all(h, 3, 0, 0, APENET_REPORT_SUBJ_HOST, "service", "NEIGHBOUR_SERVICE", 2, 0);
+	run(h, 5000);
+	the_one(h, "service-network", "service-cut", 3, 0, 0, APENET_DEDUCE_CLOSED);
+	assert_int_equal(count(h, APENET_DEDUCE_REBLAME), 0);
+	stop(h);
+}
+
+/* ---- supervisors ---- */
+
+/* This supervisor's view when the other one is unreachable from the nodes
+ * of x >= 2: they report their service field sick (one of two acks), and
+ * so do their neighbours about them. */
+static void test_supervisor_missing(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	for (unsigned x = 2; x < 4; x++)
+		for (unsigned y = 0; y < 4; y++) {
+			own(h, x, y, 0, APENET_REPORT_SUBJ_HOST, "service", "SERVICE_NETWORK", 0, 1, APENET_REPORT_PATH_SELF,
+			    "LDM_HOST service field");
+			nbr_all(h, x, y, 0, APENET_REPORT_SUBJ_HOST, "service", "NEIGHBOUR_SERVICE", 0, 1);
+		}
+	run(h, 3000);
+	uint64_t key = the_one(h, "supervisor", "supervisor-missing", -1, 0, 0, 0);
+	const struct apenet_deduce_action *o = nth(h, APENET_DEDUCE_OPEN, 0);
+	assert_int_equal(o->blame.has_node, 0);
+	assert_string_equal(o->blame.where, "peer");
+	assert_int_equal(evidence_of(h, key), 8 + 8 * 4 - 1);
+	for (unsigned x = 2; x < 4; x++)
+		for (unsigned y = 0; y < 4; y++) {
+			own(h, x, y, 0, APENET_REPORT_SUBJ_HOST, "service", "SERVICE_NETWORK", 1, 0, APENET_REPORT_PATH_SELF,
+			    "LDM_HOST service field");
+			nbr_all(h, x, y, 0, APENET_REPORT_SUBJ_HOST, "service", "NEIGHBOUR_SERVICE", 1, 0);
+		}
+	run(h, 1000);
+	the_one(h, "supervisor", "supervisor-missing", -1, 0, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* The same fault seen by the supervisor that is cut off: the nodes of
+ * x >= 2 fall silent, the ones of x = 1 report their neighbours' service
+ * field sick; then the part comes back with its spooled reports. */
+static void test_supervisor_unreachable(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	int64_t t0 = h->now;
+	for (unsigned x = 2; x < 4; x++)
+		for (unsigned y = 0; y < 4; y++)
+			h->mute[idx(h, x, y, 0)] = 1;
+	run(h, 4000);
+	for (unsigned x = 2; x < 4; x++)
+		for (unsigned y = 0; y < 4; y++)
+			nbr_all(h, x, y, 0, APENET_REPORT_SUBJ_HOST, "service", "NEIGHBOUR_SERVICE", 0, 1);
+	run(h, 8000);
+	the_one(h, "supervisor", "supervisor-unreachable", -1, 0, 0, 0);
+	assert_string_equal(nth(h, APENET_DEDUCE_OPEN, 0)->blame.where, "self");
+	assert_int_equal(count(h, APENET_DEDUCE_OPEN), 1);
+	for (unsigned x = 2; x < 4; x++)
+		for (unsigned y = 0; y < 4; y++) {
+			h->mute[idx(h, x, y, 0)] = 0;
+			own_at(h, t0 + 3000, x, y, 0, APENET_REPORT_SUBJ_HOST, "service", "SERVICE_NETWORK", 0, 1,
+			       APENET_REPORT_PATH_SELF, "LDM_HOST service field");
+		}
+	run(h, 500);
+	for (unsigned x = 2; x < 4; x++)
+		for (unsigned y = 0; y < 4; y++) {
+			own(h, x, y, 0, APENET_REPORT_SUBJ_HOST, "service", "SERVICE_NETWORK", 1, 0, APENET_REPORT_PATH_SELF,
+			    "LDM_HOST service field");
+			nbr_all(h, x, y, 0, APENET_REPORT_SUBJ_HOST, "service", "NEIGHBOUR_SERVICE", 1, 0);
+		}
+	run(h, 2000);
+	the_one(h, "supervisor", "supervisor-unreachable", -1, 0, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* A node whose agent was stopped cleanly: silent, nothing else wrong. */
+static void test_agent_silent(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	h->mute[idx(h, 0, 0, 0)] = 1;
+	run(h, 4000);
+	assert_int_equal(count(h, APENET_DEDUCE_OPEN), 0); /* waiting for an explanation */
+	run(h, 6000);
+	the_one(h, "agent", "agent-silent", 0, 0, 0, 0);
+	h->mute[idx(h, 0, 0, 0)] = 0;
+	run(h, 1100);
+	the_one(h, "agent", "agent-silent", 0, 0, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* ---- cables ---- */
+
+static void unplug(struct h *h, unsigned x, unsigned y, unsigned z, unsigned dir, int old, int now, int ends)
+{
+	unsigned me[3] = { x, y, z }, far[3];
+	enum apenet_dir back;
+	int dim, wrap;
+	apenet_torus_neighbour(h->c.dims, me, (enum apenet_dir)dir, far, &back, &dim, &wrap);
+	if (ends & 1)
+		far_link(h, far[0], far[1], far[2], back, old, now); /* x,y,z's end, and its link field */
+	if (ends & 2)
+		far_link(h, x, y, z, dir, old, now);                 /* the far end */
+}
+
+static void test_cable_unplug(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	unplug(h, 2, 1, 0, APENET_DIR_XM, 0, 2, 3); /* 2,1,0 X- <-> 1,1,0 X+ */
+	run(h, 3000);
+	uint64_t key = the_one(h, "cable", "link-both-ends", 1, 1, 0, 0);
+	const struct apenet_deduce_action *o = nth(h, APENET_DEDUCE_OPEN, 0);
+	assert_string_equal(o->blame.link, "X+");
+	assert_int_equal(o->blame.has_far, 1);
+	assert_int_equal(o->blame.fx, 2);
+	assert_int_equal(o->blame.fy, 1);
+	assert_string_equal(o->blame.far_link, "X-");
+	assert_int_equal(o->blame.status, 2);
+	assert_int_equal(evidence_of(h, key), 2 * 4 - 1);
+	unplug(h, 2, 1, 0, APENET_DIR_XM, 2, 0, 3);
+	run(h, 1000);
+	the_one(h, "cable", "link-both-ends", 1, 1, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* One end's own report and the other end's link field through its
+ * neighbours, in a 2-wide dimension (the other cable between the same two
+ * nodes carries the word). */
+static void test_cable_one_end_two_wide(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 2, 1);
+	run(h, 2000);
+	own(h, 1, 0, 0, APENET_REPORT_SUBJ_LINK, "Y+", "LINK_DOWN", 0, 2, APENET_REPORT_PATH_SELF, "LINK_STATE DOWN");
+	/* 1,1,0 hears 1,0,0's Y+ field broken on its own Y+ (the Y- cable of 1,0,0) */
+	nbr(h, 1, 0, 0, APENET_DIR_YM, APENET_REPORT_SUBJ_LINK, "Y+", "NEIGHBOUR_LINK", 0, 2);
+	run(h, 3000);
+	the_one(h, "cable", "link-one-end", 1, 0, 0, 0);
+	const struct apenet_deduce_action *o = nth(h, APENET_DEDUCE_OPEN, 0);
+	assert_string_equal(o->blame.link, "Y+");
+	assert_int_equal(o->blame.fx, 1);
+	assert_int_equal(o->blame.fy, 1);
+	assert_string_equal(o->blame.far_link, "Y-");
+	/* the far end's own report: both ends now */
+	own(h, 1, 1, 0, APENET_REPORT_SUBJ_LINK, "Y-", "LINK_DOWN", 0, 2, APENET_REPORT_PATH_SELF, "LINK_STATE DOWN");
+	run(h, 100);
+	the_one(h, "cable", "link-both-ends", 1, 0, 0, 0);
+	own(h, 1, 0, 0, APENET_REPORT_SUBJ_LINK, "Y+", "LINK_DOWN", 2, 0, APENET_REPORT_PATH_SELF, "up");
+	own(h, 1, 1, 0, APENET_REPORT_SUBJ_LINK, "Y-", "LINK_DOWN", 2, 0, APENET_REPORT_PATH_SELF, "up");
+	nbr(h, 1, 0, 0, APENET_DIR_YM, APENET_REPORT_SUBJ_LINK, "Y+", "NEIGHBOUR_LINK", 2, 0);
+	run(h, 1000);
+	the_one(h, "cable", "link-both-ends", 1, 0, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* Duplicates (a report resent after a lost ack) change nothing. */
+static void test_duplicates(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	struct apenet_report r;
+	apenet_report_init(&r, APENET_REPORT_HEALTH);
+	r.x = 1, r.y = 1, r.z = 0;
+	snprintf(r.boot, sizeof(r.boot), "1,1,0#1");
+	r.seq = 777;
+	r.time_ms = h->now;
+	r.subject = APENET_REPORT_SUBJ_LINK;
+	snprintf(r.where, sizeof(r.where), "Y+");
+	snprintf(r.code, sizeof(r.code), "LINK_CRC");
+	r.new_status = 1;
+	snprintf(r.evidence, sizeof(r.evidence), "130 in 60.0 s; at least 108/min at 95%% confidence");
+	for (int k = 0; k < 3; k++)
+		apenet_deduce_report(h->d, &r, h->now);
+	run(h, 3000);
+	uint64_t key = the_one(h, "cable", "link-one-end", 1, 1, 0, 0);
+	assert_int_equal(evidence_of(h, key), 0);
+	assert_int_equal(stats(h).duplicates, 2);
+	assert_int_equal(nth(h, APENET_DEDUCE_OPEN, 0)->blame.status, 1);
+	apenet_deduce_report(h->d, &r, h->now);
+	run(h, 100);
+	assert_int_equal(evidence_of(h, key), 0);
+	r.seq = 778;
+	r.new_status = 0;
+	apenet_deduce_report(h->d, &r, h->now);
+	apenet_deduce_report(h->d, &r, h->now);
+	run(h, 100);
+	the_one(h, "cable", NULL, 1, 1, 0, APENET_DEDUCE_CLOSED);
+	assert_int_equal(count(h, APENET_DEDUCE_CLOSE), 1);
+	stop(h);
+}
+
+/* ---- what a node says of itself and its neighbours of it ---- */
+
+static void test_overheat(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	nbr_all(h, 2, 3, 0, APENET_REPORT_SUBJ_SENSOR, "temperature", "NEIGHBOUR_TEMPERATURE", 0, 1);
+	own(h, 2, 3, 0, APENET_REPORT_SUBJ_SENSOR, "fpga_temp", "FPGA_TEMP", 0, 1, APENET_REPORT_PATH_SELF,
+	    "SENS_FPGA_TEMP 92.0 C");
+	run(h, 3000);
+	uint64_t key = the_one(h, "sensor:temperature", "self-and-neighbours", 2, 3, 0, 0);
+	assert_int_equal(nth(h, APENET_DEDUCE_OPEN, 0)->blame.status, 1);
+	own(h, 2, 3, 0, APENET_REPORT_SUBJ_SENSOR, "fpga_temp", "FPGA_TEMP", 1, 2, APENET_REPORT_PATH_SELF,
+	    "SENS_FPGA_TEMP 101.0 C");
+	nbr_all(h, 2, 3, 0, APENET_REPORT_SUBJ_SENSOR, "temperature", "NEIGHBOUR_TEMPERATURE", 1, 2);
+	own(h, 2, 3, 0, APENET_REPORT_SUBJ_SENSOR, "fpga_temp", "FPGA_TEMP", 2, 0, APENET_REPORT_PATH_SELF,
+	    "SENS_FPGA_TEMP 60.0 C");
+	nbr_all(h, 2, 3, 0, APENET_REPORT_SUBJ_SENSOR, "temperature", "NEIGHBOUR_TEMPERATURE", 2, 0);
+	run(h, 500);
+	assert_int_equal(the_one(h, "sensor:temperature", NULL, 2, 3, 0, APENET_DEDUCE_CLOSED), key);
+	assert_int_equal(evidence_of(h, key), 4 + 5 + 5);
+	stop(h);
+}
+
+/* ---- two faults at once ---- */
+
+static void test_two_faults(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	h->mute[idx(h, 0, 0, 0)] = 1;
+	all_far_links(h, 0, 0, 0, 0, 2);                   /* 0,0,0 powered off */
+	own(h, 2, 2, 0, APENET_REPORT_SUBJ_BOARD, "dnp", "DNP_HUNG", 0, 2, APENET_REPORT_PATH_WATCHDOG, "stuck");
+	nbr_all(h, 2, 2, 0, APENET_REPORT_SUBJ_BOARD, "ldm", "LDM_STALE", 0, 2); /* 2,2,0's DNP */
+	run(h, 8000);
+	struct view v[16];
+	int n = replay(h, v, 16);
+	assert_int_equal(n, 2);
+	int power = !strcmp(v[0].b.component, "node-power") ? 0 : 1;
+	assert_string_equal(v[power].b.component, "node-power");
+	assert_int_equal(v[power].b.x, 0);
+	assert_string_equal(v[!power].b.component, "dnp");
+	assert_int_equal(v[!power].b.x, 2);
+	assert_int_equal(v[!power].b.y, 2);
+	assert_int_equal(v[0].state, 0);
+	assert_int_equal(v[1].state, 0);
+	stop(h);
+}
+
+/* ---- a supervisor restarted ---- */
+
+static void test_restore(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	card_gone(h, 1, 1, 0, 2);
+	all_far_links(h, 1, 1, 0, 0, 2);
+	run(h, 3000);
+	uint64_t key = the_one(h, "card", "card-gone", 1, 1, 0, 0);
+	const struct apenet_deduce_action o = *nth(h, APENET_DEDUCE_OPEN, 0);
+	assert_int_equal(key, o.key);
+	/* the supervisor restarts: a new engine, seeded from the database */
+	apenet_deduce_close(h->d);
+	struct apenet_err e = { 0 };
+	assert_int_equal(apenet_deduce_open(&h->c, &h->d, &e), 0);
+	h->na = 0;
+	struct apenet_deduce_restore r = { .ref = 4242, .component = "card", .rule = "card-gone", .has_node = 1,
+					   .x = 1, .y = 1, .z = 0, .status = 2, .first_ms = o.time_ms };
+	uint64_t k2 = apenet_deduce_restore(h->d, &r, h->now, &e);
+	assert_true(k2 != 0);
+	assert_int_equal(apenet_deduce_restore(h->d, &r, h->now, &e), 0); /* not twice */
+	/* a cable restored by its other end is the same cable */
+	struct apenet_deduce_restore rc = { .ref = 4343, .component = "cable", .rule = "link-both-ends", .has_node = 1,
+					    .x = 3, .y = 3, .z = 0, .link = "X+", .status = 2, .first_ms = o.time_ms };
+	uint64_t kc = apenet_deduce_restore(h->d, &rc, h->now, &e);
+	assert_true(kc != 0);
+	rc.x = 0, rc.link = "X-";
+	assert_int_equal(apenet_deduce_restore(h->d, &rc, h->now, &e), 0);
+	for (unsigned i = 0; i < 16; i++)
+		apenet_deduce_heard(h->d, i % 4, i / 4, 0, h->now - 500, h->now - 500);
+	/* the last transition of each fact that is not normal, replayed */
+	card_gone(h, 1, 1, 0, 2);
+	all_far_links(h, 1, 1, 0, 0, 2);
+	run(h, 10000);
+	/* nothing opens again; the cable nobody speaks of closes after its hold */
+	assert_int_equal(count(h, APENET_DEDUCE_OPEN), 0);
+	assert_int_equal(count(h, APENET_DEDUCE_CLOSE), 1);
+	const struct apenet_deduce_action *c = nth(h, APENET_DEDUCE_CLOSE, 0);
+	assert_int_equal(c->key, kc);
+	assert_int_equal(c->ref, 4343);
+	assert_int_equal(evidence_of(h, k2), 17);
+	for (int i = 0; i < h->na; i++)
+		if (h->a[i].kind == APENET_DEDUCE_EVIDENCE)
+			assert_int_equal(h->a[i].ref, 4242);
+	int before = h->na;
+	card_gone(h, 1, 1, 0, 0);
+	all_far_links(h, 1, 1, 0, 2, 0);
+	run(h, 1000);
+	c = NULL;
+	for (int i = before; i < h->na; i++)
+		if (h->a[i].kind == APENET_DEDUCE_CLOSE)
+			c = &h->a[i];
+	assert_non_null(c);
+	assert_int_equal(c->key, k2);
+	assert_int_equal(c->ref, 4242);
+	assert_int_equal(c->state, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* The ack of a supervisor that was away comes late: its spool replays a
+ * whole fault (history) at once, which opens and closes. */
+static void test_history_from_spool(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	int64_t t0 = h->now - 60000;
+	own_at(h, t0, 3, 2, 0, APENET_REPORT_SUBJ_SENSOR, "vcore", "VCORE_LOW", 0, 1, APENET_REPORT_PATH_SELF,
+	       "VCORE 0.95 V");
+	own_at(h, t0 + 20000, 3, 2, 0, APENET_REPORT_SUBJ_SENSOR, "vcore", "VCORE_LOW", 1, 0, APENET_REPORT_PATH_SELF,
+	       "VCORE 1.0 V");
+	run(h, 3000);
+	uint64_t key = the_one(h, "sensor:voltage", "self", 3, 2, 0, APENET_DEDUCE_CLOSED);
+	const struct apenet_deduce_action *o = nth(h, APENET_DEDUCE_OPEN, 0);
+	assert_int_equal(o->time_ms, t0);
+	const struct apenet_deduce_action *c = nth(h, APENET_DEDUCE_CLOSE, 0);
+	assert_int_equal(c->key, key);
+	assert_int_equal(c->time_ms, t0 + 20000);
+	stop(h);
+}
+
+static void test_config(void **state)
+{
+	(void)state;
+	struct apenet_deduce_config c;
+	struct apenet_err e = { 0 };
+	struct apenet_deduce *d;
+	apenet_deduce_config_defaults(&c);
+	assert_int_equal(apenet_deduce_config_check(&c, &e), 0);
+	c.dims[2] = 0;
+	assert_int_equal(apenet_deduce_open(&c, &d, &e), -1);
+	assert_non_null(strstr(e.msg, "dims[2]"));
+	apenet_deduce_config_defaults(&c);
+	c.group_min = 1;
+	assert_int_equal(apenet_deduce_config_check(&c, &e), -1);
+	assert_non_null(strstr(e.msg, "group_min"));
+	/* reports about nodes outside the torus are ignored */
+	apenet_deduce_config_defaults(&c);
+	assert_int_equal(apenet_deduce_open(&c, &d, &e), 0);
+	struct apenet_report r;
+	apenet_report_init(&r, APENET_REPORT_HEALTH);
+	r.x = 9;
+	snprintf(r.code, sizeof(r.code), "CARD_GONE");
+	r.new_status = 2;
+	apenet_deduce_report(d, &r, 1000);
+	struct apenet_deduce_stats s;
+	apenet_deduce_stats(d, &s);
+	assert_int_equal(s.ignored, 1);
+	assert_int_equal(s.facts, 0);
+	apenet_deduce_close(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_heartbeats_only),
+		cmocka_unit_test(test_card_gone),
+		cmocka_unit_test(test_card_gone_own_report_late),
+		cmocka_unit_test(test_cable_merged_into_card),
+		cmocka_unit_test(test_card_gone_two_wide),
+		cmocka_unit_test(test_power_off),
+		cmocka_unit_test(test_dnp_hung),
+		cmocka_unit_test(test_dnp_hung_neighbours_only),
+		cmocka_unit_test(test_transient),
+		cmocka_unit_test(test_host_hung),
+		cmocka_unit_test(test_agent_restart_is_transient),
+		cmocka_unit_test(test_service_cut),
+		cmocka_unit_test(test_supervisor_missing),
+		cmocka_unit_test(test_supervisor_unreachable),
+		cmocka_unit_test(test_agent_silent),
+		cmocka_unit_test(test_cable_unplug),
+		cmocka_unit_test(test_cable_one_end_two_wide),
+		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_overheat),
+		cmocka_unit_test(test_two_faults),
+		cmocka_unit_test(test_restore),
+		cmocka_unit_test(test_history_from_spool),
+		cmocka_unit_test(test_config),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
