@@ -24,6 +24,7 @@ void apenet_deduce_config_defaults(struct apenet_deduce_config *c)
 	c->explain_ms = 5000;
 	c->late_ms = 2000;
 	c->restore_hold_ms = 8000;
+	c->resync_ms = 15000;
 	c->evidence_max = 256;
 	c->group_min = 2;
 }
@@ -45,7 +46,7 @@ int apenet_deduce_config_check(const struct apenet_deduce_config *c, struct apen
 	} t[] = {
 		{ "silent_ms", c->silent_ms, 1 },         { "settle_ms", c->settle_ms, 0 },
 		{ "explain_ms", c->explain_ms, 0 },       { "late_ms", c->late_ms, 1 },
-		{ "restore_hold_ms", c->restore_hold_ms, 0 },
+		{ "restore_hold_ms", c->restore_hold_ms, 0 },   { "resync_ms", c->resync_ms, 0 },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (t[i].v < t[i].min || t[i].v > 86400000)
@@ -96,6 +97,7 @@ void apenet_deduce_close(struct apenet_deduce *d)
 	free(d->rekey.v);
 	free(d->touched.v);
 	free(d->ulist.v);
+	free(d->exp);
 	free(d->q);
 	free(d->str);
 	free(d->strhash);
@@ -187,6 +189,75 @@ void apenet_deduce_heard(struct apenet_deduce *d, unsigned x, unsigned y, unsign
 	dd_pass(d);
 }
 
+/* Reporter rep runs a new boot, which says again what is still wrong as
+ * it starts (its trackers start from normal): what its older boots said
+ * is superseded unless said again within resync_ms.  Its reports are about
+ * itself and the partners of its links. */
+static void resync(struct apenet_deduce *d, uint32_t rep)
+{
+	uint32_t around[1 + DD_NDIRS];
+	unsigned k = 0;
+	around[k++] = rep;
+	for (uint8_t dir = 0; dir < DD_NDIRS; dir++) {
+		uint32_t m = dd_far(d, rep, dir, NULL);
+		int seen = m == DD_NONE;
+		for (unsigned j = 0; j < k && !seen; j++)
+			seen = around[j] == m;
+		if (!seen)
+			around[k++] = m;
+	}
+	for (unsigned j = 0; j < k; j++)
+		for (uint32_t f = d->node[around[j]].facts; f != DD_NONE; f = d->fact[f].next) {
+			struct dd_fact *x = &d->fact[f];
+			if (x->reporter != rep || x->kind == K_SILENT || (x->flags & F_OLDBOOT))
+				continue;
+			if (d->nexp == d->capexp) {
+				uint32_t cap = d->capexp ? d->capexp * 2 : 64;
+				struct dd_expire *ne = realloc(d->exp, cap * sizeof(*ne));
+				if (!ne) {
+					d->oom = 1;
+					return;
+				}
+				d->exp = ne;
+				d->capexp = cap;
+			}
+			x->flags |= F_OLDBOOT;
+			d->exp[d->nexp++] = (struct dd_expire){ f, x->boot, d->now + d->c.resync_ms };
+		}
+}
+
+/* The older boots' facts that were not said again go. */
+static void supersede(struct apenet_deduce *d)
+{
+	while (d->hexp < d->nexp && d->exp[d->hexp].at <= d->now) {
+		struct dd_expire e = d->exp[d->hexp++];
+		struct dd_fact *x = &d->fact[e.fact];
+		if (!x->live || !(x->flags & F_OLDBOOT) || x->boot != e.boot)
+			continue;
+		struct apenet_deduce_evidence ev;
+		memset(&ev, 0, sizeof(ev));
+		ev.time_ms = ev.recv_ms = d->now;
+		unsigned c[3];
+		dd_coords(d, x->node, c);
+		ev.x = c[0];
+		ev.y = c[1];
+		ev.z = c[2];
+		snprintf(ev.code, sizeof(ev.code), "%s", x->code < d->nstr ? d->str[x->code] : "");
+		dd_coords(d, x->reporter, c);
+		snprintf(ev.text, sizeof(ev.text),
+			 "superseded: the agent of node %u,%u,%u restarted (boot #%u) and did not report it again", c[0], c[1],
+			 c[2], d->node[x->reporter].boot_n);
+		d->cause = &ev;
+		dd_evidence(d, x->inc, e.fact, &ev);
+		dd_fact_drop(d, e.fact);
+		d->st.superseded++;
+		dd_pass(d);
+		d->cause = NULL;
+	}
+	if (d->hexp == d->nexp)
+		d->hexp = d->nexp = 0;
+}
+
 static uint8_t opposite(uint8_t dir)
 {
 	return dir < DD_NDIRS ? (uint8_t)(dir ^ 1u) : dir; /* X+ <-> X-; a paired channel faces itself */
@@ -209,6 +280,23 @@ void apenet_deduce_report(struct apenet_deduce *d, const struct apenet_report *r
 		 * whose link `via` faces it */
 		rep = via != DD_NOLINK ? dd_far(d, n, opposite(via), NULL) : n;
 	int own = rep == n && r->path != APENET_REPORT_PATH_NEIGHBOUR_LDM;
+	uint32_t bn = dd_boot_number(r->boot);
+	if (rep != DD_NONE && bn) {
+		struct dd_node *R = &d->node[rep];
+		if (bn < R->boot_n) {
+			/* an older run than one already heard: superseded */
+			d->st.stale++;
+			if (own)
+				heard(d, n, recv_ms, r->time_ms, &ev);
+			dd_pass(d);
+			return;
+		}
+		if (bn > R->boot_n) {
+			if (R->boot_n)
+				resync(d, rep);
+			R->boot_n = bn;
+		}
+	}
 	if (own)
 		heard(d, n, recv_ms, r->time_ms, &ev);
 	if (r->kind == APENET_REPORT_HEARTBEAT) {
@@ -330,6 +418,7 @@ void apenet_deduce_tick(struct apenet_deduce *d, int64_t now_ms)
 	}
 	free(fresh.v);
 	dd_pass(d);
+	supersede(d);
 	dd_due(d);
 	dd_pass(d);
 }
@@ -455,5 +544,6 @@ void apenet_deduce_stats(const struct apenet_deduce *d, struct apenet_deduce_sta
 		   (size_t)d->capinc * sizeof(*d->inc) + (size_t)d->nbucket * sizeof(*d->bucket) +
 		   (size_t)d->capevr * sizeof(*d->evr) + d->qcap * sizeof(*d->q) + (size_t)d->capstr * sizeof(*d->str) +
 		   (size_t)d->nstrhash * sizeof(*d->strhash) +
-		   ((size_t)d->dirty.cap + d->rekey.cap + d->touched.cap + d->ulist.cap) * sizeof(uint32_t);
+		   ((size_t)d->dirty.cap + d->rekey.cap + d->touched.cap + d->ulist.cap) * sizeof(uint32_t) +
+		   (size_t)d->capexp * sizeof(*d->exp);
 }

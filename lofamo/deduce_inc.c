@@ -22,6 +22,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "deduce_int.h"
@@ -515,14 +516,27 @@ static int can_open(const struct apenet_deduce *d, uint32_t i)
 	return 1;
 }
 
+static int due_order(const void *a, const void *b, void *ctx)
+{
+	const struct apenet_deduce *d = ctx;
+	const struct dd_inc *x = &d->inc[*(const uint32_t *)a], *y = &d->inc[*(const uint32_t *)b];
+	if (x->settle_from != y->settle_from)
+		return x->settle_from < y->settle_from ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
 void dd_due(struct apenet_deduce *d)
 {
-	for (uint32_t i = d->cand_head; i != DD_NONE;) {
-		uint32_t next = d->inc[i].lnext;
-		if (can_open(d, i))
-			open_now(d, i);
-		i = next;
-	}
+	/* those due open in the order their evidence came */
+	struct dd_vec due = { 0 };
+	for (uint32_t i = d->cand_head; i != DD_NONE; i = d->inc[i].lnext)
+		if (can_open(d, i) && dd_vec_push(&due, i))
+			d->oom = 1;
+	if (due.n > 1)
+		qsort_r(due.v, due.n, sizeof(*due.v), due_order, d);
+	for (uint32_t k = 0; k < due.n; k++)
+		open_now(d, due.v[k]);
+	free(due.v);
 	for (uint32_t i = d->hold_head; i != DD_NONE;) {
 		uint32_t next = d->inc[i].lnext;
 		if (d->now >= d->inc[i].hold_until) {

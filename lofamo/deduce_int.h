@@ -69,7 +69,7 @@ enum dd_rule {
 /* A node's isolation verdict: its links, seen from the far ends. */
 enum dd_iso { ISO_NONE, ISO_CARD, ISO_POWER, ISO_LINKS, ISO_PENDING };
 
-enum { F_DOWN = 1, F_LATE = 2, F_OWN = 4 };
+enum { F_DOWN = 1, F_LATE = 2, F_OWN = 4, F_OLDBOOT = 8 };
 enum { N_LRU = 1, N_DIRTY = 2, N_REKEY = 4, N_SILENT = 8 };
 enum { I_FREE, I_CAND, I_OPEN };
 
@@ -80,6 +80,7 @@ struct dd_node {
 	uint32_t facts;          /* its facts */
 	uint32_t uidx;           /* in the unexplained-silence list, DD_NONE */
 	uint32_t ldm;            /* the LDM word of its last heartbeat */
+	uint32_t boot_n;         /* as a reporter: the newest run ("x,y,z#n") seen, 0 none */
 	uint8_t flags;           /* N_* */
 	uint8_t iso;             /* enum dd_iso */
 	uint8_t pad[2];
@@ -133,6 +134,13 @@ struct dd_inc {
 	struct apenet_deduce_evidence first;
 };
 
+/* A fact of an older boot of its reporter, dropped at `at` unless said
+ * again by the new one. */
+struct dd_expire {
+	uint32_t fact, boot;
+	int64_t at;
+};
+
 struct dd_vec {
 	uint32_t *v;
 	uint32_t n, cap;
@@ -154,6 +162,8 @@ struct apenet_deduce {
 	uint32_t cand_head;      /* candidates */
 	uint32_t hold_head;      /* restored incidents on hold */
 	struct dd_vec dirty, rekey, touched, ulist;
+	struct dd_expire *exp;   /* in time order */
+	uint32_t nexp, capexp, hexp;
 	struct apenet_deduce_action *q;
 	size_t qhead, qlen, qcap;
 	char (*str)[32];         /* interned codes and component names */
@@ -184,6 +194,8 @@ void dd_coords(const struct apenet_deduce *d, uint32_t i, unsigned xyz[3]);
 uint32_t dd_far(const struct apenet_deduce *d, uint32_t i, uint8_t dir, uint8_t *back);
 /* A reporter's node from a boot id "x,y,z#n"; DD_NONE when it names none. */
 uint32_t dd_reporter(const struct apenet_deduce *d, const char *boot);
+/* The run number n of a boot id "x,y,z#n", 0 when there is none. */
+uint32_t dd_boot_number(const char *boot);
 uint32_t dd_hash(const char *s);
 uint16_t dd_intern(struct apenet_deduce *d, const char *s);
 const char *dd_comp_name(const struct apenet_deduce *d, uint16_t comp);

@@ -219,6 +219,15 @@ uint32_t dd_far(const struct apenet_deduce *d, uint32_t i, uint8_t dir, uint8_t 
 	return dd_index(d, far[0], far[1], far[2]);
 }
 
+uint32_t dd_boot_number(const char *boot)
+{
+	const char *p = strchr(boot, '#');
+	if (!p || p[1] < '0' || p[1] > '9')
+		return 0;
+	unsigned long n = strtoul(p + 1, NULL, 10);
+	return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n;
+}
+
 uint32_t dd_reporter(const struct apenet_deduce *d, const char *boot)
 {
 	unsigned v[3];

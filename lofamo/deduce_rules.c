@@ -258,6 +258,10 @@ static struct want fact_want(const struct apenet_deduce *d, uint32_t f, const st
 		return W(C_DNP, n, DD_NOLINK, dnp_rule(x->kind));
 	case K_HOST:
 	case K_NHOST:
+		/* a card back on the bus: its DNP missed the host's beats while
+		 * it was gone, and says so for a moment */
+		if (iso == ISO_CARD || iso == ISO_LINKS)
+			return iso_want(n, iso);
 		return W(C_HOST, n, DD_NOLINK, not_heard(d, n) ? R_HOST_HUNG : R_HOST_EXPIRED);
 	case K_SVC:
 	case K_NSVC: {

@@ -37,12 +37,15 @@ struct apenet_deduce_config {
 	int64_t late_ms;         /* a report that arrives this much after it was seen comes from a spool:
 				  * history, not news (node clocks agree within a fraction of it) */
 	int64_t restore_hold_ms; /* a restored incident with no evidence closes after this */
+	int64_t resync_ms;       /* an agent restarted (a new boot id) says again what is still wrong
+				  * within this (rates need baseline_s): its older reports not said
+				  * again by then are superseded */
 	unsigned evidence_max;   /* pieces of evidence emitted per incident; the rest are counted */
 	unsigned group_min;      /* this many unexplained silences at once: this supervisor is cut off */
 };
 
 /* dims 4x4x1, silent 3000, settle 1500, explain 5000, late 2000,
- * restore hold 8000, evidence 256, group 2. */
+ * restore hold 8000, resync 15000, evidence 256, group 2. */
 void apenet_deduce_config_defaults(struct apenet_deduce_config *c);
 /* Names the bad setting; 0 or -1. */
 int apenet_deduce_config_check(const struct apenet_deduce_config *c, struct apenet_err *e);
@@ -56,7 +59,8 @@ void apenet_deduce_close(struct apenet_deduce *d);
  * arrived (the supervisor's clock).  Any report the node sends itself says
  * its service path is alive.  A report about a node outside the torus is
  * counted and ignored; a copy of the last report of a fact (same boot id
- * and sequence) changes nothing. */
+ * and sequence) changes nothing; a report of an older boot of its reporter
+ * than one already seen only says the node is alive. */
 void apenet_deduce_report(struct apenet_deduce *d, const struct apenet_report *r, int64_t recv_ms);
 /* Seeds when a node was last heard (from the database, at start): its
  * silence is then judged from there. */
@@ -152,7 +156,7 @@ uint64_t apenet_deduce_restore(struct apenet_deduce *d, const struct apenet_dedu
 			       struct apenet_err *e);
 
 struct apenet_deduce_stats {
-	uint64_t reports, heartbeats, ignored, duplicates;
+	uint64_t reports, heartbeats, ignored, duplicates, stale, superseded;
 	uint32_t nodes, heard, silent;
 	uint32_t facts, candidates, open;
 	uint64_t opened, closed, merged, reblamed, evidence, evidence_counted;
