@@ -1007,6 +1007,229 @@ static void test_history_from_spool(void **state)
 	stop(h);
 }
 
+/* An agent restarted (a new boot id) says again what is still wrong; what
+ * its older run said and the new one does not is superseded. */
+static void test_agent_restart_supersedes(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	own(h, 0, 3, 0, APENET_REPORT_SUBJ_LINK, "Z+", "LINK_CRC", 0, 1, APENET_REPORT_PATH_SELF, "130 in 60.0 s");
+	own(h, 3, 0, 0, APENET_REPORT_SUBJ_SENSOR, "fpga_temp", "FPGA_TEMP", 0, 1, APENET_REPORT_PATH_SELF, "88 C");
+	run(h, 3000);
+	assert_int_equal(count(h, APENET_DEDUCE_OPEN), 2);
+	/* both agents restart; 3,0,0's is still hot and says so, 0,3,0's
+	 * cable healed while it was down and nobody says it */
+	h->boot[idx(h, 0, 3, 0)]++;
+	h->boot[idx(h, 3, 0, 0)]++;
+	run(h, 1000);
+	own(h, 3, 0, 0, APENET_REPORT_SUBJ_SENSOR, "fpga_temp", "FPGA_TEMP", 0, 1, APENET_REPORT_PATH_SELF, "88 C");
+	run(h, 10000);
+	assert_int_equal(count(h, APENET_DEDUCE_CLOSE), 0);
+	run(h, 6000);
+	assert_int_equal(count(h, APENET_DEDUCE_CLOSE), 1);
+	const struct apenet_deduce_action *c = nth(h, APENET_DEDUCE_CLOSE, 0);
+	int k = !strcmp(nth(h, APENET_DEDUCE_OPEN, 0)->blame.component, "cable") ? 0 : 1;
+	assert_string_equal(nth(h, APENET_DEDUCE_OPEN, k)->blame.component, "cable");
+	assert_int_equal(c->key, nth(h, APENET_DEDUCE_OPEN, k)->key);
+	assert_non_null(strstr(c->ev.text, "superseded"));
+	assert_int_equal(stats(h).superseded, 1);
+	/* a late report of the older run changes nothing */
+	h->boot[idx(h, 3, 0, 0)]--;
+	own(h, 3, 0, 0, APENET_REPORT_SUBJ_SENSOR, "fpga_temp", "FPGA_TEMP", 1, 0, APENET_REPORT_PATH_SELF, "60 C");
+	run(h, 2000);
+	assert_int_equal(count(h, APENET_DEDUCE_CLOSE), 1);
+	assert_true(stats(h).stale >= 1); /* and its heartbeats */
+	assert_int_equal(stats(h).silent, 0);
+	stop(h);
+}
+
+/* ---- real agents ---- */
+
+/* tests/data/deduce/agents-4x4x1.tsv: what 16 real agents on an emulated
+ * torus reported (tests/data/deduce/record.sh), replayed: their reports at
+ * the times they were seen, every reachable node's heartbeat each second,
+ * a muted node's reports held back until it is unmuted (its spool). */
+struct rec {
+	int64_t t;
+	char kind[8], node[16], reporter[16], boot[8], seq[16], subject[16], where[24], code[32], old[8], new[8],
+		path[16], via[8], evidence[200];
+};
+
+static int field(char **p, char *dst, size_t n)
+{
+	char *tab = strchr(*p, '\t');
+	size_t len = tab ? (size_t)(tab - *p) : strlen(*p);
+	snprintf(dst, n, "%.*s", (int)len, *p);
+	*p += len + (tab ? 1 : 0);
+	return tab != NULL;
+}
+
+static int status_of(const char *s)
+{
+	return !strcmp(s, "sick") ? 1 : !strcmp(s, "broken") ? 2 : !strcmp(s, "invalid") ? 3 : 0;
+}
+
+/* As agent/report.c maps the agent's subjects. */
+static int subject_of(const char *s)
+{
+	static const struct {
+		const char *agent;
+		int report;
+	} map[] = { { "board", 1 }, { "link", 2 }, { "lane", 3 }, { "module", 4 }, { "sensor", 5 }, { "cabling", 6 },
+		    { "host", 7 },  { "memory", 7 }, { "service", 7 }, { "dnp", 1 }, { "card", 1 } };
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(map[i].agent, s))
+			return map[i].report;
+	return 1;
+}
+
+static void deliver(struct h *h, const struct rec *q)
+{
+	struct apenet_report r;
+	apenet_report_init(&r, APENET_REPORT_HEALTH);
+	assert_int_equal(sscanf(q->node, "%u,%u,%u", &r.x, &r.y, &r.z), 3);
+	snprintf(r.boot, sizeof(r.boot), "%s#%s", q->reporter, q->boot);
+	r.seq = strtoull(q->seq, NULL, 10);
+	r.time_ms = q->t;
+	r.subject = subject_of(q->subject);
+	snprintf(r.where, sizeof(r.where), "%s", q->where[0] ? q->where : q->subject);
+	snprintf(r.code, sizeof(r.code), "%s", q->code);
+	r.old_status = status_of(q->old);
+	r.new_status = status_of(q->new);
+	r.path = !strcmp(q->path, "neighbour-ldm") ? APENET_REPORT_PATH_NEIGHBOUR_LDM
+		 : !strcmp(q->path, "watchdog")    ? APENET_REPORT_PATH_WATCHDOG
+						   : APENET_REPORT_PATH_SELF;
+	snprintf(r.via, sizeof(r.via), "%s", q->via);
+	snprintf(r.evidence, sizeof(r.evidence), "%s", q->evidence);
+	apenet_deduce_report(h->d, &r, h->now);
+	drain(h);
+}
+
+static void test_recorded_agents(void **state)
+{
+	(void)state;
+	const char *src = getenv("APENET_SRCDIR");
+	char path[4096], line[1024];
+	snprintf(path, sizeof(path), "%s/tests/data/deduce/agents-4x4x1.tsv", src && *src ? src : ".");
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fail_msg("%s: cannot read it (set APENET_SRCDIR to the source tree)", path);
+	static struct rec recs[1024], held[1024];
+	int n = 0, nheld = 0;
+	while (fgets(line, sizeof(line), f) && n < 1024) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0] == '#' || !line[0])
+			continue;
+		char *p = line, t[24];
+		struct rec *q = &recs[n++];
+		memset(q, 0, sizeof(*q));
+		field(&p, t, sizeof(t));
+		q->t = strtoll(t, NULL, 10);
+		field(&p, q->kind, sizeof(q->kind));
+		field(&p, q->node, sizeof(q->node));
+		if (!strcmp(q->kind, "BOOT")) {
+			field(&p, q->boot, sizeof(q->boot));
+			continue;
+		}
+		if (strcmp(q->kind, "health"))
+			continue;
+		field(&p, q->reporter, sizeof(q->reporter));
+		field(&p, q->boot, sizeof(q->boot));
+		field(&p, q->seq, sizeof(q->seq));
+		field(&p, q->subject, sizeof(q->subject));
+		field(&p, q->where, sizeof(q->where));
+		field(&p, q->code, sizeof(q->code));
+		field(&p, q->old, sizeof(q->old));
+		field(&p, q->new, sizeof(q->new));
+		field(&p, q->path, sizeof(q->path));
+		field(&p, q->via, sizeof(q->via));
+		field(&p, q->evidence, sizeof(q->evidence));
+	}
+	fclose(f);
+	assert_true(n > 200);
+	struct h *h = start(4, 4, 1);
+	h->now = recs[0].t - 5000;
+	h->next_hb = h->now;
+	run(h, 4000);
+	for (int i = 0; i < n; i++) {
+		const struct rec *q = &recs[i];
+		while (h->now + 100 <= q->t)
+			run(h, 100);
+		if (q->t > h->now)
+			h->now = q->t;
+		unsigned x, y, z;
+		if (!strcmp(q->kind, "health")) {
+			sscanf(q->reporter, "%u,%u,%u", &x, &y, &z);
+			if (h->mute[idx(h, x, y, z)])
+				held[nheld++] = *q; /* in its spool */
+			else
+				deliver(h, q);
+			continue;
+		}
+		if (sscanf(q->node, "%u,%u,%u", &x, &y, &z) != 3)
+			continue;
+		if (!strcmp(q->kind, "MUTE"))
+			h->mute[idx(h, x, y, z)] = 1;
+		else if (!strcmp(q->kind, "BOOT"))
+			h->boot[idx(h, x, y, z)] = (unsigned)atoi(q->boot);
+		else if (!strcmp(q->kind, "UNMUTE")) {
+			h->mute[idx(h, x, y, z)] = 0;
+			int keep = 0;
+			for (int k = 0; k < nheld; k++) {
+				unsigned a, b, c;
+				sscanf(held[k].reporter, "%u,%u,%u", &a, &b, &c);
+				if (a == x && b == y && c == z)
+					deliver(h, &held[k]);
+				else
+					held[keep++] = held[k];
+			}
+			nheld = keep;
+		}
+	}
+	run(h, 20000);
+	if (getenv("DUMP"))
+		dump(h);
+	static const struct {
+		const char *comp, *rule;
+		unsigned x, y, z;
+		const char *link;
+	} want[] = {
+		{ "card", "card-gone", 1, 1, 0, "" },
+		{ "dnp", "dnp-hung", 1, 1, 0, "" },
+		{ "cable", "link-both-ends", 1, 1, 0, "X+" },
+		{ "sensor:temperature", "self-and-neighbours", 1, 1, 0, "" },
+		{ "sensor:voltage", "self-and-neighbours", 1, 1, 0, "" },
+		{ "pcie", "self-and-neighbours", 1, 1, 0, "" },
+		{ "host", "host-hung", 2, 2, 0, "" },
+		{ "host", "host-hung", 3, 3, 0, "" },
+		{ "service-network", "service-cut", 1, 2, 0, "" },
+	};
+	struct view v[64];
+	int nv = replay(h, v, 64), k = 0;
+	for (int i = 0; i < nv; i++) {
+		if (v[i].state == APENET_DEDUCE_MERGED)
+			continue;
+		if (k >= (int)(sizeof(want) / sizeof(want[0])))
+			fail_msg("an incident too many: %s %s at %u,%u,%u", v[i].b.component, v[i].b.rule, v[i].b.x,
+				 v[i].b.y, v[i].b.z);
+		assert_string_equal(v[i].b.component, want[k].comp);
+		assert_string_equal(v[i].b.rule, want[k].rule);
+		assert_int_equal(v[i].b.x, want[k].x);
+		assert_int_equal(v[i].b.y, want[k].y);
+		assert_int_equal(v[i].b.z, want[k].z);
+		assert_string_equal(v[i].b.link, want[k].link);
+		assert_int_equal(v[i].state, APENET_DEDUCE_CLOSED);
+		k++;
+	}
+	assert_int_equal(k, sizeof(want) / sizeof(want[0]));
+	assert_int_equal(count(h, APENET_DEDUCE_CLOSE), nv);
+	assert_int_equal(stats(h).facts, 0);
+	assert_int_equal(stats(h).open, 0);
+	assert_int_equal(stats(h).candidates, 0);
+	stop(h);
+}
+
 static void test_config(void **state)
 {
 	(void)state;
@@ -1063,6 +1286,8 @@ int main(void)
 		cmocka_unit_test(test_two_faults),
 		cmocka_unit_test(test_restore),
 		cmocka_unit_test(test_history_from_spool),
+		cmocka_unit_test(test_agent_restart_supersedes),
+		cmocka_unit_test(test_recorded_agents),
 		cmocka_unit_test(test_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
