@@ -363,6 +363,26 @@ void apenet_deduce_report(struct apenet_deduce *d, const struct apenet_report *r
 
 /* ---- time ---- */
 
+/* After a cluster-wide event (a supervisor missing: every node's and its
+ * neighbours' reports) the pools that emptied give their memory back. */
+static void compact(struct apenet_deduce *d)
+{
+	if (!d->ncand && d->capevr > 4096) {
+		free(d->evr); /* only candidates hold buffered evidence */
+		d->evr = NULL;
+		d->nevr = d->capevr = 0;
+		d->efree = DD_NONE;
+	}
+	if (!d->live_facts && !d->nexp && d->capfact > 65536) {
+		for (uint32_t i = 0; i < d->n; i++)
+			d->node[i].facts = DD_NONE;
+		free(d->fact);
+		d->fact = NULL;
+		d->nfact = d->capfact = 0;
+		d->ffree = DD_NONE;
+	}
+}
+
 void apenet_deduce_tick(struct apenet_deduce *d, int64_t now_ms)
 {
 	int64_t was = d->started ? d->now : now_ms;
@@ -421,6 +441,7 @@ void apenet_deduce_tick(struct apenet_deduce *d, int64_t now_ms)
 	supersede(d);
 	dd_due(d);
 	dd_pass(d);
+	compact(d);
 }
 
 /* ---- actions out ---- */
@@ -432,6 +453,12 @@ int apenet_deduce_next_action(struct apenet_deduce *d, struct apenet_deduce_acti
 	*a = d->q[d->qhead];
 	d->qhead = (d->qhead + 1) % d->qcap;
 	d->qlen--;
+	if (!d->qlen && d->qcap > 1024) {
+		/* a burst (a thousand incidents opening) is over: its queue goes */
+		free(d->q);
+		d->q = NULL;
+		d->qcap = d->qhead = 0;
+	}
 	/* a ref set after the action was queued */
 	uint32_t i;
 	if (!a->ref && (i = dd_inc_by_key(d, a->key)) != DD_NONE)
