@@ -235,13 +235,8 @@ static void supersede(struct apenet_deduce *d)
 		if (!x->live || !(x->flags & F_OLDBOOT) || x->boot != e.boot)
 			continue;
 		struct apenet_deduce_evidence ev;
-		memset(&ev, 0, sizeof(ev));
-		ev.time_ms = ev.recv_ms = d->now;
 		unsigned c[3];
-		dd_coords(d, x->node, c);
-		ev.x = c[0];
-		ev.y = c[1];
-		ev.z = c[2];
+		dd_own_evidence(d, x->node, &ev);
 		snprintf(ev.code, sizeof(ev.code), "%s", x->code < d->nstr ? d->str[x->code] : "");
 		dd_coords(d, x->reporter, c);
 		snprintf(ev.text, sizeof(ev.text),
@@ -423,13 +418,7 @@ void apenet_deduce_tick(struct apenet_deduce *d, int64_t now_ms)
 			continue;
 		const struct dd_node *x = &d->node[s->node];
 		struct apenet_deduce_evidence ev;
-		memset(&ev, 0, sizeof(ev));
-		ev.time_ms = ev.recv_ms = d->now;
-		unsigned c[3];
-		dd_coords(d, s->node, c);
-		ev.x = c[0];
-		ev.y = c[1];
-		ev.z = c[2];
+		dd_own_evidence(d, s->node, &ev);
 		snprintf(ev.code, sizeof(ev.code), "SILENT");
 		ev.new_status = 2;
 		snprintf(ev.text, sizeof(ev.text), "no report from node %u,%u,%u for %.1f s (the last seen at %" PRId64 ")",
@@ -541,15 +530,8 @@ uint64_t apenet_deduce_restore(struct apenet_deduce *d, const struct apenet_dedu
 	I->restored = 1;
 	I->hold_until = d->now + d->c.restore_hold_ms;
 	I->first_ms = I->last_ms = r->first_ms;
+	dd_own_evidence(d, node, &I->first);
 	I->first.time_ms = r->first_ms;
-	I->first.recv_ms = d->now;
-	if (node != DD_NONE) {
-		unsigned c[3];
-		dd_coords(d, node, c);
-		I->first.x = c[0];
-		I->first.y = c[1];
-		I->first.z = c[2];
-	}
 	snprintf(I->first.text, sizeof(I->first.text), "restored from the database");
 	I->emitted = 1;
 	dd_inc_hash(d, i);

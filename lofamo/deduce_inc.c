@@ -57,7 +57,7 @@ static void emit_evidence(struct apenet_deduce *d, uint32_t i, const struct apen
 	I = &d->inc[i];
 	a->time_ms = ev->time_ms;
 	a->ev = *ev;
-	if (ev->time_ms < I->first_ms && (ev->new_status || !ev->path)) {
+	if (ev->time_ms < I->first_ms && (ev->new_status || ev->path == APENET_DEDUCE_PATH_SUPERVISOR)) {
 		a->first = 1; /* earlier than what opened it (a spooled report): the first fault now */
 		I->first = *ev;
 		I->first_ms = ev->time_ms;
@@ -289,6 +289,15 @@ static void coords_of(const struct apenet_deduce *d, uint32_t n, unsigned *x, un
 	*z = c[2];
 }
 
+void dd_own_evidence(const struct apenet_deduce *d, uint32_t n, struct apenet_deduce_evidence *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->time_ms = ev->recv_ms = d->now;
+	ev->path = APENET_DEDUCE_PATH_SUPERVISOR;
+	snprintf(ev->reporter, sizeof(ev->reporter), "supervisor");
+	coords_of(d, n, &ev->x, &ev->y, &ev->z);
+}
+
 static void open_now(struct apenet_deduce *d, uint32_t i)
 {
 	struct dd_inc *I = &d->inc[i];
@@ -307,10 +316,9 @@ static void open_now(struct apenet_deduce *d, uint32_t i)
 	} else {
 		struct apenet_deduce_blame b;
 		dd_blame(d, I, &b);
-		memset(&I->first, 0, sizeof(I->first));
+		dd_own_evidence(d, I->node, &I->first);
 		I->first.time_ms = I->first_ms;
 		I->first.recv_ms = I->settle_from;
-		coords_of(d, I->node, &I->first.x, &I->first.y, &I->first.z);
 		snprintf(I->first.text, sizeof(I->first.text), "%s", b.summary);
 	}
 	I->first_ms = I->first.time_ms;
@@ -361,8 +369,7 @@ static void close_now(struct apenet_deduce *d, uint32_t i, int state, uint32_t i
 			a->ev = *d->cause;
 			a->time_ms = d->cause->time_ms;
 		} else {
-			a->ev.time_ms = a->ev.recv_ms = d->now;
-			coords_of(d, I->node, &a->ev.x, &a->ev.y, &a->ev.z);
+			dd_own_evidence(d, I->node, &a->ev);
 			snprintf(a->ev.text, sizeof(a->ev.text), "%s", why);
 		}
 		if (into != DD_NONE) {

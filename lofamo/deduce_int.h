@@ -258,5 +258,7 @@ void dd_reconcile(struct apenet_deduce *d);
  * passed close when nothing supports them. */
 void dd_due(struct apenet_deduce *d);
 void dd_blame(const struct apenet_deduce *d, const struct dd_inc *I, struct apenet_deduce_blame *b);
+/* Evidence of the supervisor's own about node n (DD_NONE: none), now. */
+void dd_own_evidence(const struct apenet_deduce *d, uint32_t n, struct apenet_deduce_evidence *ev);
 
 #endif

@@ -94,13 +94,16 @@ struct apenet_deduce_blame {
 	char summary[200];       /* one line in words */
 };
 
-/* One piece of evidence: a report, or the supervisor's own observation
- * (path 0: a silence). */
+/* The supervisor's own evidence (a silence, a report superseded, a
+ * restored incident): beside enum apenet_report_path's three. */
+#define APENET_DEDUCE_PATH_SUPERVISOR 4
+
+/* One piece of evidence: a report, or the supervisor's own observation. */
 struct apenet_deduce_evidence {
 	int64_t time_ms;         /* when it was seen (the report's time) */
 	int64_t recv_ms;         /* when it arrived */
-	int path;                /* enum apenet_report_path; 0: this supervisor's deduction */
-	char reporter[40];       /* the report's boot id ("1,1,0#7"), "" for the supervisor's own */
+	int path;                /* enum apenet_report_path, or APENET_DEDUCE_PATH_SUPERVISOR */
+	char reporter[40];       /* the report's boot id ("1,1,0#7"), or "supervisor" */
 	uint64_t seq;
 	int kind;                /* enum apenet_report_kind; 0 for the supervisor's own */
 	unsigned x, y, z;        /* the node the report is about */
@@ -118,7 +121,7 @@ struct apenet_deduce_action {
 	int64_t time_ms;         /* OPEN: the first fault; EVIDENCE: the piece's; REBLAME, CLOSE: when */
 	struct apenet_deduce_blame blame;   /* OPEN, REBLAME */
 	struct apenet_deduce_evidence ev;   /* OPEN: the first fault; EVIDENCE: the piece; CLOSE: what
-					     * cleared it (path 0 and "" when time did) */
+					     * cleared it (the supervisor's own when time did) */
 	int first;               /* EVIDENCE: earlier than the first fault so far: the first fault now */
 	int state;               /* CLOSE: enum apenet_deduce_close_state */
 	uint64_t merged_into;    /* CLOSE merged: the incident that took its evidence */

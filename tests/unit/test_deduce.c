@@ -764,6 +764,12 @@ static void test_agent_silent(void **state)
 	assert_int_equal(count(h, APENET_DEDUCE_OPEN), 0); /* waiting for an explanation */
 	run(h, 6000);
 	the_one(h, "agent", "agent-silent", 0, 0, 0, 0);
+	/* the first fault is the supervisor's own observation */
+	const struct apenet_deduce_action *o = nth(h, APENET_DEDUCE_OPEN, 0);
+	assert_int_equal(o->ev.path, APENET_DEDUCE_PATH_SUPERVISOR);
+	assert_string_equal(o->ev.reporter, "supervisor");
+	assert_string_equal(o->ev.code, "SILENT");
+	assert_non_null(strstr(o->ev.text, "no report from node 0,0,0"));
 	h->mute[idx(h, 0, 0, 0)] = 0;
 	run(h, 1100);
 	the_one(h, "agent", "agent-silent", 0, 0, 0, APENET_DEDUCE_CLOSED);
