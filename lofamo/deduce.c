@@ -153,14 +153,14 @@ static void heard(struct apenet_deduce *d, uint32_t n, int64_t recv, int64_t tim
 		x->heard_recv = recv;
 	if (time_ms > x->heard_time)
 		x->heard_time = time_ms;
-	dd_lru_touch(d, n);
+	apenet_deduce_lru_touch(d, n);
 	if (x->iso == ISO_PENDING)
-		dd_mark_dirty(d, n); /* it spoke after its links went: not the node */
+		apenet_deduce_mark_dirty(d, n); /* it spoke after its links went: not the node */
 	if (!(x->flags & N_SILENT))
 		return;
 	x->flags &= (uint8_t)~N_SILENT;
 	d->silent--;
-	uint32_t f = dd_fact_find_kind(d, n, K_SILENT);
+	uint32_t f = apenet_deduce_fact_find_kind(d, n, K_SILENT);
 	if (f != DD_NONE) {
 		if (ev) {
 			struct apenet_deduce_evidence back = *ev;
@@ -168,25 +168,25 @@ static void heard(struct apenet_deduce *d, uint32_t n, int64_t recv, int64_t tim
 			snprintf(text, sizeof(text), "heard again: %.186s", ev->text);
 			memcpy(back.text, text, sizeof(text));
 			d->cause = &back;
-			dd_evidence(d, d->fact[f].inc, f, &back);
-			dd_fact_drop(d, f);
-			dd_pass(d);
+			apenet_deduce_add_evidence(d, d->fact[f].inc, f, &back);
+			apenet_deduce_fact_drop(d, f);
+			apenet_deduce_pass(d);
 			d->cause = NULL;
 		} else {
-			dd_fact_drop(d, f);
+			apenet_deduce_fact_drop(d, f);
 		}
 	}
-	dd_mark_dirty(d, n);
+	apenet_deduce_mark_dirty(d, n);
 }
 
 void apenet_deduce_heard(struct apenet_deduce *d, unsigned x, unsigned y, unsigned z, int64_t recv_ms,
 			 int64_t time_ms)
 {
-	uint32_t n = dd_index(d, x, y, z);
+	uint32_t n = apenet_deduce_index(d, x, y, z);
 	if (n == DD_NONE)
 		return;
 	heard(d, n, recv_ms, time_ms, NULL);
-	dd_pass(d);
+	apenet_deduce_pass(d);
 }
 
 /* Reporter rep runs a new boot, which says again what is still wrong as
@@ -199,7 +199,7 @@ static void resync(struct apenet_deduce *d, uint32_t rep)
 	unsigned k = 0;
 	around[k++] = rep;
 	for (uint8_t dir = 0; dir < DD_NDIRS; dir++) {
-		uint32_t m = dd_far(d, rep, dir, NULL);
+		uint32_t m = apenet_deduce_far(d, rep, dir, NULL);
 		int seen = m == DD_NONE;
 		for (unsigned j = 0; j < k && !seen; j++)
 			seen = around[j] == m;
@@ -236,17 +236,17 @@ static void supersede(struct apenet_deduce *d)
 			continue;
 		struct apenet_deduce_evidence ev;
 		unsigned c[3];
-		dd_own_evidence(d, x->node, &ev);
+		apenet_deduce_own_evidence(d, x->node, &ev);
 		snprintf(ev.code, sizeof(ev.code), "%s", x->code < d->nstr ? d->str[x->code] : "");
-		dd_coords(d, x->reporter, c);
+		apenet_deduce_coords(d, x->reporter, c);
 		snprintf(ev.text, sizeof(ev.text),
 			 "superseded: the agent of node %u,%u,%u restarted (boot #%u) and did not report it again", c[0], c[1],
 			 c[2], d->node[x->reporter].boot_n);
 		d->cause = &ev;
-		dd_evidence(d, x->inc, e.fact, &ev);
-		dd_fact_drop(d, e.fact);
+		apenet_deduce_add_evidence(d, x->inc, e.fact, &ev);
+		apenet_deduce_fact_drop(d, e.fact);
 		d->st.superseded++;
-		dd_pass(d);
+		apenet_deduce_pass(d);
 		d->cause = NULL;
 	}
 	if (d->hexp == d->nexp)
@@ -260,7 +260,7 @@ static uint8_t opposite(uint8_t dir)
 
 void apenet_deduce_report(struct apenet_deduce *d, const struct apenet_report *r, int64_t recv_ms)
 {
-	uint32_t n = dd_index(d, r->x, r->y, r->z);
+	uint32_t n = apenet_deduce_index(d, r->x, r->y, r->z);
 	if (n == DD_NONE) {
 		d->st.ignored++;
 		return;
@@ -268,14 +268,14 @@ void apenet_deduce_report(struct apenet_deduce *d, const struct apenet_report *r
 	clock_to(d, recv_ms);
 	struct apenet_deduce_evidence ev;
 	evidence_of(r, recv_ms, &ev);
-	uint32_t rep = dd_reporter(d, r->boot);
-	uint8_t via = r->path == APENET_REPORT_PATH_NEIGHBOUR_LDM ? dd_dir_of(r->via) : DD_NOLINK;
+	uint32_t rep = apenet_deduce_reporter(d, r->boot);
+	uint8_t via = r->path == APENET_REPORT_PATH_NEIGHBOUR_LDM ? apenet_deduce_dir_of(r->via) : DD_NOLINK;
 	if (rep == DD_NONE)
 		/* no reporter in the boot id: the node itself, or the neighbour
 		 * whose link `via` faces it */
-		rep = via != DD_NOLINK ? dd_far(d, n, opposite(via), NULL) : n;
+		rep = via != DD_NOLINK ? apenet_deduce_far(d, n, opposite(via), NULL) : n;
 	int own = rep == n && r->path != APENET_REPORT_PATH_NEIGHBOUR_LDM;
-	uint32_t bn = dd_boot_number(r->boot);
+	uint32_t bn = apenet_deduce_boot_number(r->boot);
 	if (rep != DD_NONE && bn) {
 		struct dd_node *R = &d->node[rep];
 		if (bn < R->boot_n) {
@@ -283,7 +283,7 @@ void apenet_deduce_report(struct apenet_deduce *d, const struct apenet_report *r
 			d->st.stale++;
 			if (own)
 				heard(d, n, recv_ms, r->time_ms, &ev);
-			dd_pass(d);
+			apenet_deduce_pass(d);
 			return;
 		}
 		if (bn > R->boot_n) {
@@ -297,27 +297,27 @@ void apenet_deduce_report(struct apenet_deduce *d, const struct apenet_report *r
 	if (r->kind == APENET_REPORT_HEARTBEAT) {
 		d->st.heartbeats++;
 		d->node[n].ldm = r->ldm;
-		dd_pass(d);
+		apenet_deduce_pass(d);
 		return;
 	}
 	d->st.reports++;
 	struct dd_class k;
-	if (rep == DD_NONE || dd_classify(d, r, &k)) {
+	if (rep == DD_NONE || apenet_deduce_classify(d, r, &k)) {
 		d->st.ignored++;
-		dd_pass(d);
+		apenet_deduce_pass(d);
 		return;
 	}
-	uint16_t code = dd_intern(d, r->code);
+	uint16_t code = apenet_deduce_intern(d, r->code);
 	uint8_t status = r->new_status <= 0 ? 0 : r->new_status == 2 ? 2 : 1; /* invalid counts as sick */
-	uint32_t boot = dd_hash(r->boot);
-	uint32_t f = dd_fact_find(d, n, k.kind, code, k.link, rep, via);
+	uint32_t boot = apenet_deduce_hash(r->boot);
+	uint32_t f = apenet_deduce_fact_find(d, n, k.kind, code, k.link, rep, via);
 	d->cause = &ev;
 	if (!status) {
 		if (f != DD_NONE) {
-			dd_evidence(d, d->fact[f].inc, f, &ev);
-			dd_fact_drop(d, f);
+			apenet_deduce_add_evidence(d, d->fact[f].inc, f, &ev);
+			apenet_deduce_fact_drop(d, f);
 		}
-		dd_pass(d);
+		apenet_deduce_pass(d);
 		d->cause = NULL;
 		return;
 	}
@@ -327,7 +327,7 @@ void apenet_deduce_report(struct apenet_deduce *d, const struct apenet_report *r
 		return;
 	}
 	if (f == DD_NONE) {
-		if ((f = dd_fact_new(d, n)) == DD_NONE) {
+		if ((f = apenet_deduce_fact_new(d, n)) == DD_NONE) {
 			d->cause = NULL;
 			return;
 		}
@@ -347,12 +347,12 @@ void apenet_deduce_report(struct apenet_deduce *d, const struct apenet_report *r
 	x->seq = r->seq;
 	x->flags = (uint8_t)((own ? F_OWN : 0) | (recv_ms - r->time_ms > d->c.late_ms ? F_LATE : 0) |
 			     (k.down || (k.kind == K_NLINK && status == 2) ? F_DOWN : 0));
-	dd_mark_dirty(d, n);
+	apenet_deduce_mark_dirty(d, n);
 	if (k.kind == K_LINK || k.kind == K_NLINK)
-		dd_mark_dirty(d, dd_far(d, n, k.link, NULL));
-	dd_assign_pass(d);
-	dd_evidence(d, d->fact[f].inc, f, &ev);
-	dd_pass(d);
+		apenet_deduce_mark_dirty(d, apenet_deduce_far(d, n, k.link, NULL));
+	apenet_deduce_assign_pass(d);
+	apenet_deduce_add_evidence(d, d->fact[f].inc, f, &ev);
+	apenet_deduce_pass(d);
 	d->cause = NULL;
 }
 
@@ -387,15 +387,15 @@ void apenet_deduce_tick(struct apenet_deduce *d, int64_t now_ms)
 	if (was < d->start + d->c.silent_ms && d->now >= d->start + d->c.silent_ms)
 		for (uint32_t i = d->cand_head; i != DD_NONE; i = d->inc[i].lnext)
 			if (d->inc[i].rule == R_LINKS_PENDING)
-				dd_mark_dirty(d, d->inc[i].node);
+				apenet_deduce_mark_dirty(d, d->inc[i].node);
 	struct dd_vec fresh = { 0 };
 	while (d->lru_head != DD_NONE && d->node[d->lru_head].heard_recv + d->c.silent_ms <= d->now) {
 		uint32_t n = d->lru_head;
 		struct dd_node *x = &d->node[n];
-		dd_lru_del(d, n);
+		apenet_deduce_lru_del(d, n);
 		x->flags |= N_SILENT;
 		d->silent++;
-		uint32_t f = dd_fact_new(d, n);
+		uint32_t f = apenet_deduce_fact_new(d, n);
 		if (f == DD_NONE)
 			continue;
 		struct dd_fact *s = &d->fact[f];
@@ -406,11 +406,11 @@ void apenet_deduce_tick(struct apenet_deduce *d, int64_t now_ms)
 		s->status = 2;
 		s->first_ms = d->now;
 		s->recv_ms = d->now;
-		dd_mark_dirty(d, n);
-		if (dd_vec_push(&fresh, f))
+		apenet_deduce_mark_dirty(d, n);
+		if (apenet_deduce_vec_push(&fresh, f))
 			d->oom = 1;
 	}
-	dd_assign_pass(d);
+	apenet_deduce_assign_pass(d);
 	for (uint32_t k = 0; k < fresh.n; k++) {
 		uint32_t f = fresh.v[k];
 		const struct dd_fact *s = &d->fact[f];
@@ -418,18 +418,18 @@ void apenet_deduce_tick(struct apenet_deduce *d, int64_t now_ms)
 			continue;
 		const struct dd_node *x = &d->node[s->node];
 		struct apenet_deduce_evidence ev;
-		dd_own_evidence(d, s->node, &ev);
+		apenet_deduce_own_evidence(d, s->node, &ev);
 		snprintf(ev.code, sizeof(ev.code), "SILENT");
 		ev.new_status = 2;
 		snprintf(ev.text, sizeof(ev.text), "no report from node %u,%u,%u for %.1f s (the last seen at %" PRId64 ")",
 			 ev.x, ev.y, ev.z, (double)(d->now - x->heard_recv) / 1000, x->heard_time);
-		dd_evidence(d, s->inc, f, &ev);
+		apenet_deduce_add_evidence(d, s->inc, f, &ev);
 	}
 	free(fresh.v);
-	dd_pass(d);
+	apenet_deduce_pass(d);
 	supersede(d);
-	dd_due(d);
-	dd_pass(d);
+	apenet_deduce_due(d);
+	apenet_deduce_pass(d);
 	compact(d);
 }
 
@@ -450,16 +450,16 @@ int apenet_deduce_next_action(struct apenet_deduce *d, struct apenet_deduce_acti
 	}
 	/* a ref set after the action was queued */
 	uint32_t i;
-	if (!a->ref && (i = dd_inc_by_key(d, a->key)) != DD_NONE)
+	if (!a->ref && (i = apenet_deduce_inc_by_key(d, a->key)) != DD_NONE)
 		a->ref = d->inc[i].ref;
-	if (a->merged_into && !a->merged_into_ref && (i = dd_inc_by_key(d, a->merged_into)) != DD_NONE)
+	if (a->merged_into && !a->merged_into_ref && (i = apenet_deduce_inc_by_key(d, a->merged_into)) != DD_NONE)
 		a->merged_into_ref = d->inc[i].ref;
 	return 1;
 }
 
 void apenet_deduce_set_ref(struct apenet_deduce *d, uint64_t key, int64_t ref)
 {
-	uint32_t i = dd_inc_by_key(d, key);
+	uint32_t i = apenet_deduce_inc_by_key(d, key);
 	if (i != DD_NONE)
 		d->inc[i].ref = ref;
 }
@@ -476,7 +476,7 @@ uint64_t apenet_deduce_restore(struct apenet_deduce *d, const struct apenet_dedu
 			       struct apenet_err *e)
 {
 	clock_to(d, now_ms);
-	int comp = r->component ? dd_comp_of(d, r->component) : -1;
+	int comp = r->component ? apenet_deduce_comp_of(d, r->component) : -1;
 	if (comp < 0) {
 		apenet_err_set(e, APENET_EINVAL, "component '%s' is not one the engine knows",
 			       r->component ? r->component : "");
@@ -487,16 +487,16 @@ uint64_t apenet_deduce_restore(struct apenet_deduce *d, const struct apenet_dedu
 	if (comp == C_SUPERVISOR) {
 		aux = r->where && !strcmp(r->where, "self");
 	} else {
-		if (!r->has_node || (node = dd_index(d, r->x, r->y, r->z)) == DD_NONE) {
+		if (!r->has_node || (node = apenet_deduce_index(d, r->x, r->y, r->z)) == DD_NONE) {
 			apenet_err_set(e, APENET_EINVAL, "%s incident: node %u,%u,%u is not in the torus", r->component, r->x,
 				       r->y, r->z);
 			return 0;
 		}
 		if (comp == C_CABLE || comp == C_MODULE || comp == C_LINK || comp == C_CABLING) {
-			aux = r->link ? dd_dir_of(r->link) : DD_NOLINK;
+			aux = r->link ? apenet_deduce_dir_of(r->link) : DD_NOLINK;
 			if (comp == C_CABLE) {
 				uint8_t back;
-				uint32_t m = dd_far(d, node, aux, &back);
+				uint32_t m = apenet_deduce_far(d, node, aux, &back);
 				if (m == DD_NONE) {
 					apenet_err_set(e, APENET_EINVAL, "cable incident: node %u,%u,%u has no link '%s'",
 						       r->x, r->y, r->z, r->link ? r->link : "");
@@ -509,11 +509,11 @@ uint64_t apenet_deduce_restore(struct apenet_deduce *d, const struct apenet_dedu
 			}
 		}
 	}
-	if (dd_inc_find(d, (uint16_t)comp, node, aux) != DD_NONE) {
+	if (apenet_deduce_inc_find(d, (uint16_t)comp, node, aux) != DD_NONE) {
 		apenet_err_set(e, APENET_EINVAL, "%s incident restored twice", r->component);
 		return 0;
 	}
-	uint32_t i = dd_inc_new(d);
+	uint32_t i = apenet_deduce_inc_new(d);
 	if (i == DD_NONE) {
 		apenet_err_set(e, APENET_EIO, "out of memory");
 		return 0;
@@ -524,18 +524,18 @@ uint64_t apenet_deduce_restore(struct apenet_deduce *d, const struct apenet_dedu
 	I->aux = aux;
 	I->state = I_OPEN;
 	I->ref = r->ref;
-	int rule = r->rule ? dd_rule_of(r->rule) : -1;
+	int rule = r->rule ? apenet_deduce_rule_of(r->rule) : -1;
 	I->rule = (uint8_t)(rule > 0 ? rule : R_NONE);
 	I->status = (uint8_t)(r->status == 1 ? 1 : 2);
 	I->restored = 1;
 	I->hold_until = d->now + d->c.restore_hold_ms;
 	I->first_ms = I->last_ms = r->first_ms;
-	dd_own_evidence(d, node, &I->first);
+	apenet_deduce_own_evidence(d, node, &I->first);
 	I->first.time_ms = r->first_ms;
 	snprintf(I->first.text, sizeof(I->first.text), "restored from the database");
 	I->emitted = 1;
-	dd_inc_hash(d, i);
-	dd_list_add(d, &d->hold_head, i);
+	apenet_deduce_inc_hash(d, i);
+	apenet_deduce_list_add(d, &d->hold_head, i);
 	d->nopen++;
 	return d->inc[i].key;
 }

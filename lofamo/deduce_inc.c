@@ -29,10 +29,10 @@
 
 static void blame_action(struct apenet_deduce *d, uint32_t i)
 {
-	struct apenet_deduce_action *a = dd_action(d, APENET_DEDUCE_REBLAME, i);
+	struct apenet_deduce_action *a = apenet_deduce_action(d, APENET_DEDUCE_REBLAME, i);
 	if (!a)
 		return;
-	dd_blame(d, &d->inc[i], &a->blame);
+	apenet_deduce_blame(d, &d->inc[i], &a->blame);
 	d->st.reblamed++;
 }
 
@@ -41,7 +41,7 @@ static void blame_action(struct apenet_deduce *d, uint32_t i)
 static void node_changed(struct apenet_deduce *d, const struct dd_inc *I)
 {
 	if (I->node != DD_NONE && (I->comp == C_SERVICE || I->comp == C_AGENT))
-		dd_mark_dirty(d, I->node);
+		apenet_deduce_mark_dirty(d, I->node);
 }
 
 static void emit_evidence(struct apenet_deduce *d, uint32_t i, const struct apenet_deduce_evidence *ev)
@@ -51,7 +51,7 @@ static void emit_evidence(struct apenet_deduce *d, uint32_t i, const struct apen
 		d->st.evidence_counted++;
 		return;
 	}
-	struct apenet_deduce_action *a = dd_action(d, APENET_DEDUCE_EVIDENCE, i);
+	struct apenet_deduce_action *a = apenet_deduce_action(d, APENET_DEDUCE_EVIDENCE, i);
 	if (!a)
 		return;
 	I = &d->inc[i];
@@ -66,7 +66,8 @@ static void emit_evidence(struct apenet_deduce *d, uint32_t i, const struct apen
 	d->st.evidence++;
 }
 
-void dd_evidence(struct apenet_deduce *d, uint32_t i, uint32_t origin, const struct apenet_deduce_evidence *ev)
+void apenet_deduce_add_evidence(struct apenet_deduce *d, uint32_t i, uint32_t origin,
+				const struct apenet_deduce_evidence *ev)
 {
 	if (i == DD_NONE)
 		return;
@@ -82,7 +83,7 @@ void dd_evidence(struct apenet_deduce *d, uint32_t i, uint32_t origin, const str
 		d->st.evidence_counted++;
 		return;
 	}
-	uint32_t r = dd_evrec_new(d);
+	uint32_t r = apenet_deduce_evrec_new(d);
 	if (r == DD_NONE)
 		return;
 	I = &d->inc[i];
@@ -139,7 +140,7 @@ static void give_records(struct apenet_deduce *d, uint32_t i, uint32_t list)
 				emit_evidence(d, i, &d->evr[r].ev);
 			else
 				d->st.evidence_counted++;
-			dd_evrec_free(d, r);
+			apenet_deduce_evrec_free(d, r);
 		} else {
 			d->evr[r].next = DD_NONE;
 			if (I->evtail != DD_NONE)
@@ -168,7 +169,7 @@ static void strengthen(struct apenet_deduce *d, uint32_t i, uint32_t f, unsigned
 		r = I->srcmask == 3 ? R_SELF_NBR : I->srcmask & 1 ? R_SELF : R_NBR;
 	if (x->status > I->status)
 		I->status = x->status;
-	if (I->rule == R_NONE || dd_rule_strength(r) > dd_rule_strength(I->rule)) {
+	if (I->rule == R_NONE || apenet_deduce_rule_strength(r) > apenet_deduce_rule_strength(I->rule)) {
 		I->rule = (uint8_t)r;
 		if (I->state == I_OPEN)
 			blame_action(d, i);
@@ -177,7 +178,7 @@ static void strengthen(struct apenet_deduce *d, uint32_t i, uint32_t f, unsigned
 
 static uint32_t cand_new(struct apenet_deduce *d, uint16_t comp, uint32_t node, uint8_t aux, uint32_t f)
 {
-	uint32_t i = dd_inc_new(d);
+	uint32_t i = apenet_deduce_inc_new(d);
 	if (i == DD_NONE)
 		return DD_NONE;
 	struct dd_inc *I = &d->inc[i];
@@ -188,17 +189,17 @@ static uint32_t cand_new(struct apenet_deduce *d, uint16_t comp, uint32_t node, 
 	I->rule = R_NONE;
 	I->settle_from = d->fact[f].recv_ms;
 	I->first_ms = I->last_ms = d->fact[f].first_ms;
-	dd_inc_hash(d, i);
-	dd_list_add(d, &d->cand_head, i);
+	apenet_deduce_inc_hash(d, i);
+	apenet_deduce_list_add(d, &d->cand_head, i);
 	d->ncand++;
-	dd_touch(d, i);
+	apenet_deduce_touch(d, i);
 	return i;
 }
 
 static void move(struct apenet_deduce *d, uint32_t f, uint32_t from, uint32_t to)
 {
-	dd_inc_unlink_fact(d, from, f);
-	dd_inc_link_fact(d, to, f);
+	apenet_deduce_inc_unlink_fact(d, from, f);
+	apenet_deduce_inc_link_fact(d, to, f);
 	struct dd_inc *F = &d->inc[from], *T = &d->inc[to];
 	const struct dd_fact *x = &d->fact[f];
 	F->moved_to = to;
@@ -218,13 +219,13 @@ static void move(struct apenet_deduce *d, uint32_t f, uint32_t from, uint32_t to
 		d->inc[to].nevidence += n;
 		give_records(d, to, list);
 	}
-	dd_touch(d, from);
-	dd_touch(d, to);
+	apenet_deduce_touch(d, from);
+	apenet_deduce_touch(d, to);
 }
 
-void dd_assign(struct apenet_deduce *d, uint32_t f, uint16_t comp, uint32_t node, uint8_t aux, unsigned rule)
+void apenet_deduce_assign(struct apenet_deduce *d, uint32_t f, uint16_t comp, uint32_t node, uint8_t aux, unsigned rule)
 {
-	uint32_t t = dd_inc_find(d, comp, node, aux);
+	uint32_t t = apenet_deduce_inc_find(d, comp, node, aux);
 	uint32_t cur = d->fact[f].inc;
 	d->fact[f].rule = (uint8_t)rule;
 	if (cur != DD_NONE && cur == t) {
@@ -234,7 +235,7 @@ void dd_assign(struct apenet_deduce *d, uint32_t f, uint16_t comp, uint32_t node
 	if (cur != DD_NONE && d->inc[cur].state == I_OPEN) {
 		/* what was said stands, unless this explains strictly more, and
 		 * is decided (an isolation still pending is not) */
-		if (rule == R_LINKS_PENDING || dd_rule_strength(rule) <= dd_rule_strength(d->inc[cur].rule))
+		if (rule == R_LINKS_PENDING || apenet_deduce_rule_strength(rule) <= apenet_deduce_rule_strength(d->inc[cur].rule))
 			return;
 		if (t != DD_NONE && d->inc[t].state == I_CAND && d->inc[t].rule == R_LINKS_PENDING)
 			return;
@@ -242,7 +243,7 @@ void dd_assign(struct apenet_deduce *d, uint32_t f, uint16_t comp, uint32_t node
 	if (t == DD_NONE && (t = cand_new(d, comp, node, aux, f)) == DD_NONE)
 		return;
 	if (cur == DD_NONE) {
-		dd_inc_link_fact(d, t, f);
+		apenet_deduce_inc_link_fact(d, t, f);
 		struct dd_inc *T = &d->inc[t];
 		const struct dd_fact *x = &d->fact[f];
 		if (T->state == I_CAND) {
@@ -251,30 +252,30 @@ void dd_assign(struct apenet_deduce *d, uint32_t f, uint16_t comp, uint32_t node
 			if (x->first_ms < T->first_ms)
 				T->first_ms = x->first_ms;
 		}
-		dd_touch(d, t);
+		apenet_deduce_touch(d, t);
 	} else {
 		move(d, f, cur, t);
 	}
 	strengthen(d, t, f, rule);
 }
 
-void dd_fact_drop(struct apenet_deduce *d, uint32_t f)
+void apenet_deduce_fact_drop(struct apenet_deduce *d, uint32_t f)
 {
 	struct dd_fact *x = &d->fact[f];
 	uint32_t i = x->inc, n = x->node;
 	if (i != DD_NONE) {
-		dd_inc_unlink_fact(d, i, f);
+		apenet_deduce_inc_unlink_fact(d, i, f);
 		d->inc[i].lost_by_clear = 1;
 		if (d->inc[i].state == I_CAND)
 			for (uint32_t r = d->inc[i].evhead; r != DD_NONE; r = d->evr[r].next)
 				if (d->evr[r].origin == f)
 					d->evr[r].origin = DD_NONE; /* history now: stays with the candidate */
-		dd_touch(d, i);
+		apenet_deduce_touch(d, i);
 	}
-	dd_mark_dirty(d, n);
+	apenet_deduce_mark_dirty(d, n);
 	if (x->kind == K_LINK || x->kind == K_NLINK)
-		dd_mark_dirty(d, dd_far(d, n, x->link, NULL));
-	dd_fact_free(d, f);
+		apenet_deduce_mark_dirty(d, apenet_deduce_far(d, n, x->link, NULL));
+	apenet_deduce_fact_free(d, f);
 }
 
 /* ---- open, close, merge, re-blame ---- */
@@ -283,13 +284,13 @@ static void coords_of(const struct apenet_deduce *d, uint32_t n, unsigned *x, un
 {
 	unsigned c[3] = { 0, 0, 0 };
 	if (n != DD_NONE)
-		dd_coords(d, n, c);
+		apenet_deduce_coords(d, n, c);
 	*x = c[0];
 	*y = c[1];
 	*z = c[2];
 }
 
-void dd_own_evidence(const struct apenet_deduce *d, uint32_t n, struct apenet_deduce_evidence *ev)
+void apenet_deduce_own_evidence(const struct apenet_deduce *d, uint32_t n, struct apenet_deduce_evidence *ev)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->time_ms = ev->recv_ms = d->now;
@@ -301,7 +302,7 @@ void dd_own_evidence(const struct apenet_deduce *d, uint32_t n, struct apenet_de
 static void open_now(struct apenet_deduce *d, uint32_t i)
 {
 	struct dd_inc *I = &d->inc[i];
-	dd_list_del(d, &d->cand_head, i);
+	apenet_deduce_list_del(d, &d->cand_head, i);
 	d->ncand--;
 	d->nopen++;
 	d->st.opened++;
@@ -315,18 +316,18 @@ static void open_now(struct apenet_deduce *d, uint32_t i)
 		I->first = d->evr[best].ev;
 	} else {
 		struct apenet_deduce_blame b;
-		dd_blame(d, I, &b);
-		dd_own_evidence(d, I->node, &I->first);
+		apenet_deduce_blame(d, I, &b);
+		apenet_deduce_own_evidence(d, I->node, &I->first);
 		I->first.time_ms = I->first_ms;
 		I->first.recv_ms = I->settle_from;
 		snprintf(I->first.text, sizeof(I->first.text), "%s", b.summary);
 	}
 	I->first_ms = I->first.time_ms;
-	struct apenet_deduce_action *a = dd_action(d, APENET_DEDUCE_OPEN, i);
+	struct apenet_deduce_action *a = apenet_deduce_action(d, APENET_DEDUCE_OPEN, i);
 	I = &d->inc[i];
 	if (a) {
 		a->time_ms = I->first.time_ms;
-		dd_blame(d, I, &a->blame);
+		apenet_deduce_blame(d, I, &a->blame);
 		a->ev = I->first;
 	}
 	I->emitted = 1;
@@ -338,7 +339,7 @@ static void open_now(struct apenet_deduce *d, uint32_t i)
 		uint32_t next = d->evr[r].next;
 		if (r != best)
 			emit_evidence(d, i, &d->evr[r].ev);
-		dd_evrec_free(d, r);
+		apenet_deduce_evrec_free(d, r);
 		r = next;
 	}
 	node_changed(d, &d->inc[i]);
@@ -348,19 +349,19 @@ static void unlist(struct apenet_deduce *d, uint32_t i)
 {
 	struct dd_inc *I = &d->inc[i];
 	if (I->state == I_CAND) {
-		dd_list_del(d, &d->cand_head, i);
+		apenet_deduce_list_del(d, &d->cand_head, i);
 		d->ncand--;
 	} else if (I->state == I_OPEN) {
 		if (I->restored)
-			dd_list_del(d, &d->hold_head, i);
+			apenet_deduce_list_del(d, &d->hold_head, i);
 		d->nopen--;
 	}
-	dd_inc_unhash(d, i);
+	apenet_deduce_inc_unhash(d, i);
 }
 
 static void close_now(struct apenet_deduce *d, uint32_t i, int state, uint32_t into, const char *why)
 {
-	struct apenet_deduce_action *a = dd_action(d, APENET_DEDUCE_CLOSE, i);
+	struct apenet_deduce_action *a = apenet_deduce_action(d, APENET_DEDUCE_CLOSE, i);
 	struct dd_inc *I = &d->inc[i];
 	if (a) {
 		a->state = state;
@@ -369,7 +370,7 @@ static void close_now(struct apenet_deduce *d, uint32_t i, int state, uint32_t i
 			a->ev = *d->cause;
 			a->time_ms = d->cause->time_ms;
 		} else {
-			dd_own_evidence(d, I->node, &a->ev);
+			apenet_deduce_own_evidence(d, I->node, &a->ev);
 			snprintf(a->ev.text, sizeof(a->ev.text), "%s", why);
 		}
 		if (into != DD_NONE) {
@@ -383,13 +384,13 @@ static void close_now(struct apenet_deduce *d, uint32_t i, int state, uint32_t i
 		d->st.closed++;
 	node_changed(d, I);
 	unlist(d, i);
-	dd_inc_free(d, i);
+	apenet_deduce_inc_free(d, i);
 }
 
 static void drop_candidate(struct apenet_deduce *d, uint32_t i)
 {
 	unlist(d, i);
-	dd_inc_free(d, i);
+	apenet_deduce_inc_free(d, i);
 }
 
 /* Open incident i lost its facts to open incident t. */
@@ -397,14 +398,14 @@ static void merge(struct apenet_deduce *d, uint32_t i, uint32_t t)
 {
 	struct apenet_deduce_evidence ev = d->inc[i].first;
 	struct apenet_deduce_blame b;
-	dd_blame(d, &d->inc[i], &b);
+	apenet_deduce_blame(d, &d->inc[i], &b);
 	char text[sizeof(ev.text) + 128];
 	snprintf(text, sizeof(text), "merged in: incident %" PRIu64 " (%s %s); its first fault: %s", d->inc[i].key,
 		 b.component, b.rule, ev.text);
 	snprintf(ev.text, sizeof(ev.text), "%.*s", (int)sizeof(ev.text) - 1, text);
 	char why[96];
 	snprintf(why, sizeof(why), "its evidence is explained by incident %" PRIu64 " (%s)", d->inc[t].key,
-		 dd_comp_name(d, d->inc[t].comp));
+		 apenet_deduce_comp_name(d, d->inc[t].comp));
 	close_now(d, i, APENET_DEDUCE_MERGED, t, why);
 	d->inc[t].nevidence++;
 	emit_evidence(d, t, &ev);
@@ -416,13 +417,13 @@ static void reblame_into(struct apenet_deduce *d, uint32_t i, uint32_t t)
 {
 	while (d->inc[t].fhead != DD_NONE) {
 		uint32_t f = d->inc[t].fhead;
-		dd_inc_unlink_fact(d, t, f);
-		dd_inc_link_fact(d, i, f);
+		apenet_deduce_inc_unlink_fact(d, t, f);
+		apenet_deduce_inc_link_fact(d, i, f);
 	}
-	dd_inc_unhash(d, i);
+	apenet_deduce_inc_unhash(d, i);
 	struct dd_inc *I = &d->inc[i], *T = &d->inc[t];
 	if (I->restored) {
-		dd_list_del(d, &d->hold_head, i);
+		apenet_deduce_list_del(d, &d->hold_head, i);
 		I->restored = 0;
 	}
 	node_changed(d, I);
@@ -438,17 +439,17 @@ static void reblame_into(struct apenet_deduce *d, uint32_t i, uint32_t t)
 	uint32_t n;
 	uint32_t list = take_records(d, t, DD_NONE, &n);
 	I->nevidence += n;
-	dd_list_del(d, &d->cand_head, t);
+	apenet_deduce_list_del(d, &d->cand_head, t);
 	d->ncand--;
-	dd_inc_unhash(d, t);
-	dd_inc_free(d, t);
-	dd_inc_hash(d, i);
+	apenet_deduce_inc_unhash(d, t);
+	apenet_deduce_inc_free(d, t);
+	apenet_deduce_inc_hash(d, i);
 	blame_action(d, i);
 	give_records(d, i, list);
 	node_changed(d, &d->inc[i]);
 }
 
-void dd_reconcile(struct apenet_deduce *d)
+void apenet_deduce_reconcile(struct apenet_deduce *d)
 {
 	for (uint32_t k = 0; k < d->touched.n; k++) {
 		uint32_t i = d->touched.v[k];
@@ -507,7 +508,7 @@ static int can_open(const struct apenet_deduce *d, uint32_t i)
 	if (I->rule == R_NONE || I->rule == R_LINKS_PENDING)
 		return 0; /* the isolation is decided first (silence, or the node speaking) */
 	int64_t wait = c->settle_ms;
-	if (dd_rule_explains(I->rule) && !(I->rule == R_SERVICE_CUT && svc_broken(d, I->node)))
+	if (apenet_deduce_rule_explains(I->rule) && !(I->rule == R_SERVICE_CUT && svc_broken(d, I->node)))
 		wait = c->explain_ms > c->settle_ms ? c->explain_ms : c->settle_ms;
 	if (d->now < I->settle_from + wait)
 		return 0;
@@ -532,12 +533,12 @@ static int due_order(const void *a, const void *b, void *ctx)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-void dd_due(struct apenet_deduce *d)
+void apenet_deduce_due(struct apenet_deduce *d)
 {
 	/* those due open in the order their evidence came */
 	struct dd_vec due = { 0 };
 	for (uint32_t i = d->cand_head; i != DD_NONE; i = d->inc[i].lnext)
-		if (can_open(d, i) && dd_vec_push(&due, i))
+		if (can_open(d, i) && apenet_deduce_vec_push(&due, i))
 			d->oom = 1;
 	if (due.n > 1)
 		qsort_r(due.v, due.n, sizeof(*due.v), due_order, d);
@@ -547,7 +548,7 @@ void dd_due(struct apenet_deduce *d)
 	for (uint32_t i = d->hold_head; i != DD_NONE;) {
 		uint32_t next = d->inc[i].lnext;
 		if (d->now >= d->inc[i].hold_until) {
-			dd_list_del(d, &d->hold_head, i);
+			apenet_deduce_list_del(d, &d->hold_head, i);
 			d->inc[i].restored = 0;
 			if (!d->inc[i].nfacts)
 				close_now(d, i, APENET_DEDUCE_CLOSED, DD_NONE,
@@ -559,11 +560,11 @@ void dd_due(struct apenet_deduce *d)
 
 /* ---- what it blames, in words ---- */
 
-void dd_blame(const struct apenet_deduce *d, const struct dd_inc *I, struct apenet_deduce_blame *b)
+void apenet_deduce_blame(const struct apenet_deduce *d, const struct dd_inc *I, struct apenet_deduce_blame *b)
 {
 	memset(b, 0, sizeof(*b));
-	snprintf(b->component, sizeof(b->component), "%s", dd_comp_name(d, I->comp));
-	snprintf(b->rule, sizeof(b->rule), "%s", dd_rule_name(I->rule));
+	snprintf(b->component, sizeof(b->component), "%s", apenet_deduce_comp_name(d, I->comp));
+	snprintf(b->rule, sizeof(b->rule), "%s", apenet_deduce_rule_name(I->rule));
 	b->status = I->status ? I->status : 2;
 	char node[40] = "";
 	if (I->node != DD_NONE) {
@@ -571,17 +572,17 @@ void dd_blame(const struct apenet_deduce *d, const struct dd_inc *I, struct apen
 		coords_of(d, I->node, &b->x, &b->y, &b->z);
 		snprintf(node, sizeof(node), "node %u,%u,%u", b->x, b->y, b->z);
 		if (I->aux != DD_NOLINK && I->comp != C_SUPERVISOR)
-			snprintf(b->link, sizeof(b->link), "%s", dd_dir_name(I->aux));
+			snprintf(b->link, sizeof(b->link), "%s", apenet_deduce_dir_name(I->aux));
 	}
 	if (I->comp == C_SUPERVISOR)
 		snprintf(b->where, sizeof(b->where), "%s", I->aux ? "self" : "peer");
 	if (I->comp == C_CABLE && I->node != DD_NONE) {
 		uint8_t back;
-		uint32_t m = dd_far(d, I->node, I->aux, &back);
+		uint32_t m = apenet_deduce_far(d, I->node, I->aux, &back);
 		if (m != DD_NONE) {
 			b->has_far = 1;
 			coords_of(d, m, &b->fx, &b->fy, &b->fz);
-			snprintf(b->far_link, sizeof(b->far_link), "%s", dd_dir_name(back));
+			snprintf(b->far_link, sizeof(b->far_link), "%s", apenet_deduce_dir_name(back));
 		}
 	}
 	const char *st = b->status >= 2 ? "broken" : "sick";

@@ -54,7 +54,7 @@ enum dd_comp {
 	C_NFIXED
 };
 
-/* Rules, strongest last within no order: each has a strength (dd_rule_strength). */
+/* Rules, strongest last within no order: each has a strength (apenet_deduce_rule_strength). */
 enum dd_rule {
 	R_NONE,
 	R_CARD_GONE, R_POWER_OFF, R_LINKS_PENDING, R_LINKS_LOST,
@@ -184,81 +184,83 @@ struct dd_class {
 	uint8_t kind, link, down;
 	uint16_t comp;
 };
-int dd_classify(struct apenet_deduce *d, const struct apenet_report *r, struct dd_class *k);
-uint8_t dd_dir_of(const char *name);
-const char *dd_dir_name(uint8_t dir);
-uint32_t dd_index(const struct apenet_deduce *d, unsigned x, unsigned y, unsigned z);
-void dd_coords(const struct apenet_deduce *d, uint32_t i, unsigned xyz[3]);
+int apenet_deduce_classify(struct apenet_deduce *d, const struct apenet_report *r, struct dd_class *k);
+uint8_t apenet_deduce_dir_of(const char *name);
+const char *apenet_deduce_dir_name(uint8_t dir);
+uint32_t apenet_deduce_index(const struct apenet_deduce *d, unsigned x, unsigned y, unsigned z);
+void apenet_deduce_coords(const struct apenet_deduce *d, uint32_t i, unsigned xyz[3]);
 /* The node link dir of node i faces, and the link there facing back;
  * DD_NONE when there is none. */
-uint32_t dd_far(const struct apenet_deduce *d, uint32_t i, uint8_t dir, uint8_t *back);
+uint32_t apenet_deduce_far(const struct apenet_deduce *d, uint32_t i, uint8_t dir, uint8_t *back);
 /* A reporter's node from a boot id "x,y,z#n"; DD_NONE when it names none. */
-uint32_t dd_reporter(const struct apenet_deduce *d, const char *boot);
+uint32_t apenet_deduce_reporter(const struct apenet_deduce *d, const char *boot);
 /* The run number n of a boot id "x,y,z#n", 0 when there is none. */
-uint32_t dd_boot_number(const char *boot);
-uint32_t dd_hash(const char *s);
-uint16_t dd_intern(struct apenet_deduce *d, const char *s);
-const char *dd_comp_name(const struct apenet_deduce *d, uint16_t comp);
-int dd_comp_of(struct apenet_deduce *d, const char *name);
-const char *dd_rule_name(unsigned rule);
-int dd_rule_of(const char *name);
-unsigned dd_rule_strength(unsigned rule);
-uint16_t dd_rule_comp(unsigned rule);
+uint32_t apenet_deduce_boot_number(const char *boot);
+uint32_t apenet_deduce_hash(const char *s);
+uint16_t apenet_deduce_intern(struct apenet_deduce *d, const char *s);
+const char *apenet_deduce_comp_name(const struct apenet_deduce *d, uint16_t comp);
+int apenet_deduce_comp_of(struct apenet_deduce *d, const char *name);
+const char *apenet_deduce_rule_name(unsigned rule);
+int apenet_deduce_rule_of(const char *name);
+unsigned apenet_deduce_rule_strength(unsigned rule);
+uint16_t apenet_deduce_rule_comp(unsigned rule);
 /* Rules whose candidates wait for explain_ms rather than settle_ms. */
-int dd_rule_explains(unsigned rule);
+int apenet_deduce_rule_explains(unsigned rule);
 
 /* ---- deduce_store.c ---- */
-int dd_vec_push(struct dd_vec *v, uint32_t x);
-uint32_t dd_fact_new(struct apenet_deduce *d, uint32_t node);
-void dd_fact_free(struct apenet_deduce *d, uint32_t f);
-uint32_t dd_fact_find(const struct apenet_deduce *d, uint32_t node, uint8_t kind, uint16_t code, uint8_t link,
-		      uint32_t reporter, uint8_t via);
-uint32_t dd_fact_find_kind(const struct apenet_deduce *d, uint32_t node, uint8_t kind);
-uint32_t dd_inc_new(struct apenet_deduce *d);
-void dd_inc_free(struct apenet_deduce *d, uint32_t i);
-uint32_t dd_inc_find(const struct apenet_deduce *d, uint16_t comp, uint32_t node, uint8_t aux);
-uint32_t dd_inc_by_key(const struct apenet_deduce *d, uint64_t key);
-void dd_inc_hash(struct apenet_deduce *d, uint32_t i);
-void dd_inc_unhash(struct apenet_deduce *d, uint32_t i);
-void dd_list_add(struct apenet_deduce *d, uint32_t *head, uint32_t i);
-void dd_list_del(struct apenet_deduce *d, uint32_t *head, uint32_t i);
-void dd_inc_link_fact(struct apenet_deduce *d, uint32_t i, uint32_t f);
-void dd_inc_unlink_fact(struct apenet_deduce *d, uint32_t i, uint32_t f);
-uint32_t dd_evrec_new(struct apenet_deduce *d);
-void dd_evrec_free(struct apenet_deduce *d, uint32_t r);
-void dd_lru_touch(struct apenet_deduce *d, uint32_t i);
-void dd_lru_del(struct apenet_deduce *d, uint32_t i);
-struct apenet_deduce_action *dd_action(struct apenet_deduce *d, int kind, uint32_t inc);
-void dd_mark_dirty(struct apenet_deduce *d, uint32_t node);
-void dd_mark_rekey(struct apenet_deduce *d, uint32_t node);
-void dd_touch(struct apenet_deduce *d, uint32_t inc);
+int apenet_deduce_vec_push(struct dd_vec *v, uint32_t x);
+uint32_t apenet_deduce_fact_new(struct apenet_deduce *d, uint32_t node);
+void apenet_deduce_fact_free(struct apenet_deduce *d, uint32_t f);
+uint32_t apenet_deduce_fact_find(const struct apenet_deduce *d, uint32_t node, uint8_t kind, uint16_t code,
+				 uint8_t link, uint32_t reporter, uint8_t via);
+uint32_t apenet_deduce_fact_find_kind(const struct apenet_deduce *d, uint32_t node, uint8_t kind);
+uint32_t apenet_deduce_inc_new(struct apenet_deduce *d);
+void apenet_deduce_inc_free(struct apenet_deduce *d, uint32_t i);
+uint32_t apenet_deduce_inc_find(const struct apenet_deduce *d, uint16_t comp, uint32_t node, uint8_t aux);
+uint32_t apenet_deduce_inc_by_key(const struct apenet_deduce *d, uint64_t key);
+void apenet_deduce_inc_hash(struct apenet_deduce *d, uint32_t i);
+void apenet_deduce_inc_unhash(struct apenet_deduce *d, uint32_t i);
+void apenet_deduce_list_add(struct apenet_deduce *d, uint32_t *head, uint32_t i);
+void apenet_deduce_list_del(struct apenet_deduce *d, uint32_t *head, uint32_t i);
+void apenet_deduce_inc_link_fact(struct apenet_deduce *d, uint32_t i, uint32_t f);
+void apenet_deduce_inc_unlink_fact(struct apenet_deduce *d, uint32_t i, uint32_t f);
+uint32_t apenet_deduce_evrec_new(struct apenet_deduce *d);
+void apenet_deduce_evrec_free(struct apenet_deduce *d, uint32_t r);
+void apenet_deduce_lru_touch(struct apenet_deduce *d, uint32_t i);
+void apenet_deduce_lru_del(struct apenet_deduce *d, uint32_t i);
+struct apenet_deduce_action *apenet_deduce_action(struct apenet_deduce *d, int kind, uint32_t inc);
+void apenet_deduce_mark_dirty(struct apenet_deduce *d, uint32_t node);
+void apenet_deduce_mark_rekey(struct apenet_deduce *d, uint32_t node);
+void apenet_deduce_touch(struct apenet_deduce *d, uint32_t inc);
 
 /* ---- deduce_rules.c ---- */
 /* Recomputes the dirty nodes' verdicts and the incidents of the facts of
  * every node they affect, then settles the incidents touched. */
-void dd_pass(struct apenet_deduce *d);
+void apenet_deduce_pass(struct apenet_deduce *d);
 /* Only the verdicts and the facts' incidents, not the settling: a new
  * fact's evidence is attached to its incident before that can open. */
-void dd_assign_pass(struct apenet_deduce *d);
-int dd_node_silent(const struct apenet_deduce *d, uint32_t n);
+void apenet_deduce_assign_pass(struct apenet_deduce *d);
+int apenet_deduce_node_silent(const struct apenet_deduce *d, uint32_t n);
 
 /* ---- deduce_inc.c ---- */
 /* A fact goes to the incident (comp, node, aux) with a rule: attached,
  * moved from its candidate, moved from an open incident to a stronger
  * explanation, or left where it is. */
-void dd_assign(struct apenet_deduce *d, uint32_t f, uint16_t comp, uint32_t node, uint8_t aux, unsigned rule);
+void apenet_deduce_assign(struct apenet_deduce *d, uint32_t f, uint16_t comp, uint32_t node, uint8_t aux,
+			  unsigned rule);
 /* A fact's evidence: emitted for an open incident, buffered for a candidate. */
-void dd_evidence(struct apenet_deduce *d, uint32_t inc, uint32_t origin, const struct apenet_deduce_evidence *ev);
+void apenet_deduce_add_evidence(struct apenet_deduce *d, uint32_t inc, uint32_t origin,
+				const struct apenet_deduce_evidence *ev);
 /* A fact goes (cleared). */
-void dd_fact_drop(struct apenet_deduce *d, uint32_t f);
+void apenet_deduce_fact_drop(struct apenet_deduce *d, uint32_t f);
 /* The incidents touched: empty candidates go, empty open ones close, merge
  * or take a candidate's blame. */
-void dd_reconcile(struct apenet_deduce *d);
+void apenet_deduce_reconcile(struct apenet_deduce *d);
 /* Candidates whose settle window passed open; restored ones whose hold
  * passed close when nothing supports them. */
-void dd_due(struct apenet_deduce *d);
-void dd_blame(const struct apenet_deduce *d, const struct dd_inc *I, struct apenet_deduce_blame *b);
+void apenet_deduce_due(struct apenet_deduce *d);
+void apenet_deduce_blame(const struct apenet_deduce *d, const struct dd_inc *I, struct apenet_deduce_blame *b);
 /* Evidence of the supervisor's own about node n (DD_NONE: none), now. */
-void dd_own_evidence(const struct apenet_deduce *d, uint32_t n, struct apenet_deduce_evidence *ev);
+void apenet_deduce_own_evidence(const struct apenet_deduce *d, uint32_t n, struct apenet_deduce_evidence *ev);
 
 #endif

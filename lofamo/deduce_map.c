@@ -33,7 +33,7 @@ static const char *const comp_names[C_NFIXED] = {
 	[C_CABLING] = "cabling",
 };
 
-const char *dd_comp_name(const struct apenet_deduce *d, uint16_t comp)
+const char *apenet_deduce_comp_name(const struct apenet_deduce *d, uint16_t comp)
 {
 	if (comp < C_NFIXED)
 		return comp_names[comp];
@@ -42,14 +42,14 @@ const char *dd_comp_name(const struct apenet_deduce *d, uint16_t comp)
 	return "?";
 }
 
-int dd_comp_of(struct apenet_deduce *d, const char *name)
+int apenet_deduce_comp_of(struct apenet_deduce *d, const char *name)
 {
 	for (int i = 0; i < C_NFIXED; i++)
 		if (!strcmp(comp_names[i], name))
 			return i;
 	if (!name[0] || strlen(name) >= sizeof(d->str[0]))
 		return -1;
-	uint16_t s = dd_intern(d, name);
+	uint16_t s = apenet_deduce_intern(d, name);
 	return s == 0xffff ? -1 : C_NFIXED + s;
 }
 
@@ -85,12 +85,12 @@ static const struct {
 	[R_NBR] = { "neighbours", 20, C_NFIXED, 0 },
 };
 
-const char *dd_rule_name(unsigned rule)
+const char *apenet_deduce_rule_name(unsigned rule)
 {
 	return rule < R_COUNT ? rules[rule].name : "?";
 }
 
-int dd_rule_of(const char *name)
+int apenet_deduce_rule_of(const char *name)
 {
 	for (int i = 1; i < R_COUNT; i++)
 		if (!strcmp(rules[i].name, name))
@@ -98,24 +98,24 @@ int dd_rule_of(const char *name)
 	return -1;
 }
 
-unsigned dd_rule_strength(unsigned rule)
+unsigned apenet_deduce_rule_strength(unsigned rule)
 {
 	return rule < R_COUNT ? rules[rule].strength : 0;
 }
 
-uint16_t dd_rule_comp(unsigned rule)
+uint16_t apenet_deduce_rule_comp(unsigned rule)
 {
 	return rule < R_COUNT ? rules[rule].comp : C_NFIXED;
 }
 
-int dd_rule_explains(unsigned rule)
+int apenet_deduce_rule_explains(unsigned rule)
 {
 	return rule < R_COUNT && rules[rule].explain;
 }
 
 /* ---- interned strings (codes, unknown components) ---- */
 
-uint32_t dd_hash(const char *s)
+uint32_t apenet_deduce_hash(const char *s)
 {
 	uint32_t h = 2166136261u; /* FNV-1a */
 	for (; *s; s++)
@@ -130,7 +130,7 @@ static int strhash_grow(struct apenet_deduce *d)
 	if (!t)
 		return -1;
 	for (uint32_t i = 0; i < d->nstr; i++) {
-		uint32_t h = dd_hash(d->str[i]) & (n - 1);
+		uint32_t h = apenet_deduce_hash(d->str[i]) & (n - 1);
 		while (t[h])
 			h = (h + 1) & (n - 1);
 		t[h] = (uint16_t)(i + 1);
@@ -142,11 +142,11 @@ static int strhash_grow(struct apenet_deduce *d)
 }
 
 /* The string's number (0xffff: no memory, or too many). */
-uint16_t dd_intern(struct apenet_deduce *d, const char *s)
+uint16_t apenet_deduce_intern(struct apenet_deduce *d, const char *s)
 {
 	if (!d->nstrhash && strhash_grow(d))
 		return 0xffff;
-	uint32_t h = dd_hash(s) & (d->nstrhash - 1);
+	uint32_t h = apenet_deduce_hash(s) & (d->nstrhash - 1);
 	while (d->strhash[h]) {
 		uint32_t i = d->strhash[h] - 1u;
 		if (!strncmp(d->str[i], s, sizeof(d->str[0]) - 1))
@@ -174,7 +174,7 @@ uint16_t dd_intern(struct apenet_deduce *d, const char *s)
 
 /* ---- geometry ---- */
 
-uint8_t dd_dir_of(const char *name)
+uint8_t apenet_deduce_dir_of(const char *name)
 {
 	static const char *const names[] = { "X+", "X-", "Y+", "Y-", "Z+", "Z-", "X", "Y", "Z" };
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -183,13 +183,13 @@ uint8_t dd_dir_of(const char *name)
 	return DD_NOLINK;
 }
 
-const char *dd_dir_name(uint8_t dir)
+const char *apenet_deduce_dir_name(uint8_t dir)
 {
 	static const char *const names[] = { "X+", "X-", "Y+", "Y-", "Z+", "Z-", "X", "Y", "Z" };
 	return dir < sizeof(names) / sizeof(names[0]) ? names[dir] : "";
 }
 
-uint32_t dd_index(const struct apenet_deduce *d, unsigned x, unsigned y, unsigned z)
+uint32_t apenet_deduce_index(const struct apenet_deduce *d, unsigned x, unsigned y, unsigned z)
 {
 	const unsigned *m = d->c.dims;
 	if (x >= m[0] || y >= m[1] || z >= m[2])
@@ -197,29 +197,29 @@ uint32_t dd_index(const struct apenet_deduce *d, unsigned x, unsigned y, unsigne
 	return x + m[0] * (y + m[1] * z);
 }
 
-void dd_coords(const struct apenet_deduce *d, uint32_t i, unsigned xyz[3])
+void apenet_deduce_coords(const struct apenet_deduce *d, uint32_t i, unsigned xyz[3])
 {
 	xyz[0] = i % d->c.dims[0];
 	xyz[1] = i / d->c.dims[0] % d->c.dims[1];
 	xyz[2] = i / d->c.dims[0] / d->c.dims[1];
 }
 
-uint32_t dd_far(const struct apenet_deduce *d, uint32_t i, uint8_t dir, uint8_t *back)
+uint32_t apenet_deduce_far(const struct apenet_deduce *d, uint32_t i, uint8_t dir, uint8_t *back)
 {
 	unsigned me[3], far[3];
 	enum apenet_dir b;
 	int dim, wrap;
 	if (i == DD_NONE || dir > APENET_DIR_Z)
 		return DD_NONE;
-	dd_coords(d, i, me);
+	apenet_deduce_coords(d, i, me);
 	if (apenet_torus_neighbour(d->c.dims, me, (enum apenet_dir)dir, far, &b, &dim, &wrap))
 		return DD_NONE;
 	if (back)
 		*back = (uint8_t)b;
-	return dd_index(d, far[0], far[1], far[2]);
+	return apenet_deduce_index(d, far[0], far[1], far[2]);
 }
 
-uint32_t dd_boot_number(const char *boot)
+uint32_t apenet_deduce_boot_number(const char *boot)
 {
 	const char *p = strchr(boot, '#');
 	if (!p || p[1] < '0' || p[1] > '9')
@@ -228,7 +228,7 @@ uint32_t dd_boot_number(const char *boot)
 	return n > 0xffffffffu ? 0xffffffffu : (uint32_t)n;
 }
 
-uint32_t dd_reporter(const struct apenet_deduce *d, const char *boot)
+uint32_t apenet_deduce_reporter(const struct apenet_deduce *d, const char *boot)
 {
 	unsigned v[3];
 	const char *p = boot;
@@ -242,7 +242,7 @@ uint32_t dd_reporter(const struct apenet_deduce *d, const char *boot)
 		v[k] = (unsigned)x;
 		p = end + 1;
 	}
-	return dd_index(d, v[0], v[1], v[2]);
+	return apenet_deduce_index(d, v[0], v[1], v[2]);
 }
 
 /* ---- codes ---- */
@@ -290,7 +290,7 @@ static const struct {
 	{ "LINK_UNEXPECTED", K_GENERIC, C_CABLING, 0 },
 };
 
-int dd_classify(struct apenet_deduce *d, const struct apenet_report *r, struct dd_class *k)
+int apenet_deduce_classify(struct apenet_deduce *d, const struct apenet_report *r, struct dd_class *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->link = DD_NOLINK;
@@ -301,14 +301,14 @@ int dd_classify(struct apenet_deduce *d, const struct apenet_report *r, struct d
 		k->comp = codes[i].comp;
 		k->down = codes[i].down;
 		if (k->kind == K_LINK || k->kind == K_NLINK) {
-			k->link = dd_dir_of(r->where);
+			k->link = apenet_deduce_dir_of(r->where);
 			if (k->link == DD_NOLINK || k->link > APENET_DIR_Z) {
 				/* a link the torus does not know (an external channel) */
 				k->kind = K_GENERIC;
 				k->comp = C_LINK;
 			}
 		} else if (k->comp == C_CABLING) {
-			k->link = dd_dir_of(r->where);
+			k->link = apenet_deduce_dir_of(r->where);
 		}
 		return 0;
 	}
@@ -317,18 +317,18 @@ int dd_classify(struct apenet_deduce *d, const struct apenet_report *r, struct d
 		k->comp = C_PCIE;
 	} else if (!strncmp(r->code, "MODULE_", 7) || r->subject == APENET_REPORT_SUBJ_MODULE) {
 		k->comp = C_MODULE;
-		k->link = dd_dir_of(r->where);
+		k->link = apenet_deduce_dir_of(r->where);
 	} else if (!strncmp(r->code, "CABLE_", 6) || r->subject == APENET_REPORT_SUBJ_CABLING) {
 		k->comp = C_CABLING;
-		k->link = dd_dir_of(r->where);
+		k->link = apenet_deduce_dir_of(r->where);
 	} else if (r->subject == APENET_REPORT_SUBJ_LINK || r->subject == APENET_REPORT_SUBJ_LANE) {
 		k->comp = C_LINK; /* FIFO_HIGH, LINK_DISABLED, LINK_PRBS: the node's link, not the cable */
-		k->link = dd_dir_of(r->where);
+		k->link = apenet_deduce_dir_of(r->where);
 	} else {
 		/* the report's subject (APENET-MIB ApenetSubject); notify.c's table
 		 * is not linked here, the engine needs no net-snmp */
 		static const char *const subj[] = { "board", "board", "link", "lane", "module", "sensor", "cabling", "host" };
-		int c = dd_comp_of(d, r->subject >= 1 && r->subject <= 7 ? subj[r->subject] : "board");
+		int c = apenet_deduce_comp_of(d, r->subject >= 1 && r->subject <= 7 ? subj[r->subject] : "board");
 		if (c < 0)
 			return -1;
 		k->comp = (uint16_t)c;

@@ -24,7 +24,7 @@
 #include "apenet/regs.h"
 #include "deduce_int.h"
 
-int dd_node_silent(const struct apenet_deduce *d, uint32_t n)
+int apenet_deduce_node_silent(const struct apenet_deduce *d, uint32_t n)
 {
 	return (d->node[n].flags & N_SILENT) != 0;
 }
@@ -79,7 +79,7 @@ static void summarize(const struct apenet_deduce *d, uint32_t n, struct sum *s)
 		case K_NCORE:
 		case K_LDMINV: {
 			unsigned r = dnp_rule(x->kind);
-			if (!s->dnp || dd_rule_strength(r) > dd_rule_strength(s->dnprule))
+			if (!s->dnp || apenet_deduce_rule_strength(r) > apenet_deduce_rule_strength(s->dnprule))
 				s->dnprule = r;
 			s->dnp = 1;
 			break;
@@ -112,7 +112,7 @@ static unsigned iso_of(const struct apenet_deduce *d, uint32_t n, const struct s
 	int64_t first = INT64_MAX;
 	for (uint8_t dir = 0; dir < DD_NDIRS; dir++) {
 		uint8_t back;
-		uint32_t m = dd_far(d, n, dir, &back);
+		uint32_t m = apenet_deduce_far(d, n, dir, &back);
 		if (m == DD_NONE || m == n)
 			continue; /* no cable, or one looping back to the node itself */
 		ncab++;
@@ -136,7 +136,7 @@ static unsigned iso_of(const struct apenet_deduce *d, uint32_t n, const struct s
 
 static int open_of(const struct apenet_deduce *d, uint16_t comp, uint32_t n)
 {
-	uint32_t i = dd_inc_find(d, comp, n, DD_NOLINK);
+	uint32_t i = apenet_deduce_inc_find(d, comp, n, DD_NOLINK);
 	return i != DD_NONE && d->inc[i].state == I_OPEN;
 }
 
@@ -151,7 +151,7 @@ static void ulist_set(struct apenet_deduce *d, uint32_t n, int in)
 {
 	struct dd_node *x = &d->node[n];
 	if (in && x->uidx == DD_NONE) {
-		if (dd_vec_push(&d->ulist, n)) {
+		if (apenet_deduce_vec_push(&d->ulist, n)) {
 			d->oom = 1;
 			return;
 		}
@@ -234,7 +234,7 @@ static struct want fact_want(const struct apenet_deduce *d, uint32_t f, const st
 	case K_LINK:
 	case K_NLINK: {
 		uint8_t back = DD_NOLINK;
-		uint32_t m = dd_far(d, n, x->link, &back);
+		uint32_t m = apenet_deduce_far(d, n, x->link, &back);
 		if (m != DD_NONE && m != n && d->node[m].iso != ISO_NONE)
 			return iso_want(m, d->node[m].iso); /* the far node went: its dark links are its ripple */
 		if (iso != ISO_NONE)
@@ -265,14 +265,14 @@ static struct want fact_want(const struct apenet_deduce *d, uint32_t f, const st
 		return W(C_HOST, n, DD_NOLINK, not_heard(d, n) ? R_HOST_HUNG : R_HOST_EXPIRED);
 	case K_SVC:
 	case K_NSVC: {
-		if (dd_node_silent(d, n))
+		if (apenet_deduce_node_silent(d, n))
 			return silent_want(d, n, s, x->inc);
 		/* heard again: an open cut or supervisor incident keeps its
 		 * evidence until the field is normal (the node catching up) */
 		if (x->inc != DD_NONE && d->inc[x->inc].state == I_OPEN &&
 		    (d->inc[x->inc].comp == C_SERVICE || d->inc[x->inc].comp == C_SUPERVISOR))
 			return W(d->inc[x->inc].comp, d->inc[x->inc].node, d->inc[x->inc].aux, d->inc[x->inc].rule);
-		uint32_t i = dd_inc_find(d, C_SERVICE, n, DD_NOLINK);
+		uint32_t i = apenet_deduce_inc_find(d, C_SERVICE, n, DD_NOLINK);
 		if (i != DD_NONE || x->status >= 2)
 			return W(C_SERVICE, n, DD_NOLINK, R_SERVICE_CUT); /* a cut, still clearing, or history */
 		return supervisor((x->flags & F_LATE) != 0);   /* late: it missed this supervisor */
@@ -300,16 +300,16 @@ static void verdicts(struct apenet_deduce *d)
 			x->iso = (uint8_t)iso;
 			/* the neighbours' links toward it change hands */
 			for (uint8_t dir = 0; dir < DD_NDIRS; dir++)
-				dd_mark_rekey(d, dd_far(d, n, dir, NULL));
+				apenet_deduce_mark_rekey(d, apenet_deduce_far(d, n, dir, NULL));
 		}
 		ulist_set(d, n, unexplained(d, n, &s));
-		dd_mark_rekey(d, n);
+		apenet_deduce_mark_rekey(d, n);
 	}
 	d->dirty.n = 0;
 	/* crossing group_min changes what every unexplained silence means */
 	if ((before >= d->c.group_min) != (d->ulist.n >= d->c.group_min))
 		for (uint32_t k = 0; k < d->ulist.n; k++)
-			dd_mark_rekey(d, d->ulist.v[k]);
+			apenet_deduce_mark_rekey(d, d->ulist.v[k]);
 }
 
 static void rekey(struct apenet_deduce *d)
@@ -322,20 +322,20 @@ static void rekey(struct apenet_deduce *d)
 		for (uint32_t f = d->node[n].facts; f != DD_NONE;) {
 			uint32_t next = d->fact[f].next;
 			struct want w = fact_want(d, f, &s);
-			dd_assign(d, f, w.comp, w.node, w.aux, w.rule);
+			apenet_deduce_assign(d, f, w.comp, w.node, w.aux, w.rule);
 			f = next;
 		}
 	}
 	d->rekey.n = 0;
 }
 
-void dd_assign_pass(struct apenet_deduce *d)
+void apenet_deduce_assign_pass(struct apenet_deduce *d)
 {
 	verdicts(d);
 	rekey(d);
 }
 
-void dd_pass(struct apenet_deduce *d)
+void apenet_deduce_pass(struct apenet_deduce *d)
 {
 	/* settling an incident may change a verdict (an incident of its own
 	 * that closed): a few rounds, each bounded by what changed */
@@ -344,6 +344,6 @@ void dd_pass(struct apenet_deduce *d)
 			return;
 		verdicts(d);
 		rekey(d);
-		dd_reconcile(d);
+		apenet_deduce_reconcile(d);
 	}
 }

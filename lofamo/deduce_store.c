@@ -26,7 +26,7 @@ static int grow(void **p, uint32_t *cap, size_t size, uint32_t need)
 	return 0;
 }
 
-int dd_vec_push(struct dd_vec *v, uint32_t x)
+int apenet_deduce_vec_push(struct dd_vec *v, uint32_t x)
 {
 	if (grow((void **)&v->v, &v->cap, sizeof(*v->v), v->n + 1))
 		return -1;
@@ -36,7 +36,7 @@ int dd_vec_push(struct dd_vec *v, uint32_t x)
 
 /* ---- facts ---- */
 
-uint32_t dd_fact_new(struct apenet_deduce *d, uint32_t node)
+uint32_t apenet_deduce_fact_new(struct apenet_deduce *d, uint32_t node)
 {
 	uint32_t f;
 	if (d->ffree != DD_NONE) {
@@ -60,7 +60,7 @@ uint32_t dd_fact_new(struct apenet_deduce *d, uint32_t node)
 	return f;
 }
 
-void dd_fact_free(struct apenet_deduce *d, uint32_t f)
+void apenet_deduce_fact_free(struct apenet_deduce *d, uint32_t f)
 {
 	struct dd_fact *x = &d->fact[f];
 	uint32_t *p = &d->node[x->node].facts;
@@ -74,8 +74,8 @@ void dd_fact_free(struct apenet_deduce *d, uint32_t f)
 	d->live_facts--;
 }
 
-uint32_t dd_fact_find(const struct apenet_deduce *d, uint32_t node, uint8_t kind, uint16_t code, uint8_t link,
-		      uint32_t reporter, uint8_t via)
+uint32_t apenet_deduce_fact_find(const struct apenet_deduce *d, uint32_t node, uint8_t kind, uint16_t code,
+				 uint8_t link, uint32_t reporter, uint8_t via)
 {
 	for (uint32_t f = d->node[node].facts; f != DD_NONE; f = d->fact[f].next) {
 		const struct dd_fact *x = &d->fact[f];
@@ -85,7 +85,7 @@ uint32_t dd_fact_find(const struct apenet_deduce *d, uint32_t node, uint8_t kind
 	return DD_NONE;
 }
 
-uint32_t dd_fact_find_kind(const struct apenet_deduce *d, uint32_t node, uint8_t kind)
+uint32_t apenet_deduce_fact_find_kind(const struct apenet_deduce *d, uint32_t node, uint8_t kind)
 {
 	for (uint32_t f = d->node[node].facts; f != DD_NONE; f = d->fact[f].next)
 		if (d->fact[f].kind == kind)
@@ -95,7 +95,7 @@ uint32_t dd_fact_find_kind(const struct apenet_deduce *d, uint32_t node, uint8_t
 
 /* ---- incidents ---- */
 
-uint32_t dd_inc_new(struct apenet_deduce *d)
+uint32_t apenet_deduce_inc_new(struct apenet_deduce *d)
 {
 	uint32_t i, gen;
 	if (d->ifree != DD_NONE) {
@@ -120,12 +120,12 @@ uint32_t dd_inc_new(struct apenet_deduce *d)
 	return i;
 }
 
-void dd_inc_free(struct apenet_deduce *d, uint32_t i)
+void apenet_deduce_inc_free(struct apenet_deduce *d, uint32_t i)
 {
 	struct dd_inc *I = &d->inc[i];
 	for (uint32_t r = I->evhead; r != DD_NONE;) {
 		uint32_t next = d->evr[r].next;
-		dd_evrec_free(d, r);
+		apenet_deduce_evrec_free(d, r);
 		r = next;
 	}
 	I->evhead = I->evtail = DD_NONE;
@@ -161,7 +161,7 @@ static int rehash(struct apenet_deduce *d)
 	return 0;
 }
 
-void dd_inc_hash(struct apenet_deduce *d, uint32_t i)
+void apenet_deduce_inc_hash(struct apenet_deduce *d, uint32_t i)
 {
 	if (d->nhashed + 1 > d->nbucket && rehash(d) && !d->nbucket) {
 		d->oom = 1;
@@ -174,7 +174,7 @@ void dd_inc_hash(struct apenet_deduce *d, uint32_t i)
 	d->nhashed++;
 }
 
-void dd_inc_unhash(struct apenet_deduce *d, uint32_t i)
+void apenet_deduce_inc_unhash(struct apenet_deduce *d, uint32_t i)
 {
 	struct dd_inc *I = &d->inc[i];
 	if (!d->nbucket)
@@ -189,7 +189,7 @@ void dd_inc_unhash(struct apenet_deduce *d, uint32_t i)
 	I->hnext = DD_NONE;
 }
 
-uint32_t dd_inc_find(const struct apenet_deduce *d, uint16_t comp, uint32_t node, uint8_t aux)
+uint32_t apenet_deduce_inc_find(const struct apenet_deduce *d, uint16_t comp, uint32_t node, uint8_t aux)
 {
 	if (!d->nbucket)
 		return DD_NONE;
@@ -201,7 +201,7 @@ uint32_t dd_inc_find(const struct apenet_deduce *d, uint16_t comp, uint32_t node
 	return DD_NONE;
 }
 
-uint32_t dd_inc_by_key(const struct apenet_deduce *d, uint64_t key)
+uint32_t apenet_deduce_inc_by_key(const struct apenet_deduce *d, uint64_t key)
 {
 	uint32_t i = (uint32_t)key;
 	if (i >= d->ninc || d->inc[i].state == I_FREE || d->inc[i].key != key)
@@ -210,7 +210,7 @@ uint32_t dd_inc_by_key(const struct apenet_deduce *d, uint64_t key)
 }
 
 /* Candidates and restored incidents on hold: doubly linked lists. */
-void dd_list_add(struct apenet_deduce *d, uint32_t *head, uint32_t i)
+void apenet_deduce_list_add(struct apenet_deduce *d, uint32_t *head, uint32_t i)
 {
 	struct dd_inc *I = &d->inc[i];
 	I->lprev = DD_NONE;
@@ -220,7 +220,7 @@ void dd_list_add(struct apenet_deduce *d, uint32_t *head, uint32_t i)
 	*head = i;
 }
 
-void dd_list_del(struct apenet_deduce *d, uint32_t *head, uint32_t i)
+void apenet_deduce_list_del(struct apenet_deduce *d, uint32_t *head, uint32_t i)
 {
 	struct dd_inc *I = &d->inc[i];
 	if (I->lprev != DD_NONE)
@@ -232,7 +232,7 @@ void dd_list_del(struct apenet_deduce *d, uint32_t *head, uint32_t i)
 	I->lprev = I->lnext = DD_NONE;
 }
 
-void dd_inc_link_fact(struct apenet_deduce *d, uint32_t i, uint32_t f)
+void apenet_deduce_inc_link_fact(struct apenet_deduce *d, uint32_t i, uint32_t f)
 {
 	struct dd_inc *I = &d->inc[i];
 	struct dd_fact *x = &d->fact[f];
@@ -245,7 +245,7 @@ void dd_inc_link_fact(struct apenet_deduce *d, uint32_t i, uint32_t f)
 	I->nfacts++;
 }
 
-void dd_inc_unlink_fact(struct apenet_deduce *d, uint32_t i, uint32_t f)
+void apenet_deduce_inc_unlink_fact(struct apenet_deduce *d, uint32_t i, uint32_t f)
 {
 	struct dd_inc *I = &d->inc[i];
 	struct dd_fact *x = &d->fact[f];
@@ -262,7 +262,7 @@ void dd_inc_unlink_fact(struct apenet_deduce *d, uint32_t i, uint32_t f)
 
 /* ---- buffered evidence ---- */
 
-uint32_t dd_evrec_new(struct apenet_deduce *d)
+uint32_t apenet_deduce_evrec_new(struct apenet_deduce *d)
 {
 	uint32_t r;
 	if (d->efree != DD_NONE) {
@@ -280,7 +280,7 @@ uint32_t dd_evrec_new(struct apenet_deduce *d)
 	return r;
 }
 
-void dd_evrec_free(struct apenet_deduce *d, uint32_t r)
+void apenet_deduce_evrec_free(struct apenet_deduce *d, uint32_t r)
 {
 	d->evr[r].next = d->efree;
 	d->efree = r;
@@ -288,7 +288,7 @@ void dd_evrec_free(struct apenet_deduce *d, uint32_t r)
 
 /* ---- silence: nodes by the time they were last heard ---- */
 
-void dd_lru_del(struct apenet_deduce *d, uint32_t i)
+void apenet_deduce_lru_del(struct apenet_deduce *d, uint32_t i)
 {
 	struct dd_node *n = &d->node[i];
 	if (!(n->flags & N_LRU))
@@ -309,13 +309,13 @@ void dd_lru_del(struct apenet_deduce *d, uint32_t i)
  * receiver loop), so that is the young end and costs nothing; seeds from
  * the database (apenet_deduce_heard) cost a walk unless they come oldest
  * first.  The head is always the next to fall silent. */
-void dd_lru_touch(struct apenet_deduce *d, uint32_t i)
+void apenet_deduce_lru_touch(struct apenet_deduce *d, uint32_t i)
 {
 	struct dd_node *n = &d->node[i];
 	if (n->flags & N_LRU) {
 		if (d->lru_tail == i)
 			return;
-		dd_lru_del(d, i);
+		apenet_deduce_lru_del(d, i);
 	}
 	uint32_t after = d->lru_tail;
 	while (after != DD_NONE && d->node[after].heard_recv > n->heard_recv)
@@ -335,33 +335,33 @@ void dd_lru_touch(struct apenet_deduce *d, uint32_t i)
 
 /* ---- work lists ---- */
 
-void dd_mark_dirty(struct apenet_deduce *d, uint32_t node)
+void apenet_deduce_mark_dirty(struct apenet_deduce *d, uint32_t node)
 {
 	if (node == DD_NONE || (d->node[node].flags & N_DIRTY))
 		return;
-	if (dd_vec_push(&d->dirty, node)) {
+	if (apenet_deduce_vec_push(&d->dirty, node)) {
 		d->oom = 1;
 		return;
 	}
 	d->node[node].flags |= N_DIRTY;
 }
 
-void dd_mark_rekey(struct apenet_deduce *d, uint32_t node)
+void apenet_deduce_mark_rekey(struct apenet_deduce *d, uint32_t node)
 {
 	if (node == DD_NONE || (d->node[node].flags & N_REKEY))
 		return;
-	if (dd_vec_push(&d->rekey, node)) {
+	if (apenet_deduce_vec_push(&d->rekey, node)) {
 		d->oom = 1;
 		return;
 	}
 	d->node[node].flags |= N_REKEY;
 }
 
-void dd_touch(struct apenet_deduce *d, uint32_t inc)
+void apenet_deduce_touch(struct apenet_deduce *d, uint32_t inc)
 {
 	if (inc == DD_NONE || d->inc[inc].mark)
 		return;
-	if (dd_vec_push(&d->touched, inc)) {
+	if (apenet_deduce_vec_push(&d->touched, inc)) {
 		d->oom = 1;
 		return;
 	}
@@ -370,7 +370,7 @@ void dd_touch(struct apenet_deduce *d, uint32_t inc)
 
 /* ---- actions ---- */
 
-struct apenet_deduce_action *dd_action(struct apenet_deduce *d, int kind, uint32_t inc)
+struct apenet_deduce_action *apenet_deduce_action(struct apenet_deduce *d, int kind, uint32_t inc)
 {
 	if (d->qlen == d->qcap) {
 		size_t cap = d->qcap ? d->qcap * 2 : 64;
