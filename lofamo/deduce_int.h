@@ -119,6 +119,7 @@ struct dd_inc {
 	uint8_t rule, srcmask, status, restored;
 	uint8_t lost_by_clear;   /* its last fact went by a clear, not a move */
 	uint8_t mark;            /* touched in this pass */
+	uint8_t hashed;          /* in the hash by (comp, node, aux) */
 	uint32_t gen;            /* slot generation, in the key */
 	uint32_t nfacts, fhead;
 	uint32_t hnext;          /* hash chain */

@@ -149,8 +149,8 @@ static int rehash(struct apenet_deduce *d)
 	memset(b, 0xff, (size_t)n * sizeof(*b));
 	for (uint32_t i = 0; i < d->ninc; i++) {
 		struct dd_inc *I = &d->inc[i];
-		if (I->state == I_FREE)
-			continue;
+		if (I->state == I_FREE || !I->hashed)
+			continue; /* (the one being hashed is not yet) */
 		uint32_t h = key_hash(I->comp, I->node, I->aux) & (n - 1);
 		I->hnext = b[h];
 		b[h] = i;
@@ -168,17 +168,21 @@ void apenet_deduce_inc_hash(struct apenet_deduce *d, uint32_t i)
 		return;
 	}
 	struct dd_inc *I = &d->inc[i];
+	if (I->hashed)
+		return;
 	uint32_t h = key_hash(I->comp, I->node, I->aux) & (d->nbucket - 1);
 	I->hnext = d->bucket[h];
 	d->bucket[h] = i;
+	I->hashed = 1;
 	d->nhashed++;
 }
 
 void apenet_deduce_inc_unhash(struct apenet_deduce *d, uint32_t i)
 {
 	struct dd_inc *I = &d->inc[i];
-	if (!d->nbucket)
+	if (!d->nbucket || !I->hashed)
 		return;
+	I->hashed = 0;
 	uint32_t *p = &d->bucket[key_hash(I->comp, I->node, I->aux) & (d->nbucket - 1)];
 	while (*p != DD_NONE && *p != i)
 		p = &d->inc[*p].hnext;
