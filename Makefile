@@ -73,7 +73,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 # Fuzz targets: tests/fuzz/fuzz_NAME.c, seeds and regression inputs in
 # tests/fuzz/NAME/ (docs/design.md, "Decoders under attack").  A new decoder
 # is one more name on this list.
-FUZZ_TARGETS := ldm prbs sff8636 sff8472 pcie lspci conf config snapshot ber_table simconf report_pdu
+FUZZ_TARGETS := ldm prbs sff8636 sff8472 pcie lspci conf config snapshot ber_table simconf report_pdu deduce
 FUZZ_BINS := $(patsubst %,$(B)/fuzz_%,$(FUZZ_TARGETS))
 # The same targets with a plain main() (tests/fuzz/replay_main.c), built in
 # the sanitizer test tree: make test replays every seed and regression.
