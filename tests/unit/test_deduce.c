@@ -527,6 +527,61 @@ static void test_power_off(void **state)
 	stop(h);
 }
 
+/* The neighbours' reports reach this supervisor only after the node went
+ * silent (their own path was slow): the same end. */
+static void test_power_off_links_late(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	int64_t t0 = h->now;
+	h->mute[idx(h, 3, 3, 0)] = 1;
+	run(h, 4000); /* silent: waiting for an explanation */
+	assert_int_equal(count(h, APENET_DEDUCE_OPEN), 0);
+	for (unsigned dir = 0; dir < 6; dir++) {
+		unsigned me[3] = { 3, 3, 0 }, far[3];
+		enum apenet_dir back;
+		int dim, wrap;
+		apenet_torus_neighbour(h->c.dims, me, (enum apenet_dir)dir, far, &back, &dim, &wrap);
+		if (far[2] == 0 && !(far[0] == 3 && far[1] == 3))
+			own_at(h, t0 + 100, far[0], far[1], far[2], APENET_REPORT_SUBJ_LINK, dirs[back], "LINK_DOWN", 0, 2,
+			       APENET_REPORT_PATH_SELF, "LINK_STATE DOWN");
+	}
+	run(h, 2000);
+	the_one(h, "node-power", "power-off", 3, 3, 0, 0);
+	assert_int_equal(count(h, APENET_DEDUCE_OPEN), 1);
+	assert_int_equal(nth(h, APENET_DEDUCE_OPEN, 0)->time_ms, t0 + 100); /* the first fault: a dark link */
+	stop(h);
+}
+
+/* The neighbours' words that its host is dead arrive after the silence was
+ * already an agent incident: the host explains more; the agent incident is
+ * merged into it. */
+static void test_host_hung_words_late(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	int64_t t0 = h->now;
+	h->mute[idx(h, 0, 1, 0)] = 1;
+	run(h, 10000);
+	uint64_t agent = the_one(h, "agent", "agent-silent", 0, 1, 0, 0);
+	for (unsigned dir = 0; dir < 6; dir++)
+		nbr_at(h, t0 + 400, 0, 1, 0, dir, APENET_REPORT_SUBJ_HOST, "watchdog", "NEIGHBOUR_HOST_EXPIRED", 0, 2);
+	run(h, 2000);
+	uint64_t host = the_one(h, "host", "host-hung", 0, 1, 0, 0);
+	const struct apenet_deduce_action *c = nth(h, APENET_DEDUCE_CLOSE, 0);
+	assert_int_equal(c->key, agent);
+	assert_int_equal(c->state, APENET_DEDUCE_MERGED);
+	assert_int_equal(c->merged_into, host);
+	assert_int_equal(nth(h, APENET_DEDUCE_OPEN, 1)->time_ms, t0 + 400);
+	h->mute[idx(h, 0, 1, 0)] = 0;
+	nbr_all(h, 0, 1, 0, APENET_REPORT_SUBJ_HOST, "watchdog", "NEIGHBOUR_HOST_EXPIRED", 2, 0);
+	run(h, 2000);
+	the_one(h, "host", "host-hung", 0, 1, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
 /* ---- DNP hung ---- */
 
 static void test_dnp_hung(void **state)
@@ -1276,11 +1331,13 @@ int main(void)
 		cmocka_unit_test(test_cable_merged_into_card),
 		cmocka_unit_test(test_card_gone_two_wide),
 		cmocka_unit_test(test_power_off),
+		cmocka_unit_test(test_power_off_links_late),
 		cmocka_unit_test(test_dnp_hung),
 		cmocka_unit_test(test_dnp_hung_neighbours_only),
 		cmocka_unit_test(test_transient),
 		cmocka_unit_test(test_host_hung),
 		cmocka_unit_test(test_agent_restart_is_transient),
+		cmocka_unit_test(test_host_hung_words_late),
 		cmocka_unit_test(test_service_cut),
 		cmocka_unit_test(test_supervisor_missing),
 		cmocka_unit_test(test_supervisor_unreachable),
