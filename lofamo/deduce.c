@@ -45,7 +45,7 @@ int apenet_deduce_config_check(const struct apenet_deduce_config *c, struct apen
 		int64_t v, min;
 	} t[] = {
 		{ "silent_ms", c->silent_ms, 1 },         { "settle_ms", c->settle_ms, 0 },
-		{ "explain_ms", c->explain_ms, 0 },       { "late_ms", c->late_ms, 1 },
+		{ "explain_ms", c->explain_ms, 0 },       { "late_ms", c->late_ms, 0 },
 		{ "restore_hold_ms", c->restore_hold_ms, 0 },   { "resync_ms", c->resync_ms, 0 },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
@@ -54,8 +54,8 @@ int apenet_deduce_config_check(const struct apenet_deduce_config *c, struct apen
 					      t[i].v, t[i].min);
 	if (c->evidence_max < 1 || c->evidence_max > 1000000)
 		return apenet_err_set(e, APENET_EINVAL, "evidence_max: %u is not in 1..1000000", c->evidence_max);
-	if (c->group_min < 2)
-		return apenet_err_set(e, APENET_EINVAL, "group_min: %u is less than 2", c->group_min);
+	if (c->group_min < 1 || c->group_min > 1000000)
+		return apenet_err_set(e, APENET_EINVAL, "group_min: %u is not in 1..1000000", c->group_min);
 	return 0;
 }
 

@@ -1303,7 +1303,7 @@ static void test_config(void **state)
 	assert_int_equal(apenet_deduce_open(&c, &d, &e), -1);
 	assert_non_null(strstr(e.msg, "dims[2]"));
 	apenet_deduce_config_defaults(&c);
-	c.group_min = 1;
+	c.group_min = 0;
 	assert_int_equal(apenet_deduce_config_check(&c, &e), -1);
 	assert_non_null(strstr(e.msg, "group_min"));
 	/* reports about nodes outside the torus are ignored */
