@@ -2,6 +2,7 @@
 #   make             build every program into build/bin/
 #   make test        build with ASan+UBSan into build/asan/ and run every test
 #   make demo        bring up an emulated 4x4x1 QUonG torus and show it
+#   make cluster     the emulated torus with an agent on every node and the two supervisors (until ^C)
 #   make bench       run the benchmarks under bench/ (and the fuzzers' speed)
 #   make soak        make test 20 times with both cores busy (RUNS=, HOGS=), then
 #                    16 agents on a clean torus for 10 min (make soak-clean, CLEAN_S=)
@@ -55,6 +56,7 @@ LIB_SRCS := $(wildcard common/*.c collectors/*.c lofamo/*.c snmp/*.c db/*.c)
 SIM_SRCS := $(filter-out sim/sim_main.c,$(wildcard sim/*.c))
 CLI_SRCS := $(wildcard cli/*.c)
 AGENT_SRCS := $(wildcard agent/*.c)
+SUP_SRCS := $(wildcard supervisor/*.c)
 LIB_A := $(B)/libapenet.a
 SIM_A := $(B)/libapenetsim.a
 LIBS := $(LIBPCI_LIBS) $(YAML_LIBS) -lm
@@ -62,7 +64,7 @@ LIBS := $(LIBPCI_LIBS) $(YAML_LIBS) -lm
 # the agent), not into every command.
 SNMP_LIBS := $(NETSNMP_LIBS) $(SQLITE3_LIBS)
 
-PROGS := $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-regmap-doc
+PROGS := $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-supervisor $(B)/bin/apenet-regmap-doc
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 E2E_SRCS := $(wildcard tests/e2e/test_*.c)
@@ -83,7 +85,7 @@ FUZZ_UTIL_OBJ := $(B)/obj/tests/fuzz/fuzz_util.o $(B)/obj/tests/fuzz/fuzz_module
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
-.PHONY: all test unit e2e check-docs demo bench soak soak-clean install clean distclean FORCE fuzz fuzz-build fuzz-run
+.PHONY: all test unit e2e check-docs demo cluster bench soak soak-clean install clean distclean FORCE fuzz fuzz-build fuzz-run
 all: $(PROGS)
 
 # The tools look for $(sysconfdir)/apenet/apenet.yaml when no config is
@@ -106,16 +108,24 @@ $(LIB_A): $(call obj,$(LIB_SRCS))
 $(SIM_A): $(call obj,$(SIM_SRCS))
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# apenet health and apenet db read the supervisors' databases (db/: sqlite)
+# and name what the reports say (snmp/report_pdu.c: net-snmp).
 $(B)/bin/apenet: $(call obj,$(CLI_SRCS)) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) -o $@
 $(B)/bin/apenet-sim: $(call obj,sim/sim_main.c) $(SIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
 # The node agent: the daemon's own parts (agent/) over the library.
 $(B)/bin/apenet-agent: $(call obj,$(AGENT_SRCS)) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) -o $@
+# The supervisor: its daemon (supervisor/) over the library (db/, the
+# deduction in lofamo/, the report codec in snmp/).
+$(B)/bin/apenet-supervisor: $(call obj,$(SUP_SRCS)) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) -o $@
@@ -155,7 +165,12 @@ $(B)/fuzz-replay/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(FUZZ_UTIL_OBJ) $(B)/obj/
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(FUZZ_LIBS) -o $@
 $(B)/fuzz_report_pdu $(B)/fuzz-replay/fuzz_report_pdu: FUZZ_LIBS := $(SNMP_LIBS)
 
-tests-build: $(PROGS) $(UNIT_BINS) $(E2E_BINS) $(FUZZ_REPLAY_BINS)
+# The end-to-end tests' loopback UDP relay (cuts a node off a supervisor).
+$(B)/tests/udp-relay: $(B)/obj/tests/e2e/udp_relay.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ -o $@
+
+tests-build: $(PROGS) $(UNIT_BINS) $(E2E_BINS) $(FUZZ_REPLAY_BINS) $(B)/tests/udp-relay
 
 # The test target: the sanitizer build in build/asan, then every test.
 test:
@@ -187,6 +202,8 @@ soak-clean: all
 
 demo: all
 	$(Q)sh tools/demo.sh $(B)/bin
+cluster: all
+	$(Q)sh tools/cluster.sh $(B)/bin
 
 docs/regmap.md: $(B)/bin/apenet-regmap-doc
 	$(Q)$< > $@
@@ -199,7 +216,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/apenet $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(PREFIX)/share/doc/apenet-diag $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(systemdunitdir)
-	install -m 755 $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-supervisor \
+		$(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/apenet/*.h $(DESTDIR)$(PREFIX)/include/apenet/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(PC_LIBDIR)' 'includedir=$${prefix}/include' '' \
@@ -216,6 +234,9 @@ install: all
 	sed -e 's|@bindir@|$(PREFIX)/bin|g' -e 's|@sysconfdir@|$(sysconfdir)|g' etc/systemd/apenet-agent.service \
 		>$(DESTDIR)$(systemdunitdir)/apenet-agent.service
 	chmod 644 $(DESTDIR)$(systemdunitdir)/apenet-agent.service
+	sed -e 's|@bindir@|$(PREFIX)/bin|g' -e 's|@sysconfdir@|$(sysconfdir)|g' etc/systemd/apenet-supervisor@.service \
+		>$(DESTDIR)$(systemdunitdir)/apenet-supervisor@.service
+	chmod 644 $(DESTDIR)$(systemdunitdir)/apenet-supervisor@.service
 	@# Where net-snmp's tools (and a site's NMS) look for MIB modules.
 	install -d $(DESTDIR)$(PREFIX)/share/snmp/mibs
 	install -m 644 mibs/APENET-MIB.txt $(DESTDIR)$(PREFIX)/share/snmp/mibs/

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -33,6 +34,11 @@ static const struct cli_cmd cmds[] = {
 	  "live rates per link every interval, until interrupted", 16, cmd_watch },
 	{ "agent-status", "apenet agent-status [--socket PATH] [--config FILE]",
 	  "ask the running node agent: watchdog, LDM_HOST, neighbours, black box, transitions", 16, cmd_agent_status },
+	{ "health", "apenet health [--db FILE]... [--node X,Y,Z] [--incidents] [--all] [--silence S] [--config FILE]",
+	  "the cluster from the supervisors' health databases: summary, incidents, worst nodes; both databases compared",
+	  32, cmd_health },
+	{ "db", "apenet db check|vacuum|export|retention [--db FILE] [--since T] [--until T] [--older-than-days D]",
+	  "the health database: integrity and invariants, vacuum, a window as JSON lines, retention now", 16, cmd_db },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -74,6 +80,21 @@ int cli_open(struct cli *c, struct apenet_dev *d, struct apenet_site *site)
 	if (apenet_site_init(site, c->sim, &e) || apenet_dev_open(d, site, c->bdf, &e))
 		return cli_fail(&e);
 	return 0;
+}
+
+void cli_out_time(struct apenet_out *o, const char *key, int64_t ms)
+{
+	if (ms <= 0) {
+		apenet_out_null(o, key);
+		return;
+	}
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char buf[40];
+	gmtime_r(&t, &tm);
+	size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, sizeof(buf) - n, ".%03dZ", (int)(ms % 1000));
+	apenet_out_str(o, key, buf);
 }
 
 void cli_out_xyz(struct apenet_out *o, const char *key, const unsigned xyz[3])

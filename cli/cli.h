@@ -33,6 +33,8 @@ int cli_open(struct cli *c, struct apenet_dev *d, struct apenet_site *site);
 /* Adds KEY {x, y, z} shown as "x,y,z", from coordinates or a NODE_COORD-style register. */
 void cli_out_xyz(struct apenet_out *o, const char *key, const unsigned xyz[3]);
 void cli_out_coord(struct apenet_out *o, const char *key, uint32_t coord);
+/* Epoch milliseconds as UTC ISO 8601 with milliseconds ("...T19:55:01.123Z"); 0: null. */
+void cli_out_time(struct apenet_out *o, const char *key, int64_t ms);
 
 /* A command's own options: "--name" with a value (val) or a flag (flag). */
 struct cli_opt {
@@ -40,6 +42,10 @@ struct cli_opt {
 	const char **val;
 	int *flag;
 };
+/* An option that may be given several times (--db A --db B): takes every
+ * "--name V" and "--name=V" out of c->argv into vals (at most max; *n of
+ * them), before cli_parse sees the rest.  -1 after printing a usage error. */
+int cli_take_repeated(struct cli *c, const char *cmd, const char *name, const char **vals, int max, int *n);
 /* Parses c->argv; positional arguments go to pos[0..maxpos). -1 after printing a usage error. */
 int cli_parse(struct cli *c, const char *cmd, const struct cli_opt *opts, const char **pos, int maxpos, int *npos);
 /* A number option in [min, max]; -1 after printing the error. */
@@ -105,5 +111,7 @@ int cmd_module(struct cli *c);
 int cmd_realign(struct cli *c);
 int cmd_clear_counters(struct cli *c);
 int cmd_agent_status(struct cli *c);
+int cmd_health(struct cli *c);
+int cmd_db(struct cli *c);
 
 #endif

@@ -15,6 +15,32 @@
 #include "apenet/view.h"
 #include "cli.h"
 
+int cli_take_repeated(struct cli *c, const char *cmd, const char *name, const char **vals, int max, int *n)
+{
+	size_t len = strlen(name);
+	int keep = 0;
+	*n = 0;
+	for (int i = 0; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		const char *v = NULL;
+		if (!strncmp(a, name, len) && a[len] == '=') {
+			v = a + len + 1;
+		} else if (!strcmp(a, name)) {
+			if (i + 1 >= c->argc)
+				return cli_usage_error(cmd, "%s needs a value", name), -1;
+			v = c->argv[++i];
+		} else {
+			c->argv[keep++] = c->argv[i];
+			continue;
+		}
+		if (*n >= max)
+			return cli_usage_error(cmd, "%s: at most %d", name, max), -1;
+		vals[(*n)++] = v;
+	}
+	c->argc = keep;
+	return 0;
+}
+
 int cli_parse(struct cli *c, const char *cmd, const struct cli_opt *opts, const char **pos, int maxpos, int *npos)
 {
 	*npos = 0;

@@ -251,6 +251,7 @@ int apenet_out_fmt_parse(const char *name)
 }
 
 /* ---- JSON ---- */
+/* depth < 0: compact, on one line (a JSON-lines record) */
 static void json_write(FILE *f, const struct node *n, int depth)
 {
 	if (n->kind == N_STR) {
@@ -264,16 +265,17 @@ static void json_write(FILE *f, const struct node *n, int depth)
 	int obj = n->kind == N_OBJ;
 	fputc(obj ? '{' : '[', f);
 	for (const struct node *c = n->child; c; c = c->next) {
-		fprintf(f, "\n%*s", (depth + 1) * 2, "");
+		if (depth >= 0)
+			fprintf(f, "\n%*s", (depth + 1) * 2, "");
 		if (obj) {
 			json_put_str(f, c->key ? c->key : "");
-			fputs(": ", f);
+			fputs(depth >= 0 ? ": " : ":", f);
 		}
-		json_write(f, c, depth + 1);
+		json_write(f, c, depth >= 0 ? depth + 1 : -1);
 		if (c->next)
 			fputc(',', f);
 	}
-	if (n->child)
+	if (n->child && depth >= 0)
 		fprintf(f, "\n%*s", depth * 2, "");
 	fputc(obj ? '}' : ']', f);
 }
@@ -551,6 +553,10 @@ int apenet_out_finish(struct apenet_out *o)
 	switch (o->fmt) {
 	case APENET_OUT_JSON:
 		json_write(o->f, o->root, 0);
+		fputc('\n', o->f);
+		break;
+	case APENET_OUT_JSON_LINE:
+		json_write(o->f, o->root, -1);
 		fputc('\n', o->f);
 		break;
 	case APENET_OUT_CSV:

@@ -5,7 +5,9 @@
  *   - text: "key: value" blocks for people; arrays of flat objects become
  *     aligned tables;
  *   - JSON: one document {"schema": "apenet-diag/2", "command": ..., ...};
- *   - CSV: every array of flat objects as a header line plus rows.
+ *   - CSV: every array of flat objects as a header line plus rows;
+ *   - JSON lines: one record, compact on one line, without the schema and
+ *     command keys (a stream of records: `apenet db export`).
  * The whole result is kept as a tree until apenet_out_finish(), so the text layout
  * can size its columns.  The JSON schema is versioned (docs/json.md).
  */
@@ -18,7 +20,7 @@
 /* /2: findings with structured fields, one link shape (issue 7); /1 snapshots still load */
 #define APENET_JSON_SCHEMA "apenet-diag/2"
 
-enum apenet_out_fmt { APENET_OUT_TEXT, APENET_OUT_JSON, APENET_OUT_CSV };
+enum apenet_out_fmt { APENET_OUT_TEXT, APENET_OUT_JSON, APENET_OUT_CSV, APENET_OUT_JSON_LINE };
 
 struct apenet_out;
 

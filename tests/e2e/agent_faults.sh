@@ -113,6 +113,11 @@ agent:
   edac_root: $d/edac
   blackbox_holdoff_s: 1
   service_timeout_s: 5
+  # a loaded 2-core CI machine can stall an agent (or the emulator) for a
+  # few hundred ms: the watchdog allows 1 s, the DNP's beat 2 s, so that
+  # only the faults injected here raise anything
+  watchdog_timeout_beats: 10
+  dnp_stuck_periods: 20
   user: ""
 supervisors:
   targets: ["127.0.0.1:$P1", "127.0.0.1:$P2"]

@@ -141,6 +141,12 @@ U="$D/usr/local/lib/systemd/system/apenet-agent.service"
 	fail "first install: the agent"
 grep -q '^ExecStart=/usr/local/bin/apenet-agent --config /usr/local/etc/apenet/apenet.yaml$' "$U" &&
 	grep -q '^Type=simple$' "$U" && ! grep -q '@' "$U" || fail "unit: $(grep Exec "$U")"
+# the supervisor: its man page and its template unit (one instance a number)
+V="$D/usr/local/lib/systemd/system/apenet-supervisor@.service"
+[ -x "$D/usr/local/bin/apenet-supervisor" ] && [ -e "$D/usr/local/share/man/man8/apenet-supervisor.8" ] && [ -e "$V" ] ||
+	fail "first install: the supervisor"
+grep -q '^ExecStart=/usr/local/bin/apenet-supervisor --config /usr/local/etc/apenet/apenet.yaml --instance %i$' "$V" &&
+	! grep -q '@bindir@\|@sysconfdir@' "$V" || fail "supervisor unit: $(grep Exec "$V")"
 [ -x "$D/usr/local/bin/apenet" ] && [ -e "$D/usr/local/share/man/man1/apenet.1" ] || fail "first install: programs"
 "$D/usr/local/bin/apenet" config check "$E/apenet.yaml" >/dev/null || fail "installed config does not load"
 inst

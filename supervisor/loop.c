@@ -1,0 +1,110 @@
+/*
+ * The one loop: poll over the tick's timerfd, a signalfd (TERM, INT, HUP)
+ * and the listening socket.  A readable socket is drained (up to a batch's
+ * worth); the batch is committed when it is full, when its oldest report
+ * waited batch_max_ms (the poll timeout says when), and at every tick, when
+ * the deduction also looks at the time.  No sleeps; net-snmp's own timers
+ * (a listening session has none to speak of) run after every poll.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+
+#include "apenet/log.h"
+#include "sup.h"
+
+int64_t sup_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t sup_mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void on_signals(struct sup *s)
+{
+	struct signalfd_siginfo si;
+	while (read(s->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP)
+			s->reload = 1;
+		else
+			s->stop = 1;
+	}
+}
+
+/* Transitions past retention_days go, once an hour (and at start). */
+static void retention(struct sup *s, int64_t mono)
+{
+	if (mono < s->next_retention_mono)
+		return;
+	s->next_retention_mono = mono + 3600 * 1000;
+	if (s->cfg.svr.retention_days <= 0)
+		return;
+	struct apenet_err e = { 0 };
+	int64_t before = sup_now_ms() - (int64_t)(s->cfg.svr.retention_days * 86400000.0);
+	int64_t n = apenet_hdb_retention(s->db, before, &e);
+	if (n < 0)
+		apenet_log(APENET_LOG_WARN, "retention: %s", e.msg);
+	else if (n > 0)
+		apenet_log(APENET_LOG_INFO, "retention: %lld transitions older than %g days deleted", (long long)n,
+			   s->cfg.svr.retention_days);
+}
+
+int sup_loop(struct sup *s)
+{
+	const unsigned max_batch = (unsigned)s->cfg.svr.batch_max_events;
+	while (!s->stop && !s->failed) {
+		struct pollfd fds[3] = { { s->tfd, POLLIN, 0 }, { s->sfd, POLLIN, 0 }, { s->sock, POLLIN, 0 } };
+		int timeout = -1;
+		if (s->nq) {
+			int64_t due = s->q_first_mono + (int64_t)s->cfg.svr.batch_max_ms - sup_mono_ms();
+			timeout = due < 0 ? 0 : (int)due;
+		}
+		if (poll(fds, 3, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			apenet_log(APENET_LOG_ERR, "poll: %s", strerror(errno));
+			return -1;
+		}
+		int tick = 0;
+		if (fds[0].revents & POLLIN) {
+			uint64_t exp;
+			if (read(s->tfd, &exp, sizeof(exp)) == (ssize_t)sizeof(exp))
+				tick = 1;
+		}
+		if (fds[1].revents & POLLIN)
+			on_signals(s);
+		if (fds[2].revents & POLLIN)
+			sup_recv_read(s, max_batch > s->nq ? max_batch - (unsigned)s->nq : 1);
+		run_alarms();
+		int full = s->nq >= max_batch;
+		int due = s->nq && sup_mono_ms() - s->q_first_mono >= (int64_t)s->cfg.svr.batch_max_ms;
+		if (tick || full || due || s->stop)
+			sup_batch_flush(s, tick);
+		if (tick)
+			retention(s, sup_mono_ms());
+		if (s->reload) {
+			s->reload = 0;
+			sup_reload(s);
+		}
+	}
+	/* what arrived before the stop is stored and acknowledged */
+	if (!s->failed)
+		sup_batch_flush(s, 0);
+	return s->failed ? -1 : 0;
+}

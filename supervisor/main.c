@@ -1,0 +1,254 @@
+/*
+ * apenet-supervisor [--config FILE] [--instance N] [--db FILE] [--listen ADDR:PORT] [--foreground]
+ *
+ * Start-up: the config (the cluster's layout is required); the instance's
+ * address and database (supervisor.listen and supervisor.db, the Nth entry
+ * of each; --listen and --db override); the database opened (created,
+ * migrated) and the layout stored; the deduction seeded from the database
+ * (restore.c); signals, the tick's timer, then the listening socket last,
+ * so that nothing is acknowledged before the supervisor can store it.
+ * Exit: 0 after SIGTERM/SIGINT (the open batch committed and acknowledged
+ * first), 1 when the database failed while running, 2 when it could not
+ * start.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "apenet/log.h"
+#include "sup.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: apenet-supervisor [--config FILE] [--instance N] [--db FILE] [--listen ADDR:PORT] [--foreground]\n\n"
+	      "Receives the node agents' reports (SNMP INFORMs), stores them in the health database,\n"
+	      "acknowledges each only once it is on disk, and deduces incidents from both paths.\n\n"
+	      "  --config FILE      the config (else $APENET_CONFIG, else the installed apenet.yaml)\n"
+	      "  --instance N       which of supervisor.listen / supervisor.db (default 1)\n"
+	      "  --db FILE          the health database (created when missing)\n"
+	      "  --listen ADDR:PORT where to receive (UDP)\n"
+	      "  --foreground       log to stderr instead of syslog\n\n"
+	      "signals: TERM/INT stop (the open batch committed and acknowledged first), HUP reload the config\n"
+	      "reading: apenet health --db FILE\n",
+	      f);
+}
+
+static void to_stderr(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "apenet-supervisor[%ld]: %s: %s\n", (long)getpid(), apenet_log_level_name(level), msg);
+}
+
+static int parse_args(int argc, char **argv, struct sup_opts *o)
+{
+	o->instance = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		const char **val = NULL;
+		const char *inst = NULL;
+		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+			usage(stdout);
+			exit(0);
+		} else if (!strcmp(s, "--foreground") || !strcmp(s, "-f")) {
+			o->foreground = 1;
+			continue;
+		} else if (!strcmp(s, "--config")) {
+			val = &o->config;
+		} else if (!strcmp(s, "--db")) {
+			val = &o->db;
+		} else if (!strcmp(s, "--listen")) {
+			val = &o->listen;
+		} else if (!strcmp(s, "--instance")) {
+			val = &inst;
+		} else {
+			fprintf(stderr, "apenet-supervisor: unknown argument '%s'\n", s);
+			usage(stderr);
+			return -1;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "apenet-supervisor: %s needs a value\n", s);
+			return -1;
+		}
+		*val = argv[++i];
+		if (val == &inst) {
+			char *end;
+			unsigned long n = strtoul(inst, &end, 10);
+			if (*end || n < 1 || n > 8) {
+				fprintf(stderr, "apenet-supervisor: --instance '%s': not a number 1..8\n", inst);
+				return -1;
+			}
+			o->instance = (unsigned)n;
+		}
+	}
+	return 0;
+}
+
+static const char *name_of(void *arg, unsigned x, unsigned y, unsigned z)
+{
+	return apenet_config_node_name(arg, x, y, z);
+}
+
+/* Where the instance listens and writes, from the config and the options. */
+static int instance(struct sup *s, struct apenet_err *e)
+{
+	if (apenet_config_instance(&s->cfg.svr, s->opt.instance, s->listen, sizeof(s->listen), s->db_path,
+				   sizeof(s->db_path), e))
+		return -1;
+	if (s->opt.listen)
+		snprintf(s->listen, sizeof(s->listen), "%s", s->opt.listen);
+	if (s->opt.db)
+		snprintf(s->db_path, sizeof(s->db_path), "%s", s->opt.db);
+	/* net-snmp's files (the SNMPv3 engine ID): one directory per instance,
+	 * in state_dir, or beside the database when --db names one */
+	if (s->opt.db)
+		snprintf(s->snmp_dir, sizeof(s->snmp_dir), "%s.snmp", s->db_path);
+	else
+		snprintf(s->snmp_dir, sizeof(s->snmp_dir), "%s/supervisor-%u", s->cfg.svr.state_dir, s->opt.instance);
+	return 0;
+}
+
+static int fail(const char *what, const struct apenet_err *e)
+{
+	apenet_log(APENET_LOG_ERR, "%s%s%s", what, what[0] ? ": " : "", e->msg);
+	return 2;
+}
+
+static int start(struct sup *s)
+{
+	struct apenet_err e = { 0 };
+	struct apenet_deduce_config dc;
+	if (instance(s, &e) || sup_deduce_config(&s->cfg, &dc, &e))
+		return fail("", &e);
+	if (apenet_hdb_open(s->db_path, APENET_HDB_CREATE, &s->db, &e))
+		return fail("", &e);
+	apenet_hdb_set_heartbeat_flush(s->db, (unsigned)s->cfg.svr.heartbeat_flush_ms);
+	if (apenet_hdb_layout(s->db, s->cfg.cl.dims, name_of, &s->cfg, &e))
+		return fail("layout", &e);
+	if (apenet_deduce_open(&dc, &s->ded, &e))
+		return fail("deduction", &e);
+	if (sup_restore(s, &e))
+		return fail("restore", &e);
+
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	signal(SIGPIPE, SIG_IGN);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) || (s->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+		apenet_err_set(&e, APENET_EIO, "signalfd: %s", strerror(errno));
+		return fail("", &e);
+	}
+	long tick = (long)s->cfg.svr.tick_ms;
+	struct itimerspec it = { { tick / 1000, (tick % 1000) * 1000000 }, { tick / 1000, (tick % 1000) * 1000000 } };
+	if ((s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) < 0 ||
+	    timerfd_settime(s->tfd, 0, &it, NULL)) {
+		apenet_err_set(&e, APENET_EIO, "timerfd: %s", strerror(errno));
+		return fail("", &e);
+	}
+	if (mkdir(s->snmp_dir, 0700) && errno != EEXIST) {
+		apenet_err_set(&e, APENET_EIO, "%s: %s", s->snmp_dir, strerror(errno));
+		return fail("", &e);
+	}
+	if (sup_recv_open(s, &e))
+		return fail("", &e);
+	apenet_log(APENET_LOG_NOTICE,
+		   "instance %u listening on %s (SNMP%s), database %s, torus %ux%ux%u, batches of %g reports or %g ms, "
+		   "config %s",
+		   s->opt.instance, s->listen, s->cfg.sup.version == APENET_SNMP_V3 ? "v3 authPriv" : "v2c", s->db_path,
+		   s->cfg.cl.dims[0], s->cfg.cl.dims[1], s->cfg.cl.dims[2], s->cfg.svr.batch_max_events,
+		   s->cfg.svr.batch_max_ms, s->config_path[0] ? s->config_path : "(defaults)");
+	return 0;
+}
+
+void sup_reload(struct sup *s)
+{
+	struct apenet_config nc;
+	struct apenet_err e = { 0 };
+	const char *path = s->config_path[0] ? s->config_path : NULL;
+	if (apenet_config_load(path, &nc, &e)) {
+		apenet_log(APENET_LOG_ERR, "reload: %s; the running config stays", e.msg);
+		return;
+	}
+	/* What needs a restart is said so; the rest takes effect now. */
+	const struct apenet_supervisor_config *o = &s->cfg.svr, *n = &nc.svr;
+	if (strcmp(o->listen, n->listen) || strcmp(o->db, n->db) || strcmp(o->state_dir, n->state_dir) ||
+	    memcmp(s->cfg.cl.dims, nc.cl.dims, sizeof(nc.cl.dims)) || s->cfg.sup.version != nc.sup.version ||
+	    strcmp(s->cfg.sup.community, nc.sup.community) || strcmp(s->cfg.sup.user, nc.sup.user) ||
+	    o->silent_ms != n->silent_ms || o->settle_ms != n->settle_ms || o->explain_ms != n->explain_ms ||
+	    o->late_ms != n->late_ms || o->resync_ms != n->resync_ms || o->group_min != n->group_min ||
+	    o->tick_ms != n->tick_ms || o->recv_buffer_kib != n->recv_buffer_kib)
+		apenet_log(APENET_LOG_WARN, "reload: the address, database, torus, SNMP credentials, tick, buffer and "
+					    "deduction settings change at the next start; the rest now");
+	struct apenet_supervisor_config keep = *o;
+	keep.batch_max_events = n->batch_max_events;
+	keep.batch_max_ms = n->batch_max_ms;
+	keep.heartbeat_flush_ms = n->heartbeat_flush_ms;
+	keep.retention_days = n->retention_days;
+	keep.evidence_max = n->evidence_max;
+	memcpy(keep.log_level, n->log_level, sizeof(keep.log_level));
+	/* node names may change; the torus itself stays as started */
+	if (!memcmp(s->cfg.cl.dims, nc.cl.dims, sizeof(nc.cl.dims))) {
+		if (apenet_hdb_layout(s->db, nc.cl.dims, name_of, &nc, &e))
+			apenet_log(APENET_LOG_WARN, "reload: node names: %s", e.msg);
+		struct apenet_cluster cl = s->cfg.cl;
+		s->cfg.cl = nc.cl;
+		nc.cl = cl; /* the old names go with nc */
+	}
+	s->cfg.svr = keep;
+	apenet_config_free(&nc);
+	apenet_hdb_set_heartbeat_flush(s->db, (unsigned)keep.heartbeat_flush_ms);
+	apenet_log_set_level(apenet_log_level_parse(keep.log_level));
+	s->next_retention_mono = 0;
+	apenet_log(APENET_LOG_NOTICE, "reloaded %s", path ? path : "(defaults)");
+}
+
+static void stop(struct sup *s)
+{
+	sup_recv_close(s);
+	sup_batch_free(s);
+	apenet_deduce_close(s->ded);
+	apenet_hdb_close(s->db);
+	if (s->tfd >= 0)
+		close(s->tfd);
+	if (s->sfd >= 0)
+		close(s->sfd);
+	apenet_config_free(&s->cfg);
+}
+
+int main(int argc, char **argv)
+{
+	static struct sup s;
+	struct apenet_err e = { 0 };
+	s.tfd = s.sfd = s.sock = -1;
+	if (parse_args(argc, argv, &s.opt))
+		return 2;
+	apenet_log_to_callback(to_stderr, NULL);
+	const char *from;
+	const char *path = apenet_config_path(s.opt.config, &from);
+	if (apenet_config_load(path, &s.cfg, &e)) {
+		apenet_log(APENET_LOG_ERR, "%s", e.msg);
+		return 2;
+	}
+	snprintf(s.config_path, sizeof(s.config_path), "%s", path ? path : "");
+	if (!s.opt.foreground)
+		apenet_log_to_syslog("apenet-supervisor");
+	apenet_log_set_level(apenet_log_level_parse(s.cfg.svr.log_level));
+	int rc = start(&s);
+	if (rc == 0)
+		rc = sup_loop(&s) ? 1 : 0;
+	stop(&s);
+	if (rc != 2)
+		apenet_log(APENET_LOG_NOTICE, "stopped: %llu reports received, %llu stored, %llu duplicates, %llu "
+					      "rejected, %llu refused, %llu acknowledged in %llu batches",
+			   (unsigned long long)s.n.received, (unsigned long long)s.n.stored,
+			   (unsigned long long)s.n.duplicates, (unsigned long long)s.n.rejected,
+			   (unsigned long long)s.n.refused, (unsigned long long)s.n.acked, (unsigned long long)s.n.batches);
+	return rc;
+}

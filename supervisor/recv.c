@@ -1,0 +1,217 @@
+/*
+ * The supervisor's listening session: one net-snmp session on a server
+ * transport (as snmptrapd's), read from the one poll loop.  Every
+ * notification is checked (community, or SNMPv3 authPriv with the
+ * configured user), decoded with the agents' own codec (snmp/report_pdu.c)
+ * and queued with its acknowledgement, which batch.c sends only after the
+ * batch that holds the report is committed.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+
+#include "apenet/log.h"
+#include "apenet/report_pdu.h"
+#include "sup.h"
+
+static int grow(struct sup *s)
+{
+	if (s->nq < s->capq)
+		return 0;
+	size_t cap = s->capq ? s->capq * 2 : 256;
+	struct sup_item *q = realloc(s->q, cap * sizeof(*q));
+	if (!q)
+		return -1;
+	s->q = q;
+	s->capq = cap;
+	return 0;
+}
+
+/* Who sent it, for the log: "udp: [127.0.0.1]:40000->[...]" as net-snmp
+ * formats its transport addresses. */
+static void peer_of(netsnmp_session *ss, const netsnmp_pdu *pdu, char *buf, size_t n)
+{
+	netsnmp_transport *t = snmp_sess_transport(snmp_sess_pointer(ss));
+	char *a = t && t->f_fmtaddr ? t->f_fmtaddr(t, pdu->transport_data, pdu->transport_data_length) : NULL;
+	snprintf(buf, n, "%s", a ? a : "?");
+	free(a);
+}
+
+/* Whether the notification comes with the credentials agents are given
+ * (the config's `supervisors:` section): the community for SNMPv2c; the
+ * user, authenticated and encrypted, for SNMPv3. */
+static int allowed(const struct sup *s, const netsnmp_pdu *pdu, char *why, size_t n)
+{
+	const struct apenet_notify_config *c = &s->cfg.sup;
+	if (pdu->version == SNMP_VERSION_2c) {
+		if (c->version != APENET_SNMP_V2C) {
+			snprintf(why, n, "SNMPv2c, but the config says SNMPv3");
+			return 0;
+		}
+		size_t cl = strlen(c->community);
+		if (pdu->community_len != cl || memcmp(pdu->community, c->community, cl)) {
+			snprintf(why, n, "wrong community");
+			return 0;
+		}
+		return 1;
+	}
+	if (pdu->version == SNMP_VERSION_3) {
+		if (c->version != APENET_SNMP_V3) {
+			snprintf(why, n, "SNMPv3, but the config says SNMPv2c");
+			return 0;
+		}
+		if (pdu->securityLevel != SNMP_SEC_LEVEL_AUTHPRIV) {
+			snprintf(why, n, "SNMPv3 without authPriv");
+			return 0;
+		}
+		if (!pdu->securityName || strlen(c->user) != pdu->securityNameLen ||
+		    memcmp(pdu->securityName, c->user, pdu->securityNameLen)) {
+			snprintf(why, n, "SNMPv3 user is not '%s'", c->user);
+			return 0;
+		}
+		return 1;
+	}
+	snprintf(why, n, "SNMP version %ld", pdu->version);
+	return 0;
+}
+
+/* A problem with what a sender sent: logged, at most once a second (a
+ * misconfigured node must not flood the log), counted always. */
+static void complain(struct sup *s, netsnmp_session *ss, const netsnmp_pdu *pdu, const char *what, const char *why)
+{
+	int64_t now = sup_mono_ms();
+	if (now - s->last_reject_log_ms < 1000)
+		return;
+	s->last_reject_log_ms = now;
+	char peer[128];
+	peer_of(ss, pdu, peer, sizeof(peer));
+	apenet_log(APENET_LOG_WARN, "%s from %s: %s (%llu refused, %llu rejected so far)", what, peer, why,
+		   (unsigned long long)s->n.refused, (unsigned long long)s->n.rejected);
+}
+
+static netsnmp_pdu *reply_for(netsnmp_pdu *pdu, long errstat)
+{
+	if (pdu->command != SNMP_MSG_INFORM)
+		return NULL;
+	netsnmp_pdu *r = snmp_clone_pdu(pdu);
+	if (!r)
+		return NULL;
+	r->command = SNMP_MSG_RESPONSE;
+	r->errstat = errstat;
+	r->errindex = 0;
+	return r;
+}
+
+static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void *magic)
+{
+	struct sup *s = magic;
+	(void)reqid;
+	if (op != NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE)
+		return 1;
+	if (pdu->command != SNMP_MSG_INFORM && pdu->command != SNMP_MSG_TRAP2)
+		return 1; /* a GET, a stray response: not for us */
+	s->n.received++;
+	char why[160];
+	if (!allowed(s, pdu, why, sizeof(why))) {
+		s->n.refused++;
+		complain(s, ss, pdu, "notification refused", why);
+		return 1;
+	}
+	if (grow(s)) {
+		/* no ack: the agent sends it again */
+		apenet_log(APENET_LOG_ERR, "out of memory: a report dropped unacknowledged");
+		return 1;
+	}
+	struct sup_item *it = &s->q[s->nq];
+	struct apenet_err e = { 0 };
+	if (apenet_report_from_pdu(pdu, &it->r, &e)) {
+		/* Not a report we can ever store: acknowledged with an error, so
+		 * that it does not block the agent's spool forever; the log says
+		 * what was wrong with it. */
+		s->n.rejected++;
+		complain(s, ss, pdu, "report rejected", e.msg);
+		netsnmp_pdu *r = reply_for(pdu, SNMP_ERR_GENERR);
+		if (r && !snmp_sess_send(snmp_sess_pointer(ss), r))
+			snmp_free_pdu(r);
+		return 1;
+	}
+	it->recv_ms = sup_now_ms();
+	it->reply = reply_for(pdu, SNMP_ERR_NOERROR);
+	if (!s->nq)
+		s->q_first_mono = sup_mono_ms();
+	s->nq++;
+	return 1;
+}
+
+int sup_recv_open(struct sup *s, struct apenet_err *e)
+{
+	char spec[200], why[160];
+	if (apenet_notify_peer(s->listen, spec, sizeof(spec), why, sizeof(why)))
+		return apenet_err_set(e, APENET_EINVAL, "listen '%s': %s", s->listen, why);
+	if (apenet_snmp_init(s->snmp_dir, e))
+		return -1;
+	const struct apenet_notify_config *c = &s->cfg.sup;
+	if (c->version == APENET_SNMP_V3) {
+		/* the agents' user, its keys localized to this engine (the
+		 * receiver of an INFORM is the authoritative one) */
+		char line[400];
+		snprintf(line, sizeof(line), "%s SHA %s AES %s", c->user, c->auth_pass, c->priv_pass);
+		usm_parse_create_usmUser("createUser", line);
+	}
+	netsnmp_transport *t = netsnmp_transport_open_server("apenet-supervisor", spec);
+	if (!t)
+		return apenet_err_set(e, APENET_EIO, "cannot listen on %s: %s", s->listen,
+				      errno ? strerror(errno) : "net-snmp refused the address");
+	/* Bursts wait in the socket while a batch commits: a large receive
+	 * buffer (docs/supervisor.md, "Load").  SO_RCVBUFFORCE needs
+	 * CAP_NET_ADMIN; without it the kernel caps SO_RCVBUF at rmem_max. */
+	int want = (int)(s->cfg.svr.recv_buffer_kib * 1024);
+	if (setsockopt(t->sock, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)))
+		setsockopt(t->sock, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+	netsnmp_session in;
+	snmp_sess_init(&in);
+	in.peername = SNMP_DEFAULT_PEERNAME;
+	in.version = SNMP_DEFAULT_VERSION;
+	in.community_len = SNMP_DEFAULT_COMMUNITY_LEN;
+	in.retries = SNMP_DEFAULT_RETRIES;
+	in.timeout = SNMP_DEFAULT_TIMEOUT;
+	in.callback = on_pdu;
+	in.callback_magic = s;
+	in.authenticator = NULL;
+	in.isAuthoritative = SNMP_SESS_UNKNOWNAUTH;
+	s->sess = snmp_sess_add(&in, t, NULL, NULL);
+	if (!s->sess)
+		return apenet_err_set(e, APENET_EIO, "net-snmp: cannot start a session on %s", s->listen);
+	s->sock = t->sock;
+	return 0;
+}
+
+void sup_recv_close(struct sup *s)
+{
+	if (s->sess)
+		snmp_sess_close(s->sess);
+	s->sess = NULL;
+	s->sock = -1;
+}
+
+void sup_recv_read(struct sup *s, unsigned max)
+{
+	/* net-snmp reads one datagram a call: the socket is drained while it
+	 * has more, up to max, so that one wake-up serves a burst */
+	for (unsigned i = 0; i < max && s->sess; i++) {
+		struct pollfd p = { s->sock, POLLIN, 0 };
+		if (i && poll(&p, 1, 0) <= 0)
+			break;
+		fd_set set;
+		FD_ZERO(&set);
+		FD_SET(s->sock, &set);
+		snmp_sess_read(s->sess, &set);
+	}
+}

@@ -1,0 +1,105 @@
+/*
+ * apenet-supervisor: receives the node agents' reports (SNMP INFORMs,
+ * APENET-MIB) on one UDP port, stores them in its health database (db/) in
+ * batches, acknowledges each INFORM only after the batch holding it is
+ * committed (an ack means it is on disk), and runs the systemic deduction
+ * (lofamo/deduce*.c) over what it stored, writing the incidents it opens,
+ * re-blames and closes into the same database.  docs/supervisor.md.
+ *
+ *   main.c     arguments, config, start-up and stop
+ *   recv.c     the listening net-snmp session: decode, check, queue with the ack
+ *   batch.c    one batch: store, deduce, apply the actions, commit, then ack
+ *   restore.c  a restarted supervisor seeds the deduction from its database
+ *   loop.c     the one poll loop: timerfd (ticks), signalfd, net-snmp's sockets
+ *
+ * One thread, one writer per database; no sleeps; SIGTERM flushes the open
+ * batch (committed and acknowledged) and stops; SIGHUP reloads what can
+ * change without a restart.
+ */
+#ifndef APENET_SUPERVISOR_H
+#define APENET_SUPERVISOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "apenet/config.h"
+#include "apenet/deduce.h"
+#include "apenet/err.h"
+#include "apenet/hdb.h"
+#include "apenet/notify.h"
+
+struct snmp_pdu;
+
+struct sup_opts {
+	const char *config;
+	const char *db;       /* overrides the instance's */
+	const char *listen;   /* overrides the instance's */
+	unsigned instance;    /* 1-based, into supervisor.listen and supervisor.db */
+	int foreground;
+};
+
+/* A report waiting for its batch's commit, with the acknowledgement that
+ * is sent after it (NULL for a notification that wants none: a TRAP2). */
+struct sup_item {
+	struct apenet_report r;
+	int64_t recv_ms;
+	struct snmp_pdu *reply;
+};
+
+struct sup_counters {
+	uint64_t received;     /* notifications read */
+	uint64_t stored;       /* reports new to the database */
+	uint64_t duplicates;   /* already stored: acknowledged again, stored once */
+	uint64_t rejected;     /* bad reports: not stored, acknowledged with an error (logged) */
+	uint64_t refused;      /* wrong community or security: not acknowledged */
+	uint64_t acked;
+	uint64_t batches;
+	uint64_t commit_us_max;
+	uint64_t actions;
+};
+
+struct sup {
+	struct sup_opts opt;
+	struct apenet_config cfg;
+	char config_path[APENET_PATH_MAX];
+	char listen[128];
+	char db_path[APENET_PATH_MAX];
+	char snmp_dir[APENET_PATH_MAX + 32];
+	struct apenet_hdb *db;
+	struct apenet_deduce *ded;
+	void *sess;           /* net-snmp single session (snmp_sess_*) */
+	int sock;             /* its UDP socket */
+	int tfd, sfd;
+	/* the open batch */
+	struct sup_item *q;
+	size_t nq, capq;
+	int64_t q_first_mono; /* when its oldest report arrived (monotonic ms) */
+	int64_t next_tick_mono, next_retention_mono;
+	int stop, reload;
+	int failed;           /* the database could not commit: stop, unacknowledged */
+	struct sup_counters n;
+	int64_t last_reject_log_ms;
+};
+
+int64_t sup_now_ms(void);  /* epoch */
+int64_t sup_mono_ms(void);
+
+int sup_recv_open(struct sup *s, struct apenet_err *e);
+void sup_recv_close(struct sup *s);
+/* Reads what arrived on the socket (at most max notifications). */
+void sup_recv_read(struct sup *s, unsigned max);
+
+/* Commits the open batch (when there is one or the deduction has actions)
+ * and acknowledges it; runs the deduction's tick when due.  -1 when the
+ * database failed (s->failed set). */
+int sup_batch_flush(struct sup *s, int tick);
+void sup_batch_free(struct sup *s);
+
+int sup_restore(struct sup *s, struct apenet_err *e);
+int sup_deduce_config(const struct apenet_config *cfg, struct apenet_deduce_config *dc, struct apenet_err *e);
+
+int sup_loop(struct sup *s);
+/* SIGHUP: the config again; a bad file is logged and the old one stays. */
+void sup_reload(struct sup *s);
+
+#endif

@@ -1,0 +1,260 @@
+#!/bin/sh
+# The supervisors end to end: a 4x4x1 emulated torus, an agent on every node
+# (16), two apenet-supervisor instances on loopback ports with their own
+# health databases.  For every fault class (DNP hang, cable unplug, overheat,
+# voltage droop, card gone, host hang by SIGSTOP, agent SIGKILL, node power
+# off, one node's service network cut, a supervisor unreachable from part of
+# the cluster) both databases end with exactly one incident blaming the right
+# component on the right node, and nothing else; it closes when the fault is
+# cleared.  Then one supervisor is killed (-9) while faults come and go and
+# started again: when the spools have drained, every transition the agents
+# raised is in both databases, once.  Every wait polls with a deadline.
+. "$(dirname "$0")/../e2e_lib.sh"
+T=$(mktemp -d /tmp/apenet-supervisor-XXXXXX)
+RELAY="$BIN/../tests/udp-relay"
+[ -x "$RELAY" ] || RELAY="$(dirname "$BIN")/tests/udp-relay"
+PIDFILES=""
+cleanup() {
+	for f in $PIDFILES; do
+		[ -f "$f" ] || continue
+		p=$(cat "$f")
+		kill -CONT "$p" 2>/dev/null
+		kill -TERM "$p" 2>/dev/null
+	done
+	for f in $PIDFILES; do [ -f "$f" ] && wait "$(cat "$f")" 2>/dev/null; done
+	sim_stop
+	[ -n "${KEEP:-}" ] || rm -rf "$T"
+}
+trap cleanup EXIT
+unset APENET_SIM_DIR APENET_CONFIG
+A="$BIN/apenet"
+SIM="$BIN/apenet-sim"
+
+# a free loopback UDP port: the relay binds port 0 and says which it got;
+# the supervisors are given ports from a per-run base, tried until one binds
+base=$(( 20000 + ($$ * 17) % 30000 ))
+
+cat >"$T/cluster.yaml" <<Y
+cluster:
+  dims: 4x4x1
+supervisor:
+  batch_max_ms: 20
+  silent_ms: 3500
+  log_level: info
+Y
+
+sup_start() { # NAME: start the supervisor NAME (port kept across restarts)
+	n=$1
+	mkdir -p "$T/$n"
+	for try in 1 2 3 4 5 6 7 8; do
+		port=${PORT_OF:-}
+		[ -f "$T/$n.port" ] && port=$(cat "$T/$n.port")
+		[ -n "$port" ] || port=$((base + try * 7 + ${#n}))
+		"$BIN/apenet-supervisor" --config "$T/cluster.yaml" --foreground --listen "127.0.0.1:$port" \
+			--db "$T/$n/health.db" 2>>"$T/$n/log" &
+		p=$!
+		if wait_for 20 grep -q "listening on" "$T/$n/log" && kill -0 $p 2>/dev/null; then
+			echo "$port" >"$T/$n.port"
+			echo "$p" >"$T/$n.pid"
+			PIDFILES="$PIDFILES $T/$n.pid"
+			return 0
+		fi
+		kill $p 2>/dev/null
+		[ -f "$T/$n.port" ] && break
+		base=$((base + 101))
+	done
+	cat "$T/$n/log" >&2
+	fail "supervisor $n did not start"
+}
+
+sim_start "$T/sim" --dims 4x4x1 --seed 3
+sup_start s1
+sup_start s2
+P1=$(cat "$T/s1.port")
+P2=$(cat "$T/s2.port")
+
+# relays: 2,1,0 reaches both supervisors only through its own pair (its
+# service network, cut by stopping them); the nodes of column x=3 reach s2
+# only through one shared relay (s2 unreachable from part of the cluster)
+relay() { # NAME TARGET
+	"$RELAY" 0 "$2" >"$T/$1.rport" &
+	echo $! >"$T/$1.pid"
+	PIDFILES="$PIDFILES $T/$1.pid"
+	wait_for 10 test -s "$T/$1.rport" || fail "relay $1 did not start"
+}
+relay r21a "$P1"
+relay r21b "$P2"
+relay rx3 "$P2"
+
+agent() { # X Y: node X,Y,0's agent
+	d="$T/a-$1-$2-0"
+	mkdir -p "$d"
+	t1=$P1
+	t2=$P2
+	[ "$1,$2" = 2,1 ] && t1=$(cat "$T/r21a.rport") && t2=$(cat "$T/r21b.rport")
+	[ "$1" = 3 ] && t2=$(cat "$T/rx3.rport")
+	[ -f "$d/agent.yaml" ] || cat >"$d/agent.yaml" <<Y
+agent:
+  state_dir: $d/state
+  blackbox_dir: $d/blackbox
+  socket: $d/agent.sock
+  edac_root: $d/edac
+  service_timeout_s: 5
+  # a loaded 2-core CI machine can stall an agent (or the emulator) for a
+  # few hundred ms: the watchdog allows 1 s, the DNP's beat 2 s, so that
+  # only the faults injected here raise anything
+  watchdog_timeout_beats: 10
+  dnp_stuck_periods: 20
+  user: ""
+supervisors:
+  targets: ["127.0.0.1:$t1", "127.0.0.1:$t2"]
+  heartbeat_s: 1
+  timeout_ms: 500
+  retries: 1
+  backoff_ms: 500
+Y
+	"$BIN/apenet-agent" --config "$d/agent.yaml" --foreground --sim "$T/sim/node-$1-$2-0" 2>>"$d/log" &
+	echo $! >"$d/pid"
+	PIDFILES="$PIDFILES $d/pid"
+}
+for y in 0 1 2 3; do for x in 0 1 2 3; do agent $x $y; done; done
+
+health() { # NAME: the database's incidents and summary as JSON in $T/NAME.json
+	"$A" health --db "$T/$1/health.db" --incidents --all --json >"$T/$1.json" 2>"$T/$1.err"
+	[ $? -le 1 ]
+}
+q() { health "$1" && jq -e "$2" "$T/$1.json" >/dev/null; }
+# every node heard, nothing open
+for s in s1 s2; do
+	wait_for 60 q $s '.summary.normal == 16 and .summary.open_incidents == 0' ||
+		fail "$s: the torus never looked healthy: $(jq -c .summary "$T/$s.json")"
+done
+
+# phase NAME COMPONENT X Y: from here, the one incident this fault may open
+phase() {
+	PHASE=$1 COMP=$2 NX=$3 NY=$4
+	for s in s1 s2; do
+		health $s || fail "$s: $(cat "$T/$s.err")"
+		eval "N_$s=$(jq '[.incidents[] | select(.state != "merged")] | length' "$T/$s.json")"
+	done
+	echo "phase: $PHASE"
+}
+# opened: both databases hold exactly one open incident, the expected one
+opened() {
+	for s in s1 s2; do
+		where=" and .[0].node.x == $NX and .[0].node.y == $NY"
+		[ "$NX" = '*' ] && where=""
+		wait_for 60 q $s "[.incidents[] | select(.state == \"open\")] | length == 1 and .[0].component == \"$COMP\"$where" ||
+			fail "$PHASE: $s: not one open incident '$COMP' on $NX,$NY,0: $(jq -c '[.incidents[] | select(.state == "open") | [.id, .component, .node.x, .node.y, .rule]]' "$T/$s.json")"
+	done
+}
+# closed: nothing open any more, and exactly one incident more than before
+# (merged ones are part of the one)
+closed() {
+	for s in s1 s2; do
+		wait_for 90 q $s '.summary.open_incidents == 0' ||
+			fail "$PHASE: $s: the incident did not close: $(jq -c '[.incidents[] | select(.state == "open") | [.id, .component, .node.x, .node.y, .rule]]' "$T/$s.json")"
+		eval "n0=\$N_$s"
+		n=$(jq '[.incidents[] | select(.state != "merged")] | length' "$T/$s.json")
+		[ "$n" -eq $((n0 + 1)) ] ||
+			fail "$PHASE: $s: $((n - n0)) incidents, not one: $(jq -c "[.incidents[$n0:][] | select(.state != \"merged\") | [.id, .component, .node.x, .node.y, .rule]]" "$T/$s.json")"
+	done
+}
+inj() { "$SIM" inject --dir "$T/sim" "$@" >/dev/null || fail "inject $*"; }
+
+phase "DNP hang" dnp 2 2
+inj --node 2,2,0 dnp-hang
+opened
+inj --node 2,2,0 clear
+closed
+
+phase "cable unplug" cable 1 1
+inj --node 1,1,0 cable-unplug --link Y+
+opened
+inj --node 1,1,0 clear
+closed
+
+phase "overheat" sensor:temperature 3 3
+inj --node 3,3,0 overheat --celsius 97
+opened
+inj --node 3,3,0 clear
+closed
+
+phase "voltage droop" sensor:voltage 0 2
+inj --node 0,2,0 voltage-droop --percent 10
+opened
+inj --node 0,2,0 clear
+closed
+
+phase "card gone" card 1 2
+inj --node 1,2,0 card-gone
+opened
+inj --node 1,2,0 clear
+closed
+
+phase "host hang" host 0 3
+kill -STOP "$(cat "$T/a-0-3-0/pid")"
+opened
+kill -CONT "$(cat "$T/a-0-3-0/pid")"
+closed
+
+phase "agent killed" host 0 0
+kill -KILL "$(cat "$T/a-0-0-0/pid")"
+wait "$(cat "$T/a-0-0-0/pid")" 2>/dev/null
+opened
+agent 0 0
+closed
+
+# a node that loses power loses its host too: the emulator has no hosts, so
+# the test stops the agent with it (SIGSTOP: the same process comes back)
+phase "power off" node-power 1 3
+kill -STOP "$(cat "$T/a-1-3-0/pid")"
+inj --node 1,3,0 power-off
+opened
+inj --node 1,3,0 clear
+kill -CONT "$(cat "$T/a-1-3-0/pid")"
+closed
+
+phase "service network cut at 2,1,0" service-network 2 1
+kill -STOP "$(cat "$T/r21a.pid")" "$(cat "$T/r21b.pid")"
+opened
+kill -CONT "$(cat "$T/r21a.pid")" "$(cat "$T/r21b.pid")"
+closed
+
+# s2 unreachable from the x=3 column: those nodes report one supervisor
+# missing (s1 hears it from them); s2 hears nothing from four nodes whose
+# neighbours say their hosts are alive.  Both blame a supervisor, once.
+phase "supervisor unreachable from part of the cluster" supervisor '*' '*'
+kill -STOP "$(cat "$T/rx3.pid")"
+opened
+kill -CONT "$(cat "$T/rx3.pid")"
+closed
+
+# --- s1 killed (-9) while faults come and go, then started again: after the
+# spools drain, every transition any agent raised is in both databases once
+echo "phase: supervisor killed under load"
+kill -KILL "$(cat "$T/s1.pid")"
+wait "$(cat "$T/s1.pid")" 2>/dev/null
+inj --node 3,1,0 overheat --celsius 97
+inj --node 2,0,0 cable-unplug --link X+
+raised() { grep -q "\"code\":\"FPGA_TEMP\",\"old\":\"normal\"" "$T/a-3-1-0/state/events.jsonl"; }
+wait_for 30 raised || fail "3,1,0 did not see its overheat"
+inj --node 3,1,0 clear
+inj --node 2,0,0 clear
+sup_start s1
+for y in 0 1 2 3; do for x in 0 1 2 3; do
+	st() { "$A" agent-status --json --socket "$T/a-$x-$y-0/agent.sock" >"$T/st.json" 2>/dev/null &&
+		jq -e '.spool.depth == 0' "$T/st.json" >/dev/null; }
+	wait_for 120 st || fail "node $x,$y,0 did not drain its spool: $(jq -c .spool "$T/st.json")"
+done; done
+for d in "$T"/a-*; do grep '"kind":"transition"' "$d/state/events.jsonl"; done |
+	jq -r '"\(.reporter)#\(.boot_id) \(.seq)"' | sort >"$T/raised"
+for s in s1 s2; do
+	"$A" db export --db "$T/$s/health.db" >"$T/$s.jsonl" || fail "$s: export"
+	jq -r 'select(.type == "transition") | "\(.boot) \(.seq)"' "$T/$s.jsonl" | sort >"$T/$s.got"
+	d=$(uniq -d "$T/$s.got" | head -3)
+	[ -z "$d" ] || fail "$s: stored twice: $d"
+	m=$(comm -23 "$T/raised" "$T/$s.got" | head -3)
+	[ -z "$m" ] || fail "$s: transitions missing: $m"
+done
+echo "supervisors: every fault class one incident in both databases; $(wc -l <"$T/raised") transitions in both after a kill -9"
