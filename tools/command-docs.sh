@@ -128,4 +128,34 @@ page watch "Live rates per link every interval, in the manner of ibswportwatch a
 interrupted (\`--count N\` stops after N samples). \`--json\` writes one document per sample.
 (The torus still carries faults injected for the pages above: a degraded Y+, a swapped plug at 0,0,0.)"
 { run "apenet watch --interval 0.5 --count 2 --sim /tmp/quong/node-1-0-0" "$A" watch --interval 0.5 --count 2 --sim "$N"; } >>$OUT/watch.md
+# The supervisors' side: a cluster of its own (tools/cluster.sh: 16 agents,
+# two supervisors), a card gone, then health and db.
+CL=$T/cl
+CLUSTER_DIR=$CL PORT1=$(( 30000 + $$ % 20000 )) PORT2=$(( 30001 + $$ % 20000 )) sh tools/cluster.sh "$BIN" >/dev/null 2>&1 & P4=$!
+trap 'kill -TERM $P1 $P2 $P3 $P4 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+until [ -e "$CL/ready" ]; do sleep 0.1; done
+until "$A" health --config "$CL/cluster.yaml" --json 2>/dev/null | jq -e '.summary.normal == 16' >/dev/null; do sleep 0.2; done
+"$BIN/apenet-sim" inject --dir "$CL/sim" --node 1,1,0 card-gone >/dev/null
+until "$A" health --config "$CL/cluster.yaml" --json 2>/dev/null | jq -e '.summary.open_incidents == 1' >/dev/null; do sleep 0.2; done
+cs() { sed "s|$CL|/var/lib/apenet|g"; }
+page health "The cluster as the two supervisors see it, from their health databases (read-only; without
+\`--db\`, every \`supervisor.db\` of the config): nodes normal, sick, broken and silent, incidents
+with their component, rule, first fault and evidence, nodes worst first, and where the two
+databases disagree. \`--node X,Y,Z\` shows one node's links with both ends' view. Exit 1 while an
+incident is open. Here node 1,1,0's card fell off the bus (\`make cluster\`, docs/supervisor.md)."
+{ printf '```console\n$ apenet health\n'; "$A" health --config "$CL/cluster.yaml" 2>&1 | cs; printf '```\n\n'
+  printf '```console\n$ apenet health --db /var/lib/apenet/health-1.db --json | jq -c %s\n' "'.incidents[] | {id, component, node: .node.x|tostring, rule, first_fault: .first_fault.text, evidence: (.evidence | length)}'"
+  "$A" health --db "$CL/health-1.db" --json 2>&1 | jq -c '.incidents[] | {id, component, node: .node.x|tostring, rule, first_fault: .first_fault.text, evidence: (.evidence | length)}'; printf '```\n\n'
+  printf '```console\n$ apenet health --db /var/lib/apenet/health-1.db --node 1,2,0\n'; "$A" health --db "$CL/health-1.db" --node 1,2,0 2>&1 | cs; printf '```\n\n'; } >>$OUT/health.md
+"$BIN/apenet-sim" inject --dir "$CL/sim" --node 1,1,0 clear >/dev/null
+until "$A" health --config "$CL/cluster.yaml" --json 2>/dev/null | jq -e '.summary.open_incidents == 0' >/dev/null; do sleep 0.2; done
+page db "Upkeep of a health database: \`check\` (PRAGMA integrity_check, foreign keys, the schema version and
+the library's own invariants; exit 1 on a problem), \`vacuum\`, \`export\` of a window as JSON lines
+(transitions, incidents and their evidence), \`retention\` now. A file that is not a health
+database, a damaged or a newer one is refused and left unchanged."
+{ printf '```console\n$ apenet db check --db /var/lib/apenet/health-1.db\n'; "$A" db check --db "$CL/health-1.db" 2>&1 | cs; printf '```\n\n'
+  printf '```console\n$ apenet db export --db /var/lib/apenet/health-1.db | jq -r .type | sort | uniq -c\n'; "$A" db export --db "$CL/health-1.db" | jq -r .type | sort | uniq -c; printf '```\n\n'
+  printf '```console\n$ apenet db export --db /var/lib/apenet/health-1.db | grep incident | head -1\n'; "$A" db export --db "$CL/health-1.db" | grep '"type":"incident"' | head -1; printf '```\n\n'
+  head -c 4096 /dev/urandom >"$T/junk.db"
+  printf '```console\n$ apenet db check --db junk.db; echo "exit $?"\n'; { "$A" db check --db "$T/junk.db" 2>&1 && echo "exit 0" || echo "exit $?"; } | sed "s|$T/||"; printf '```\n\n'; } >>$OUT/db.md
 echo "wrote $OUT/*.md"
