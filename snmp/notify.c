@@ -209,6 +209,11 @@ static void apenet_notify_down(struct apenet_notify_sup *s, int64_t now, const c
 			   "order when it answers",
 			   s->addr, why, (unsigned long long)st.outstanding[s->idx]);
 		s->fail_since_ms = now;
+	} else {
+		/* Every later try at info: a receiver that got an INFORM whose
+		 * answer came too late sees it again, and this line says why. */
+		apenet_log(APENET_LOG_INFO, "supervisor %s: %s; trying again in %u ms", s->addr, why,
+			   s->n->cfg.backoff_ms);
 	}
 	s->answering = 0;
 	s->state = APENET_NOTIFY_DOWN;

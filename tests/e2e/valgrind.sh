@@ -53,7 +53,10 @@ N1="$T/sim/node-1-0-0"
 link_code() { "$A" link --json --sim "$1" >"$T/poll.json" 2>/dev/null
 	[ "$(jq -r --arg l "$2" '.links[] | select(.name == $l) | .verdict.code' "$T/poll.json")" = "$3" ]; }
 
-$VG --log-file="$T/sim.vg" "$PLAIN/apenet-sim" run --dir "$T/sim" --dims 2x2x1 --tick-ms 20 2>"$T/sim.log" &
+# A slow tick: under valgrind on a loaded machine both the emulator's update
+# (GEN odd) and the CLI's 600-odd reads take many ms, and a 20 ms tick left
+# "no consistent snapshot in 50 tries"; memory errors are the subject here.
+$VG --log-file="$T/sim.vg" "$PLAIN/apenet-sim" run --dir "$T/sim" --dims 2x2x1 --tick-ms 200 2>"$T/sim.log" &
 VGPID=$!
 wait_for 300 test -e "$T/sim/ready" || { cat "$T/sim.log" "$T/sim.vg"; fail "not ready under valgrind"; }
 
