@@ -45,7 +45,9 @@
  * burst's time from its first send to its last ack; the kernel's UDP
  * receive-buffer drops during each run (/proc/net/snmp, machine-wide).
  *
- * BENCH_SUP_ONLY=bare,supervisor,raw picks receivers; files go to
+ * BENCH_SUP_ONLY=bare,supervisor,raw picks receivers;
+ * BENCH_SUP_RCVBUF_KIB sets the supervisor's recv_buffer_kib (default 4096,
+ * its own default; the bare receiver always has 4096); files go to
  * BENCH_SUP_DIR, else TMPDIR, else /var/tmp (a real disk: fsync is part of
  * the supervisor's cost); BENCH_KEEP=1 keeps them.
  */
@@ -350,6 +352,7 @@ enum { K_WARM, K_HB, K_TR, K_RAISE, K_CLEAR, K_TAIL };
 struct msg {
 	double sent;    /* realtime s; 0: the send failed */
 	float delay_ms; /* ack arrival - send; < 0: never acknowledged */
+	float late_ms;  /* send - due */
 	uint32_t node;
 	uint8_t kind, tkind, err;
 };
@@ -423,6 +426,7 @@ static int add_msg(struct run *r, unsigned node, int kind, int tkind)
 	m->kind = (uint8_t)kind;
 	m->tkind = (uint8_t)tkind;
 	m->err = 0;
+	m->late_ms = 0;
 	return 0;
 }
 
@@ -641,9 +645,11 @@ static int generate(struct run *r, int port)
 			int kind = due < WARM_S ? K_WARM : due < steady_s ? K_HB : K_TAIL;
 			if (add_msg(r, (unsigned)(h % nnodes), kind, T_HB))
 				return -1;
+			r->m[r->nm - 1].late_ms = (float)((el - due) * 1e3);
 			if (el - due > r->slip_max)
 				r->slip_max = el - due;
 			r->late += el - due > 0.005;
+
 		}
 		for (; ei < nev && ev[ei].at <= el; ei++) {
 			int kind = ev[ei].set == 0 ? K_TR : ev[ei].tkind == T_RAISE ? K_RAISE : K_CLEAR;
@@ -680,22 +686,25 @@ static int cmpf(const void *a, const void *b)
 }
 
 struct figures {
-	double offered, acked_s, core, gen_core, p50, p99, max;
-	uint64_t lost, sent;
+	double offered, acked_s, core, gen_core, p50, p99, max, slip_p99;
+	uint64_t lost, sent, lost_kind[K_TAIL + 1];
 };
 
 static void figures_of(const struct run *r, struct figures *f)
 {
 	memset(f, 0, sizeof(*f));
 	double win = r->wall_w1 - r->wall_w0;
-	float *d = malloc(r->nm * sizeof(float) + 1);
-	size_t nd = 0, offered = 0, acked = 0;
+	float *d = malloc(r->nm * sizeof(float) + 1), *late = malloc(r->nm * sizeof(float) + 1);
+	size_t nd = 0, nl = 0, offered = 0, acked = 0;
 	for (size_t i = 0; i < r->nm; i++) {
 		const struct msg *m = &r->m[i];
 		if (m->sent == 0)
 			continue;
 		f->sent++;
 		f->lost += m->delay_ms < 0;
+		f->lost_kind[m->kind] += m->delay_ms < 0;
+		if (m->tkind == T_HB)
+			late[nl++] = m->late_ms;
 		if (m->kind != K_HB && m->kind != K_TR)
 			continue;
 		offered++;
@@ -714,7 +723,12 @@ static void figures_of(const struct run *r, struct figures *f)
 		f->p99 = d[(size_t)(0.99 * (double)(nd - 1))];
 		f->max = d[nd - 1];
 	}
+	if (nl) {
+		qsort(late, nl, sizeof(*late), cmpf);
+		f->slip_p99 = late[(size_t)(0.99 * (double)(nl - 1))];
+	}
 	free(d);
+	free(late);
 }
 
 /* A burst's time from its first send to its last ack (ms), and how many of
@@ -743,9 +757,11 @@ static double burst_ms(const struct run *r, int kind, unsigned *n, unsigned *los
 
 static void print_row(const struct run *r, const struct figures *f)
 {
-	printf("%-22s %9.0f %9.0f %6llu %7.1f %7.1f %7.1f %8.2f %8.2f %8.1f %7.1f %7.1f %6llu\n", r->name, f->offered,
+	char slip[32];
+	snprintf(slip, sizeof(slip), "%.1f/%.0f", f->slip_p99, r->slip_max * 1e3);
+	printf("%-22s %9.0f %9.0f %6llu %7.1f %7.1f %7.1f %8.2f %8.2f %8.1f %7.1f %10s %6llu\n", r->name, f->offered,
 	       f->acked_s, (unsigned long long)f->lost, f->core, r->rss_kb / 1024.0, r->hwm_kb / 1024.0, f->p50, f->p99,
-	       f->max, f->gen_core, r->slip_max * 1e3, (unsigned long long)r->udp_drops);
+	       f->max, f->gen_core, slip, (unsigned long long)r->udp_drops);
 }
 
 static void print_bursts(const struct run *r)
@@ -806,9 +822,10 @@ static pid_t start_supervisor(int *port, double *ready_s)
 	FILE *f = fopen(cfg, "w");
 	if (!f)
 		return -1;
+	const char *kib = getenv("BENCH_SUP_RCVBUF_KIB");
 	fprintf(f, "cluster:\n  dims: %dx%dx%d\nsupervisor:\n  batch_max_events: 1000\n  batch_max_ms: 20\n"
 		   "  recv_buffer_kib: %d\n  state_dir: %s\n",
-		DIM, DIM, DIM, RCVBUF_KIB, dir);
+		DIM, DIM, DIM, kib && *kib ? atoi(kib) : RCVBUF_KIB, dir);
 	fclose(f);
 	snprintf(bin, sizeof(bin), "%s/apenet-supervisor", e2e_bin());
 	for (int tries = 0; tries < 5; tries++) {
@@ -1031,7 +1048,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	printf("%-22s %9s %9s %6s %7s %7s %7s %8s %8s %8s %7s %7s %6s\n", "receiver", "offered/s", "acked/s", "lost",
+	printf("%-22s %9s %9s %6s %7s %7s %7s %8s %8s %8s %7s %10s %6s\n", "receiver", "offered/s", "acked/s", "lost",
 	       "core %", "RSS MB", "peak MB", "p50 ms", "p99 ms", "max ms", "gen %", "slip ms", "drops");
 	struct figures f[2];
 	for (int k = 0; k < 2; k++)
@@ -1055,6 +1072,14 @@ int main(int argc, char **argv)
 	for (int k = 0; k < 2; k++)
 		if (runs[k].nm)
 			print_bursts(&runs[k]);
+	for (int k = 0; k < 2; k++)
+		if (runs[k].nm && f[k].lost)
+			printf("  %-20s lost: %llu of the first %.0f s, %llu of the window's heartbeats and transitions, %llu of "
+			       "the bursts, %llu after\n",
+			       runs[k].name, (unsigned long long)f[k].lost_kind[K_WARM], WARM_S,
+			       (unsigned long long)(f[k].lost_kind[K_HB] + f[k].lost_kind[K_TR]),
+			       (unsigned long long)(f[k].lost_kind[K_RAISE] + f[k].lost_kind[K_CLEAR]),
+			       (unsigned long long)f[k].lost_kind[K_TAIL]);
 	if (runs[0].nm && runs[1].nm && f[0].core > 0) {
 		double ratio = f[1].core / f[0].core;
 		printf("supervisor CPU / bare receiver CPU: %.2f (goal <= 0.65); supervisor %.1f%% of a core (goal <= 35%%), "
