@@ -35,10 +35,12 @@ static int grow(struct sup *s)
 }
 
 /* Who sent it, for the log: "udp: [127.0.0.1]:40000->[...]" as net-snmp
- * formats its transport addresses. */
-static void peer_of(netsnmp_session *ss, const netsnmp_pdu *pdu, char *buf, size_t n)
+ * formats its transport addresses.  (The session is s->sess:
+ * snmp_sess_pointer() finds only the sessions of net-snmp's global list,
+ * which snmp_sess_add's is not.) */
+static void peer_of(const struct sup *s, const netsnmp_pdu *pdu, char *buf, size_t n)
 {
-	netsnmp_transport *t = snmp_sess_transport(snmp_sess_pointer(ss));
+	netsnmp_transport *t = s->sess ? snmp_sess_transport(s->sess) : NULL;
 	char *a = t && t->f_fmtaddr ? t->f_fmtaddr(t, pdu->transport_data, pdu->transport_data_length) : NULL;
 	snprintf(buf, n, "%s", a ? a : "?");
 	free(a);
@@ -84,14 +86,14 @@ static int allowed(const struct sup *s, const netsnmp_pdu *pdu, char *why, size_
 
 /* A problem with what a sender sent: logged, at most once a second (a
  * misconfigured node must not flood the log), counted always. */
-static void complain(struct sup *s, netsnmp_session *ss, const netsnmp_pdu *pdu, const char *what, const char *why)
+static void complain(struct sup *s, const netsnmp_pdu *pdu, const char *what, const char *why)
 {
 	int64_t now = sup_mono_ms();
 	if (now - s->last_reject_log_ms < 1000)
 		return;
 	s->last_reject_log_ms = now;
 	char peer[128];
-	peer_of(ss, pdu, peer, sizeof(peer));
+	peer_of(s, pdu, peer, sizeof(peer));
 	apenet_log(APENET_LOG_WARN, "%s from %s: %s (%llu refused, %llu rejected so far)", what, peer, why,
 		   (unsigned long long)s->n.refused, (unsigned long long)s->n.rejected);
 }
@@ -112,6 +114,7 @@ static netsnmp_pdu *reply_for(netsnmp_pdu *pdu, long errstat)
 static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void *magic)
 {
 	struct sup *s = magic;
+	(void)ss;
 	(void)reqid;
 	if (op != NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE)
 		return 1;
@@ -121,7 +124,7 @@ static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void
 	char why[160];
 	if (!allowed(s, pdu, why, sizeof(why))) {
 		s->n.refused++;
-		complain(s, ss, pdu, "notification refused", why);
+		complain(s, pdu, "notification refused", why);
 		return 1;
 	}
 	if (grow(s)) {
@@ -136,9 +139,9 @@ static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void
 		 * that it does not block the agent's spool forever; the log says
 		 * what was wrong with it. */
 		s->n.rejected++;
-		complain(s, ss, pdu, "report rejected", e.msg);
+		complain(s, pdu, "report rejected", e.msg);
 		netsnmp_pdu *r = reply_for(pdu, SNMP_ERR_GENERR);
-		if (r && !snmp_sess_send(snmp_sess_pointer(ss), r))
+		if (r && !(s->sess && snmp_sess_send(s->sess, r)))
 			snmp_free_pdu(r);
 		return 1;
 	}
