@@ -98,13 +98,23 @@ static void complain(struct sup *s, const netsnmp_pdu *pdu, const char *what, co
 		   (unsigned long long)s->n.refused, (unsigned long long)s->n.rejected);
 }
 
+/* The RESPONSE to an INFORM carries its request-id and its variable
+ * bindings (RFC 3416 4.2.7).  The bindings are moved into it rather than
+ * copied (the report was decoded from them already, and net-snmp frees the
+ * INFORM when the callback returns): a deep copy of 16 bindings is most of
+ * what a clone costs. */
 static netsnmp_pdu *reply_for(netsnmp_pdu *pdu, long errstat)
 {
 	if (pdu->command != SNMP_MSG_INFORM)
 		return NULL;
+	netsnmp_variable_list *vars = pdu->variables;
+	pdu->variables = NULL;
 	netsnmp_pdu *r = snmp_clone_pdu(pdu);
-	if (!r)
+	if (!r) {
+		pdu->variables = vars;
 		return NULL;
+	}
+	r->variables = vars;
 	r->command = SNMP_MSG_RESPONSE;
 	r->errstat = errstat;
 	r->errindex = 0;
