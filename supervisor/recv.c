@@ -7,6 +7,7 @@
  * batch that holds the report is committed.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,6 +164,103 @@ static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void
 	return 1;
 }
 
+/*
+ * Reading in batches.  net-snmp reads one datagram per snmp_sess_read,
+ * through its transport's f_recv: for UDP over IPv4 a poll to see whether
+ * there is more, a recvmsg and a getsockname per datagram.  On an IPv4
+ * socket that hook is replaced by rx_recv, which hands out the datagrams of
+ * one recvmmsg (up to RX_BATCH), each with the address pair net-snmp's own
+ * (netsnmp_udpbase_recv) returns: the sender, and the local address and
+ * interface it came to (IP_PKTINFO, so that the acknowledgement leaves from
+ * that address), the port from the socket's own address, read once.  The
+ * rest of net-snmp's path (parsing, SNMPv3 security, the callback) is
+ * unchanged.  One listening session per process: the batch is file-scope.
+ */
+#define RX_BATCH 64
+#define RX_MAX 8192 /* an agent's INFORM is under 1.5 KB; larger is not ours and is skipped */
+
+static struct {
+	int on;                       /* the hook is installed */
+	struct sockaddr_in local;     /* the socket's own address */
+	int n, next;                  /* datagrams read, and handed out */
+	struct mmsghdr mm[RX_BATCH];
+	struct iovec iov[RX_BATCH];
+	struct sockaddr_in from[RX_BATCH];
+	char ctl[RX_BATCH][CMSG_SPACE(sizeof(struct in_pktinfo))];
+	unsigned char buf[RX_BATCH][RX_MAX];
+} rx;
+
+/* One recvmmsg of at most want datagrams, without waiting; how many. */
+static int rx_fill(int sock, unsigned want)
+{
+	if (want > RX_BATCH)
+		want = RX_BATCH;
+	for (unsigned i = 0; i < want; i++) {
+		rx.iov[i].iov_base = rx.buf[i];
+		rx.iov[i].iov_len = sizeof(rx.buf[i]);
+		memset(&rx.mm[i].msg_hdr, 0, sizeof(rx.mm[i].msg_hdr));
+		rx.mm[i].msg_hdr.msg_name = &rx.from[i];
+		rx.mm[i].msg_hdr.msg_namelen = sizeof(rx.from[i]);
+		rx.mm[i].msg_hdr.msg_iov = &rx.iov[i];
+		rx.mm[i].msg_hdr.msg_iovlen = 1;
+		rx.mm[i].msg_hdr.msg_control = rx.ctl[i];
+		rx.mm[i].msg_hdr.msg_controllen = sizeof(rx.ctl[i]);
+	}
+	int n;
+	do
+		n = recvmmsg(sock, rx.mm, want, MSG_DONTWAIT, NULL);
+	while (n < 0 && errno == EINTR);
+	rx.n = n > 0 ? n : 0;
+	rx.next = 0;
+	return rx.n;
+}
+
+static int rx_recv(netsnmp_transport *t, void *buf, int size, void **opaque, int *olength)
+{
+	(void)t;
+	*opaque = NULL;
+	*olength = 0;
+	while (rx.next < rx.n) {
+		int k = rx.next++;
+		const struct msghdr *h = &rx.mm[k].msg_hdr;
+		int len = (int)rx.mm[k].msg_len;
+		if ((h->msg_flags & MSG_TRUNC) || len > size)
+			continue;
+		netsnmp_indexed_addr_pair *a = calloc(1, sizeof(*a));
+		if (!a)
+			return -1;
+		memcpy(&a->remote_addr.sin, &rx.from[k], sizeof(rx.from[k]));
+		a->local_addr.sin = rx.local;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c))
+			if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
+				struct in_pktinfo pi;
+				memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+				a->local_addr.sin.sin_addr = pi.ipi_addr;
+				a->if_index = pi.ipi_ifindex;
+			}
+		memcpy(buf, rx.buf[k], (size_t)len);
+		*opaque = a;
+		*olength = sizeof(*a);
+		return len;
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+/* On an IPv4 UDP transport: rx_recv in place of net-snmp's f_recv, and the
+ * destination address of every datagram asked for (net-snmp asks too). */
+static void rx_hook(netsnmp_transport *t)
+{
+	socklen_t l = sizeof(rx.local);
+	int on = 1;
+	memset(&rx, 0, sizeof(rx));
+	if (t->sock < 0 || getsockname(t->sock, (struct sockaddr *)&rx.local, &l) || l != sizeof(rx.local) ||
+	    rx.local.sin_family != AF_INET || setsockopt(t->sock, SOL_IP, IP_PKTINFO, &on, sizeof(on)))
+		return;
+	t->f_recv = rx_recv;
+	rx.on = 1;
+}
+
 int sup_recv_open(struct sup *s, struct apenet_err *e)
 {
 	char spec[200], why[160];
@@ -188,6 +286,7 @@ int sup_recv_open(struct sup *s, struct apenet_err *e)
 	int want = (int)(s->cfg.svr.recv_buffer_kib * 1024);
 	if (setsockopt(t->sock, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)))
 		setsockopt(t->sock, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+	rx_hook(t);
 	netsnmp_session in;
 	snmp_sess_init(&in);
 	in.peername = SNMP_DEFAULT_PEERNAME;
@@ -212,16 +311,24 @@ void sup_recv_close(struct sup *s)
 		snmp_sess_close(s->sess);
 	s->sess = NULL;
 	s->sock = -1;
+	rx.on = rx.n = rx.next = 0;
 }
 
 void sup_recv_read(struct sup *s, unsigned max)
 {
 	/* net-snmp reads one datagram a call: the socket is drained while it
-	 * has more, up to max, so that one wake-up serves a burst */
+	 * has more, up to max, so that one wake-up serves a burst.  With the
+	 * hook, what one recvmmsg read is handed out first (never more than
+	 * max, so nothing waits in the batch while the socket looks empty). */
 	for (unsigned i = 0; i < max && s->sess; i++) {
-		struct pollfd p = { s->sock, POLLIN, 0 };
-		if (i && poll(&p, 1, 0) <= 0)
-			break;
+		if (rx.on) {
+			if (rx.next == rx.n && rx_fill(s->sock, max - i) == 0)
+				break;
+		} else {
+			struct pollfd p = { s->sock, POLLIN, 0 };
+			if (i && poll(&p, 1, 0) <= 0)
+				break;
+		}
 		fd_set set;
 		FD_ZERO(&set);
 		FD_SET(s->sock, &set);
