@@ -764,17 +764,23 @@ static void print_row(const struct run *r, const struct figures *f)
 	       f->max, f->gen_core, slip, (unsigned long long)r->udp_drops);
 }
 
-static void print_bursts(const struct run *r)
+static void print_burst(const struct run *r, int kind, const char *what)
 {
 	unsigned n, lost;
-	double up = burst_ms(r, K_RAISE, &n, &lost);
-	printf("  %-20s burst of %u transitions: all acknowledged in %.0f ms", r->name, n, up);
-	if (lost)
-		printf(" (%u never)", lost);
-	double down = burst_ms(r, K_CLEAR, &n, &lost);
-	printf("; its clear, %u at once: %.0f ms", n, down);
-	if (lost)
-		printf(" (%u never)", lost);
+	double ms = burst_ms(r, kind, &n, &lost);
+	if (!lost)
+		printf("%s, %u at once: all acknowledged in %.0f ms", what, n, ms);
+	else if (lost == n)
+		printf("%s, %u at once: none acknowledged", what, n);
+	else
+		printf("%s, %u at once: %u never acknowledged, the last of the rest after %.0f ms", what, n, lost, ms);
+}
+
+static void print_bursts(const struct run *r)
+{
+	printf("  %-22s ", r->name);
+	print_burst(r, K_RAISE, "transitions");
+	print_burst(r, K_CLEAR, "; their clear");
 	printf("\n");
 }
 
@@ -1074,7 +1080,7 @@ int main(int argc, char **argv)
 			print_bursts(&runs[k]);
 	for (int k = 0; k < 2; k++)
 		if (runs[k].nm && f[k].lost)
-			printf("  %-20s lost: %llu of the first %.0f s, %llu of the window's heartbeats and transitions, %llu of "
+			printf("  %-22s lost: %llu of the first %.0f s, %llu of the window's heartbeats and transitions, %llu of "
 			       "the bursts, %llu after\n",
 			       runs[k].name, (unsigned long long)f[k].lost_kind[K_WARM], WARM_S,
 			       (unsigned long long)(f[k].lost_kind[K_HB] + f[k].lost_kind[K_TR]),
@@ -1082,10 +1088,14 @@ int main(int argc, char **argv)
 			       (unsigned long long)f[k].lost_kind[K_TAIL]);
 	if (runs[0].nm && runs[1].nm && f[0].core > 0) {
 		double ratio = f[1].core / f[0].core;
-		printf("supervisor CPU / bare receiver CPU: %.2f (goal <= 0.65); supervisor %.1f%% of a core (goal <= 35%%), "
-		       "%llu lost (goal 0): %s\n",
-		       ratio, f[1].core, (unsigned long long)f[1].lost,
-		       ratio <= 0.65 && f[1].core <= 35 && f[1].lost == 0 ? "met" : "NOT met");
+		if (nnodes == MAX_NODES && period_s == 1.0)
+			printf("supervisor CPU / bare receiver CPU: %.2f (goal <= 0.65); supervisor %.1f%% of a core (goal <= "
+			       "35%%), %llu lost (goal 0): %s\n",
+			       ratio, f[1].core, (unsigned long long)f[1].lost,
+			       ratio <= 0.65 && f[1].core <= 35 && f[1].lost == 0 ? "met" : "NOT met");
+		else
+			printf("supervisor CPU / bare receiver CPU: %.2f (the issue's goals are for 32,768 nodes at 1 s)\n",
+			       ratio);
 	}
 	if (runs[1].nm) {
 		printf("apenet-supervisor: ready in %.1f s (layout of %d nodes); %s\n", sup_ready, MAX_NODES,
