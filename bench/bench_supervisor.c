@@ -958,6 +958,20 @@ static int raw_insert(const struct run *load, double *rows_s, double *cpu_per_ro
 	return (int)rows;
 }
 
+/* The run's files go, unless BENCH_KEEP says to keep them. */
+static void remove_dir(void)
+{
+	const char *keep = getenv("BENCH_KEEP");
+	if (keep && *keep) {
+		printf("kept: %s\n", dir);
+		return;
+	}
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "bench: could not remove %s\n", dir);
+}
+
 static int wanted(const char *what)
 {
 	const char *only = getenv("BENCH_SUP_ONLY");
@@ -996,12 +1010,15 @@ int main(int argc, char **argv)
 	struct apenet_err e = { 0 };
 	if (apenet_snmp_init(snmpdir, &e)) {
 		fprintf(stderr, "bench: %s\n", e.msg);
+		remove_dir();
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	double t = e2e_now();
-	if (make_templates())
+	if (make_templates()) {
+		remove_dir();
 		return 2;
+	}
 	unsigned nburst = 0, nsteady = 0;
 	for (unsigned i = 0; i < nnodes; i++) {
 		nburst += in_burst(i);
@@ -1111,14 +1128,6 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 3; k++)
 			free(nodes[i].t[k]);
 	free(nodes);
-	const char *keep = getenv("BENCH_KEEP");
-	if (keep && *keep) {
-		printf("kept: %s\n", dir);
-	} else {
-		char cmd[700];
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd))
-			fprintf(stderr, "bench: could not remove %s\n", dir);
-	}
+	remove_dir();
 	return rc;
 }
