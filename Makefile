@@ -150,8 +150,12 @@ $(B)/tests/%: $(B)/obj/tests/e2e/%.o $(B)/obj/tests/e2e/e2e_util.o $(SIM_A) $(LI
 $(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
-# The health database's benchmark measures sqlite itself too.
+# The health database's benchmark measures sqlite itself too, with the
+# supervisor's the same baseline (bench/rawdb.c: plain INSERTs); the
+# supervisor's sends real INFORMs and runs a bare net-snmp receiver.
+$(B)/bench/bench_hdb $(B)/bench/bench_supervisor: $(B)/obj/bench/rawdb.o
 $(B)/bench/bench_hdb: LIBS += $(SQLITE3_LIBS)
+$(B)/bench/bench_supervisor: LIBS += $(SNMP_LIBS)
 
 # FUZZ_LIBS: what a target needs beyond the library's own (the SNMP
 # decoder's target parses messages with net-snmp).

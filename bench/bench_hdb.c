@@ -26,10 +26,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "../tests/e2e/e2e.h"
 #include "apenet/hdb.h"
+#include "rawdb.h"
 
 #define DIM 32
 #define NODES (DIM * DIM * DIM)
@@ -185,76 +184,34 @@ static void transition(struct apenet_report *r, unsigned k)
 	r->time_ms = T0 + 100000 + k;
 }
 
-/* The baseline: the same rows, plain INSERTs, no indexes, no logic. */
+/* The baseline: the same rows, plain INSERTs, no indexes, no logic
+ * (bench/rawdb.c, which bench_supervisor uses too). */
 static void raw_rows(const char *path, int heartbeats_not_transitions, unsigned rows, const char *label)
 {
-	sqlite3 *db;
-	if (sqlite3_open(path, &db) != SQLITE_OK)
+	struct bench_rawdb *db = bench_rawdb_open(path);
+	if (!db)
 		exit(2);
-	sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA cache_size = -32768;", NULL, NULL,
-		     NULL);
-	sqlite3_exec(db,
-		     "CREATE TABLE hb (node INTEGER, boot TEXT, seq INTEGER, time_ms INTEGER, recv_ms INTEGER, ldm INTEGER,"
-		     " summary TEXT);"
-		     "CREATE TABLE tr (boot TEXT, seq INTEGER, x INTEGER, y INTEGER, z INTEGER, subject INTEGER, place TEXT,"
-		     " code TEXT, old_status INTEGER, new_status INTEGER, value REAL, threshold REAL, unit TEXT,"
-		     " evidence TEXT, path INTEGER, via TEXT, time_ms INTEGER, recv_ms INTEGER);",
-		     NULL, NULL, NULL);
-	sqlite3_stmt *st;
-	sqlite3_prepare_v2(db,
-			   heartbeats_not_transitions
-				   ? "INSERT INTO hb VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-				   : "INSERT INTO tr VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-				     " ?15, ?16, ?17, ?18)",
-			   -1, &st, NULL);
 	struct apenet_report r;
 	struct clock c = start();
 	for (unsigned i = 0; i < rows; i++) {
-		if (i % BATCH == 0)
-			sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+		if (i % BATCH == 0 && bench_rawdb_begin(db))
+			exit(2);
+		int64_t node = 0;
 		if (heartbeats_not_transitions) {
 			if (i % NODES == 0)
 				shuffle(i / NODES);
+			node = perm[i % NODES];
 			heartbeat(&r, perm[i % NODES], i / NODES);
-			sqlite3_bind_int64(st, 1, perm[i % NODES]);
-			sqlite3_bind_text(st, 2, r.boot, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 3, (int64_t)r.seq);
-			sqlite3_bind_int64(st, 4, r.time_ms);
-			sqlite3_bind_int64(st, 5, r.time_ms + 2);
-			sqlite3_bind_int64(st, 6, r.ldm);
-			sqlite3_bind_text(st, 7, r.evidence, -1, SQLITE_STATIC);
 		} else {
 			transition(&r, i);
-			sqlite3_bind_text(st, 1, r.boot, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 2, (int64_t)r.seq);
-			sqlite3_bind_int64(st, 3, r.x);
-			sqlite3_bind_int64(st, 4, r.y);
-			sqlite3_bind_int64(st, 5, r.z);
-			sqlite3_bind_int(st, 6, r.subject);
-			sqlite3_bind_text(st, 7, r.where, -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 8, r.code, -1, SQLITE_STATIC);
-			sqlite3_bind_int(st, 9, r.old_status);
-			sqlite3_bind_int(st, 10, r.new_status);
-			sqlite3_bind_double(st, 11, r.value);
-			sqlite3_bind_double(st, 12, r.threshold);
-			sqlite3_bind_text(st, 13, r.unit, -1, SQLITE_STATIC);
-			sqlite3_bind_text(st, 14, r.evidence, -1, SQLITE_STATIC);
-			sqlite3_bind_int(st, 15, r.path);
-			sqlite3_bind_text(st, 16, r.via, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(st, 17, r.time_ms);
-			sqlite3_bind_int64(st, 18, r.time_ms + 2);
 		}
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			fprintf(stderr, "bench_hdb: raw insert: %s\n", sqlite3_errmsg(db));
+		if (bench_rawdb_put(db, &r, node, r.time_ms + 2))
 			exit(2);
-		}
-		sqlite3_reset(st);
-		if (i % BATCH == BATCH - 1 || i == rows - 1)
-			sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+		if ((i % BATCH == BATCH - 1 || i == rows - 1) && bench_rawdb_commit(db))
+			exit(2);
 	}
 	report(label, c, rows);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
+	bench_rawdb_close(db);
 }
 
 static int count_node(void *arg, const struct apenet_hdb_node *n)

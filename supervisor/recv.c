@@ -7,6 +7,7 @@
  * batch that holds the report is committed.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,10 +36,12 @@ static int grow(struct sup *s)
 }
 
 /* Who sent it, for the log: "udp: [127.0.0.1]:40000->[...]" as net-snmp
- * formats its transport addresses. */
-static void peer_of(netsnmp_session *ss, const netsnmp_pdu *pdu, char *buf, size_t n)
+ * formats its transport addresses.  (The session is s->sess:
+ * snmp_sess_pointer() finds only the sessions of net-snmp's global list,
+ * which snmp_sess_add's is not.) */
+static void peer_of(const struct sup *s, const netsnmp_pdu *pdu, char *buf, size_t n)
 {
-	netsnmp_transport *t = snmp_sess_transport(snmp_sess_pointer(ss));
+	netsnmp_transport *t = s->sess ? snmp_sess_transport(s->sess) : NULL;
 	char *a = t && t->f_fmtaddr ? t->f_fmtaddr(t, pdu->transport_data, pdu->transport_data_length) : NULL;
 	snprintf(buf, n, "%s", a ? a : "?");
 	free(a);
@@ -84,25 +87,35 @@ static int allowed(const struct sup *s, const netsnmp_pdu *pdu, char *why, size_
 
 /* A problem with what a sender sent: logged, at most once a second (a
  * misconfigured node must not flood the log), counted always. */
-static void complain(struct sup *s, netsnmp_session *ss, const netsnmp_pdu *pdu, const char *what, const char *why)
+static void complain(struct sup *s, const netsnmp_pdu *pdu, const char *what, const char *why)
 {
 	int64_t now = sup_mono_ms();
 	if (now - s->last_reject_log_ms < 1000)
 		return;
 	s->last_reject_log_ms = now;
 	char peer[128];
-	peer_of(ss, pdu, peer, sizeof(peer));
+	peer_of(s, pdu, peer, sizeof(peer));
 	apenet_log(APENET_LOG_WARN, "%s from %s: %s (%llu refused, %llu rejected so far)", what, peer, why,
 		   (unsigned long long)s->n.refused, (unsigned long long)s->n.rejected);
 }
 
+/* The RESPONSE to an INFORM carries its request-id and its variable
+ * bindings (RFC 3416 4.2.7).  The bindings are moved into it rather than
+ * copied (the report was decoded from them already, and net-snmp frees the
+ * INFORM when the callback returns): a deep copy of 16 bindings is most of
+ * what a clone costs. */
 static netsnmp_pdu *reply_for(netsnmp_pdu *pdu, long errstat)
 {
 	if (pdu->command != SNMP_MSG_INFORM)
 		return NULL;
+	netsnmp_variable_list *vars = pdu->variables;
+	pdu->variables = NULL;
 	netsnmp_pdu *r = snmp_clone_pdu(pdu);
-	if (!r)
+	if (!r) {
+		pdu->variables = vars;
 		return NULL;
+	}
+	r->variables = vars;
 	r->command = SNMP_MSG_RESPONSE;
 	r->errstat = errstat;
 	r->errindex = 0;
@@ -112,6 +125,7 @@ static netsnmp_pdu *reply_for(netsnmp_pdu *pdu, long errstat)
 static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void *magic)
 {
 	struct sup *s = magic;
+	(void)ss;
 	(void)reqid;
 	if (op != NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE)
 		return 1;
@@ -121,7 +135,7 @@ static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void
 	char why[160];
 	if (!allowed(s, pdu, why, sizeof(why))) {
 		s->n.refused++;
-		complain(s, ss, pdu, "notification refused", why);
+		complain(s, pdu, "notification refused", why);
 		return 1;
 	}
 	if (grow(s)) {
@@ -136,9 +150,9 @@ static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void
 		 * that it does not block the agent's spool forever; the log says
 		 * what was wrong with it. */
 		s->n.rejected++;
-		complain(s, ss, pdu, "report rejected", e.msg);
+		complain(s, pdu, "report rejected", e.msg);
 		netsnmp_pdu *r = reply_for(pdu, SNMP_ERR_GENERR);
-		if (r && !snmp_sess_send(snmp_sess_pointer(ss), r))
+		if (r && !(s->sess && snmp_sess_send(s->sess, r)))
 			snmp_free_pdu(r);
 		return 1;
 	}
@@ -148,6 +162,103 @@ static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void
 		s->q_first_mono = sup_mono_ms();
 	s->nq++;
 	return 1;
+}
+
+/*
+ * Reading in batches.  net-snmp reads one datagram per snmp_sess_read,
+ * through its transport's f_recv: for UDP over IPv4 a poll to see whether
+ * there is more, a recvmsg and a getsockname per datagram.  On an IPv4
+ * socket that hook is replaced by rx_recv, which hands out the datagrams of
+ * one recvmmsg (up to RX_BATCH), each with the address pair net-snmp's own
+ * (netsnmp_udpbase_recv) returns: the sender, and the local address and
+ * interface it came to (IP_PKTINFO, so that the acknowledgement leaves from
+ * that address), the port from the socket's own address, read once.  The
+ * rest of net-snmp's path (parsing, SNMPv3 security, the callback) is
+ * unchanged.  One listening session per process: the batch is file-scope.
+ */
+#define RX_BATCH 64
+#define RX_MAX 8192 /* an agent's INFORM is under 1.5 KB; larger is not ours and is skipped */
+
+static struct {
+	int on;                       /* the hook is installed */
+	struct sockaddr_in local;     /* the socket's own address */
+	int n, next;                  /* datagrams read, and handed out */
+	struct mmsghdr mm[RX_BATCH];
+	struct iovec iov[RX_BATCH];
+	struct sockaddr_in from[RX_BATCH];
+	char ctl[RX_BATCH][CMSG_SPACE(sizeof(struct in_pktinfo))];
+	unsigned char buf[RX_BATCH][RX_MAX];
+} rx;
+
+/* One recvmmsg of at most want datagrams, without waiting; how many. */
+static int rx_fill(int sock, unsigned want)
+{
+	if (want > RX_BATCH)
+		want = RX_BATCH;
+	for (unsigned i = 0; i < want; i++) {
+		rx.iov[i].iov_base = rx.buf[i];
+		rx.iov[i].iov_len = sizeof(rx.buf[i]);
+		memset(&rx.mm[i].msg_hdr, 0, sizeof(rx.mm[i].msg_hdr));
+		rx.mm[i].msg_hdr.msg_name = &rx.from[i];
+		rx.mm[i].msg_hdr.msg_namelen = sizeof(rx.from[i]);
+		rx.mm[i].msg_hdr.msg_iov = &rx.iov[i];
+		rx.mm[i].msg_hdr.msg_iovlen = 1;
+		rx.mm[i].msg_hdr.msg_control = rx.ctl[i];
+		rx.mm[i].msg_hdr.msg_controllen = sizeof(rx.ctl[i]);
+	}
+	int n;
+	do
+		n = recvmmsg(sock, rx.mm, want, MSG_DONTWAIT, NULL);
+	while (n < 0 && errno == EINTR);
+	rx.n = n > 0 ? n : 0;
+	rx.next = 0;
+	return rx.n;
+}
+
+static int rx_recv(netsnmp_transport *t, void *buf, int size, void **opaque, int *olength)
+{
+	(void)t;
+	*opaque = NULL;
+	*olength = 0;
+	while (rx.next < rx.n) {
+		int k = rx.next++;
+		const struct msghdr *h = &rx.mm[k].msg_hdr;
+		int len = (int)rx.mm[k].msg_len;
+		if ((h->msg_flags & MSG_TRUNC) || len > size)
+			continue;
+		netsnmp_indexed_addr_pair *a = calloc(1, sizeof(*a));
+		if (!a)
+			return -1;
+		memcpy(&a->remote_addr.sin, &rx.from[k], sizeof(rx.from[k]));
+		a->local_addr.sin = rx.local;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c))
+			if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
+				struct in_pktinfo pi;
+				memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+				a->local_addr.sin.sin_addr = pi.ipi_addr;
+				a->if_index = pi.ipi_ifindex;
+			}
+		memcpy(buf, rx.buf[k], (size_t)len);
+		*opaque = a;
+		*olength = sizeof(*a);
+		return len;
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
+/* On an IPv4 UDP transport: rx_recv in place of net-snmp's f_recv, and the
+ * destination address of every datagram asked for (net-snmp asks too). */
+static void rx_hook(netsnmp_transport *t)
+{
+	socklen_t l = sizeof(rx.local);
+	int on = 1;
+	memset(&rx, 0, sizeof(rx));
+	if (t->sock < 0 || getsockname(t->sock, (struct sockaddr *)&rx.local, &l) || l != sizeof(rx.local) ||
+	    rx.local.sin_family != AF_INET || setsockopt(t->sock, SOL_IP, IP_PKTINFO, &on, sizeof(on)))
+		return;
+	t->f_recv = rx_recv;
+	rx.on = 1;
 }
 
 int sup_recv_open(struct sup *s, struct apenet_err *e)
@@ -175,6 +286,7 @@ int sup_recv_open(struct sup *s, struct apenet_err *e)
 	int want = (int)(s->cfg.svr.recv_buffer_kib * 1024);
 	if (setsockopt(t->sock, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)))
 		setsockopt(t->sock, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+	rx_hook(t);
 	netsnmp_session in;
 	snmp_sess_init(&in);
 	in.peername = SNMP_DEFAULT_PEERNAME;
@@ -199,16 +311,24 @@ void sup_recv_close(struct sup *s)
 		snmp_sess_close(s->sess);
 	s->sess = NULL;
 	s->sock = -1;
+	rx.on = rx.n = rx.next = 0;
 }
 
 void sup_recv_read(struct sup *s, unsigned max)
 {
 	/* net-snmp reads one datagram a call: the socket is drained while it
-	 * has more, up to max, so that one wake-up serves a burst */
+	 * has more, up to max, so that one wake-up serves a burst.  With the
+	 * hook, what one recvmmsg read is handed out first (never more than
+	 * max, so nothing waits in the batch while the socket looks empty). */
 	for (unsigned i = 0; i < max && s->sess; i++) {
-		struct pollfd p = { s->sock, POLLIN, 0 };
-		if (i && poll(&p, 1, 0) <= 0)
-			break;
+		if (rx.on) {
+			if (rx.next == rx.n && rx_fill(s->sock, max - i) == 0)
+				break;
+		} else {
+			struct pollfd p = { s->sock, POLLIN, 0 };
+			if (i && poll(&p, 1, 0) <= 0)
+				break;
+		}
 		fd_set set;
 		FD_ZERO(&set);
 		FD_SET(s->sock, &set);
