@@ -44,7 +44,7 @@ pid_t e2e_spawn(char *const argv[], const char *errfile);
  * user "", then extra_yaml verbatim: more two-space-indented agent keys, then
  * a supervisors: section), stderr into dir/log.  Its pid, or -1. */
 pid_t e2e_agent_start(const struct e2e_sim *s, const char *dir, const char *node, const char *extra_yaml);
-/* Sorts v[0..n) and gives its median, 99th percentile and maximum (n > 0). */
+/* Sorts v[0..n) and gives its median, 99th percentile (nearest rank) and maximum (n > 0). */
 void e2e_quantiles(double *v, int n, double *p50, double *p99, double *max);
 
 /* A process's CPU time so far (utime + stime, s) and a /proc/PID/status

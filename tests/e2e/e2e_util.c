@@ -342,7 +342,8 @@ static int cmp_double(const void *a, const void *b)
 void e2e_quantiles(double *v, int n, double *p50, double *p99, double *max)
 {
 	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	*p50 = v[n / 2];
-	*p99 = v[(int)(0.99 * (n - 1))];
+	/* nearest rank: the smallest value with at least q of them at or below it */
+	*p50 = v[(n + 1) / 2 - 1];
+	*p99 = v[(99 * n + 99) / 100 - 1];
 	*max = v[n - 1];
 }
