@@ -152,6 +152,8 @@ $(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
 # The health database's benchmark measures sqlite itself too.
 $(B)/bench/bench_hdb: LIBS += $(SQLITE3_LIBS)
+# bench_incident reads the supervisor's database through the library.
+$(B)/bench/bench_incident: LIBS += $(SQLITE3_LIBS)
 
 # FUZZ_LIBS: what a target needs beyond the library's own (the SNMP
 # decoder's target parses messages with net-snmp).
