@@ -156,6 +156,8 @@ $(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 $(B)/bench/bench_hdb $(B)/bench/bench_supervisor: $(B)/obj/bench/rawdb.o
 $(B)/bench/bench_hdb: LIBS += $(SQLITE3_LIBS)
 $(B)/bench/bench_supervisor: LIBS += $(SNMP_LIBS)
+# bench_incident reads the supervisor's database through the library.
+$(B)/bench/bench_incident: LIBS += $(SQLITE3_LIBS)
 
 # FUZZ_LIBS: what a target needs beyond the library's own (the SNMP
 # decoder's target parses messages with net-snmp).

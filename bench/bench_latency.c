@@ -29,24 +29,6 @@ static char dir[PATH_MAX], trap_log[PATH_MAX + 32];
 static pid_t trapd = -1, agents[2] = { -1, -1 };
 static long log_off;
 
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
-static pid_t spawn(char *const argv[], const char *errfile)
-{
-	pid_t p = fork();
-	if (p == 0) {
-		FILE *f = freopen(errfile, "a", stderr);
-		(void)f;
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	return p;
-}
-
 /* Reads the log from log_off; 1 when a line after it holds every pattern
  * (and moves log_off past that line). */
 static int seen(const char *const *pat, int npat)
@@ -96,15 +78,9 @@ static double wait_report(double t0, double deadline, const char *const *pat, in
 	while (e2e_now() - t0 < deadline) {
 		if (seen(pat, npat))
 			return (e2e_now() - t0) * 1000;
-		sleep_ms(1);
+		e2e_sleep_ms(1);
 	}
 	return -1;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
 }
 
 static void report(const char *name, double *v, int n, double goal)
@@ -113,30 +89,20 @@ static void report(const char *name, double *v, int n, double goal)
 		printf("%-34s %5d %9s\n", name, 0, "none");
 		return;
 	}
-	qsort(v, (size_t)n, sizeof(*v), cmp);
-	double p50 = v[n / 2], p99 = v[(int)(0.99 * (n - 1))], mx = v[n - 1];
+	double p50, p99, mx;
+	e2e_quantiles(v, n, &p50, &p99, &mx);
 	printf("%-34s %5d %9.0f %9.0f %9.0f %9.0f  %s\n", name, n, p50, p99, mx, goal, p99 <= goal ? "met" : "MISSED");
 }
 
 static int start_agent(const struct e2e_sim *sim, int i, const char *node, int port)
 {
-	char d[PATH_MAX + 16], cfg[PATH_MAX + 32], nd[PATH_MAX + 32], err[PATH_MAX + 32], bin[PATH_MAX + 16];
+	char d[PATH_MAX + 16], extra[256];
 	snprintf(d, sizeof(d), "%s/a%d", dir, i);
-	mkdir(d, 0755);
-	snprintf(cfg, sizeof(cfg), "%s/agent.yaml", d);
-	FILE *f = fopen(cfg, "w");
-	if (!f)
-		return -1;
-	fprintf(f, "agent:\n  state_dir: %s/state\n  blackbox_dir: %s/bb\n  socket: %s/sock\n  edac_root: %s/edac\n"
-		   "  user: \"\"\n  blackbox_keep_files: 2\nsupervisors:\n  targets: [\"127.0.0.1:%d\"]\n"
-		   "  heartbeat_s: 5\n  timeout_ms: 200\n  retries: 2\n  backoff_ms: 200\n",
-		d, d, d, d, port);
-	fclose(f);
-	snprintf(nd, sizeof(nd), "%s/node-%s", sim->dir, node);
-	snprintf(err, sizeof(err), "%s/log", d);
-	snprintf(bin, sizeof(bin), "%s/apenet-agent", e2e_bin());
-	char *argv[] = { bin, "--config", cfg, "--foreground", "--sim", nd, NULL };
-	agents[i] = spawn(argv, err);
+	snprintf(extra, sizeof(extra),
+		 "  blackbox_keep_files: 2\nsupervisors:\n  targets: [\"127.0.0.1:%d\"]\n"
+		 "  heartbeat_s: 5\n  timeout_ms: 200\n  retries: 2\n  backoff_ms: 200\n",
+		 port);
+	agents[i] = e2e_agent_start(sim, d, node, extra);
 	return agents[i] > 0 ? 0 : -1;
 }
 
@@ -191,7 +157,7 @@ int main(void)
 				 trap_log, "-C", "-c", conf, "-M", "/dev/null", "-m", "", "-On", "-n", "-F", "NOTE %v\n",
 				 "-p", pidf, addr, NULL };
 		unlink(trap_log);
-		trapd = spawn(argv, errf);
+		trapd = e2e_spawn(argv, errf);
 		if (e2e_wait(log_has_version, NULL, 10) && waitpid(trapd, NULL, WNOHANG) == 0)
 			port = p;
 		else if (trapd > 0)

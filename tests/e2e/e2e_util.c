@@ -27,7 +27,14 @@ double e2e_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void sleep_ms(int ms)
+double e2e_wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec * 1000 + ts.tv_nsec * 1e-6;
+}
+
+void e2e_sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	nanosleep(&ts, NULL);
@@ -41,7 +48,7 @@ int e2e_wait(int (*cond)(void *ctx), void *ctx, double deadline_s)
 			return 1;
 		if (e2e_now() > end)
 			return 0;
-		sleep_ms(10);
+		e2e_sleep_ms(10);
 	}
 }
 
@@ -112,7 +119,7 @@ int e2e_sim_stop(struct e2e_sim *s)
 				waitpid(s->pid, &st, 0);
 				break;
 			}
-			sleep_ms(10);
+			e2e_sleep_ms(10);
 		}
 		s->pid = -1;
 	}
@@ -288,4 +295,55 @@ long e2e_proc_kb(pid_t pid, const char *key)
 			v = atol(line + strlen(key) + 1);
 	fclose(f);
 	return v;
+}
+
+pid_t e2e_spawn(char *const argv[], const char *errfile)
+{
+	fflush(NULL); /* a child must not repeat our buffered output */
+	pid_t p = fork();
+	if (p == 0) {
+		int fd = open(errfile, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd >= 0) {
+			dup2(fd, 2);
+			close(fd);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return p;
+}
+
+pid_t e2e_agent_start(const struct e2e_sim *s, const char *dir, const char *node, const char *extra_yaml)
+{
+	char cfg[PATH_MAX + 32], nd[PATH_MAX + 32], err[PATH_MAX + 32], bin[PATH_MAX + 16];
+	mkdir(dir, 0755);
+	snprintf(cfg, sizeof(cfg), "%s/agent.yaml", dir);
+	FILE *f = fopen(cfg, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "agent:\n  state_dir: %s/state\n  blackbox_dir: %s/bb\n  socket: %s/sock\n  edac_root: %s/edac\n"
+		   "  user: \"\"\n%s",
+		dir, dir, dir, dir, extra_yaml ? extra_yaml : "");
+	if (fclose(f))
+		return -1;
+	snprintf(nd, sizeof(nd), "%s/node-%s", s->dir, node);
+	snprintf(err, sizeof(err), "%s/log", dir);
+	snprintf(bin, sizeof(bin), "%s/apenet-agent", e2e_bin());
+	char *argv[] = { bin, "--config", cfg, "--foreground", "--sim", nd, NULL };
+	return e2e_spawn(argv, err);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+void e2e_quantiles(double *v, int n, double *p50, double *p99, double *max)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	/* nearest rank: the smallest value with at least q of them at or below it */
+	*p50 = v[(n + 1) / 2 - 1];
+	*p99 = v[(99 * n + 99) / 100 - 1];
+	*max = v[n - 1];
 }
