@@ -736,6 +736,52 @@ static void test_latency_km3(void **state)
 	assert_true(realign_latencies(t, b, l, 10, v) >= 3);
 }
 
+/* ---- 8. the YAML: remote_window for the torus, overridden per node ---- */
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fputs(text, fp) >= 0, 1);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static void test_conf_remote_window(void **state)
+{
+	struct fx *f = *state;
+	char path[128], tdir[128];
+	struct sim_conf c;
+	struct apenet_err e = { 0 };
+
+	snprintf(path, sizeof(path), "%s/t.yaml", f->dir);
+	snprintf(tdir, sizeof(tdir), "%s/torus", f->dir);
+	write_file(path, "dims: 3x1x1\nremote_window: false\nnodes:\n  - node: 1,0,0\n    remote_window: yes\n");
+	memset(&c, 0, sizeof(c));
+	c.prof = apenet_profile(APENET_V_APENETP);
+	c.cable_kind = -1;
+	c.seed = 1;
+	if (sim_conf_load(path, &c, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(c.no_remote_window, 1);
+	assert_int_equal(c.nnodes, 1);
+	assert_int_equal(c.nodes[0].remote_window, 1);
+	int rc = sim_torus_create(&f->t, &c, tdir, &e);
+	sim_conf_free(&c);
+	if (rc)
+		fail_msg("%s", e.msg);
+	step(&f->t, 1000);
+	for (unsigned x = 0; x < 3; x++)
+		assert_int_equal(APENET_GET(ID_CAPS, RMT, rd32(board(&f->t, x, 0, 0), APENET_REG_ID_CAPS)), x == 1);
+
+	write_file(path, "dims: 3x1x1\nnodes:\n  - node: 1,0,0\n    remote_window: maybe\n");
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(sim_conf_load(path, &c, &e), -1);
+	sim_conf_free(&c);
+	print_message("%s\n", e.msg);
+	assert_non_null(strstr(e.msg, "t.yaml:4:"));
+	assert_non_null(strstr(e.msg, "'remote_window': 'maybe' is not true or false"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -748,6 +794,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gone_and_power, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_latency, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_latency_km3, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conf_remote_window, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
