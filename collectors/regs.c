@@ -1,5 +1,6 @@
 /* Descriptor tables built from the X-macro lists of apenet/regs.h. */
 #include <stddef.h>
+#include <string.h>
 
 #include "apenet/regs.h"
 
@@ -47,4 +48,68 @@ const char *apenet_link_state_name(unsigned s)
 {
 	static const char *names[] = { "down", "training", "up", "degraded", "prbs" };
 	return s < 5 ? names[s] : "invalid";
+}
+
+#define X_RMT_NAME(n, v, d) [v] = #n,
+#define X_RMT_DESC(n, v, d) [v] = d,
+static const char *const rmt_names[] = { APENET_RMT_RESULTS(X_RMT_NAME) };
+static const char *const rmt_descs[] = { APENET_RMT_RESULTS(X_RMT_DESC) };
+
+const char *apenet_rmt_result_name(unsigned r)
+{
+	return r < N(rmt_names) && rmt_names[r] ? rmt_names[r] : "invalid";
+}
+
+const char *apenet_rmt_result_desc(unsigned r)
+{
+	return r < N(rmt_descs) && rmt_descs[r] ? rmt_descs[r] : "not a result the window defines";
+}
+
+/* The remote window's policy (regs.h).  A whitelist, register by register:
+ * a neighbour may learn who this board is and run the PRBS test of the
+ * lanes it is cabled to; it may look at, but not change, their PMA
+ * settings (a bad TX setting would take down the link the window rides on,
+ * with no way back through it). */
+int apenet_rmt_allowed(const struct apenet_profile *p, unsigned link, uint32_t off, int write)
+{
+	static const uint32_t ident[] = {
+		APENET_REG_ID_MAGIC, APENET_REG_ID_VARIANT, APENET_REG_ID_FW_VERSION, APENET_REG_ID_BUILD,
+		APENET_REG_ID_CAPS,  APENET_REG_BER_ACCEL,  APENET_REG_NODE_COORD,    APENET_REG_TORUS_DIMS,
+		APENET_REG_LINK_CONFIG, APENET_REG_TS_FREQ_HZ, APENET_REG_TIMESTAMP,
+	};
+	static const uint32_t lane_ro[] = {
+		APENET_LANE_PRBS_STATUS, APENET_LANE_PRBS_BITS,    APENET_LANE_PRBS_ERRS, APENET_LANE_PRBS_START_TS,
+		APENET_LANE_PRBS_RXWORD, APENET_LANE_PRBS_ERRWORD, APENET_LANE_PMA_VOD,   APENET_LANE_PMA_PRE,
+		APENET_LANE_PMA_POST1,   APENET_LANE_PMA_POST2,    APENET_LANE_PMA_RXEQ,  APENET_LANE_PMA_DCGAIN,
+	};
+	static const uint32_t lane_rw[] = { APENET_LANE_PRBS_CTRL, APENET_LANE_PRBS_RUN_MS };
+	if (!p || link >= p->nlinks)
+		return 0;
+	for (unsigned i = 0; i < N(ident); i++)
+		if (off == ident[i])
+			return !write;
+	uint32_t lanes0 = apenet_lane_off(link, 0, 0);
+	if (off < lanes0 || off >= lanes0 + p->links[link].lanes * APENET_LANE_STRIDE)
+		return 0;
+	uint32_t reg = (off - lanes0) % APENET_LANE_STRIDE;
+	for (unsigned i = 0; i < N(lane_rw); i++)
+		if (reg == lane_rw[i])
+			return 1;
+	for (unsigned i = 0; i < N(lane_ro); i++)
+		if (reg == lane_ro[i])
+			return !write;
+	return 0;
+}
+
+int apenet_reg_added_later(const char *name)
+{
+	/* issue 10: the remote window, link latency, the PRBS run time */
+	static const char *const added[] = {
+		"RMT_ADDR", "RMT_WDATA", "RMT_CTRL", "RMT_STATUS", "RMT_RDATA", "RMT_RTT", "RMT_SERVED",
+		"LINK_LATENCY_PS", "LANE_PRBS_RUN_MS",
+	};
+	for (unsigned i = 0; i < N(added); i++)
+		if (!strcmp(name, added[i]))
+			return 1;
+	return 0;
 }

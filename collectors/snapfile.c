@@ -218,6 +218,10 @@ static int load_regs(const struct apenet_conf *c, const struct apenet_conf_node 
 	for (unsigned i = 0; i < n; i++) {
 		const struct apenet_conf_node *x = apenet_conf_get(map, r[i].name);
 		unsigned long u;
+		if (!x && apenet_reg_added_later(r[i].name)) {
+			v[i] = 0; /* written before the register existed: as a firmware without it */
+			continue;
+		}
 		if (!x)
 			return apenet_conf_error(c, map, e, "register %s missing", r[i].name);
 		if (apenet_conf_uint(c, x, 0, r[i].bits == 64 ? ~0ul : 0xfffffffful, &u, e))

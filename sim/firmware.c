@@ -36,6 +36,9 @@ static void write_rw(struct sim_board *b)
 	BAR32(b, APENET_REG_WD_CTRL) = b->wd_ctrl;
 	BAR32(b, APENET_REG_LDM_HOST) = b->ldm_host;
 	BAR32(b, APENET_REG_CMD_SEQ) = b->cmd_done_seq;
+	BAR32(b, APENET_REG_RMT_ADDR) = b->rmt.addr;
+	BAR32(b, APENET_REG_RMT_WDATA) = b->rmt.wdata;
+	BAR32(b, APENET_REG_RMT_CTRL) = b->rmt.ctrl;
 	for (unsigned l = 0; l < b->prof->nlinks; l++) {
 		struct sim_link *lk = &b->link[l];
 		BAR32(b, apenet_link_off(l, APENET_LINK_CTRL)) = lk->ctrl;
@@ -51,6 +54,7 @@ static void write_rw(struct sim_board *b)
 			BAR32(b, apenet_lane_off(l, k, APENET_LANE_PMA_RXEQ)) = ln->pma.rxeq;
 			BAR32(b, apenet_lane_off(l, k, APENET_LANE_PMA_DCGAIN)) = ln->pma.dcgain;
 			BAR32(b, apenet_lane_off(l, k, APENET_LANE_PRBS_CTRL)) = ln->prbs_ctrl;
+			BAR32(b, apenet_lane_off(l, k, APENET_LANE_PRBS_RUN_MS)) = ln->prbs_run_ms;
 		}
 	}
 }
@@ -68,6 +72,7 @@ void sim_board_reset_bar(struct sim_board *b)
 	b->vcore_nom = b->prof->id == APENET_V_APENETP || b->prof->id == APENET_V_NANET1 ? 900 : 850;
 	b->t_fpga = 45;
 	b->t_board = 35;
+	memset(&b->rmt, 0, sizeof(b->rmt));
 	for (unsigned l = 0; l < b->prof->nlinks; l++) {
 		struct sim_link *lk = &b->link[l];
 		lk->ctrl = 1;
@@ -102,6 +107,9 @@ static void read_host(struct sim_board *b)
 	b->wd_timeout = to < 1 ? 1 : to > 255 ? 255 : to;
 	b->wd_ctrl = BAR32(b, APENET_REG_WD_CTRL);
 	b->ldm_host = BAR32(b, APENET_REG_LDM_HOST) & APENET_LDM_HOST_MASK;
+	b->rmt.addr = BAR32(b, APENET_REG_RMT_ADDR);
+	b->rmt.wdata = BAR32(b, APENET_REG_RMT_WDATA);
+	b->rmt.ctrl = BAR32(b, APENET_REG_RMT_CTRL);
 	const struct apenet_pma_range *r = &b->prof->pma;
 	for (unsigned l = 0; l < b->prof->nlinks; l++) {
 		struct sim_link *lk = &b->link[l];
@@ -121,6 +129,7 @@ static void read_host(struct sim_board *b)
 			ln->pma.rxeq = clamp8(BAR32(b, apenet_lane_off(l, k, APENET_LANE_PMA_RXEQ)), r->rxeq);
 			ln->pma.dcgain = clamp8(BAR32(b, apenet_lane_off(l, k, APENET_LANE_PMA_DCGAIN)), r->dcgain);
 			ln->prbs_ctrl = BAR32(b, apenet_lane_off(l, k, APENET_LANE_PRBS_CTRL));
+			ln->prbs_run_ms = BAR32(b, apenet_lane_off(l, k, APENET_LANE_PRBS_RUN_MS));
 		}
 	}
 }
@@ -345,6 +354,8 @@ static void publish_link(struct sim_torus *t, struct sim_board *b, unsigned l)
 	BAR32(b, apenet_link_off(l, APENET_LINK_LDM_RX_COUNT)) = lk->ldm_rx_count;
 	BAR64(b, apenet_link_off(l, APENET_LINK_LDM_RX_TS)) = lk->ldm_rx_ts;
 	BAR64(b, apenet_link_off(l, APENET_LINK_UP_TS)) = lk->up_ts;
+	BAR32(b, apenet_link_off(l, APENET_LINK_LATENCY_PS)) =
+		lk->state == APENET_LINK_UP || lk->state == APENET_LINK_DEGRADED ? lk->latency_ps : 0;
 	for (unsigned k = 0; k < lk->lp->lanes; k++) {
 		const struct sim_lane *ln = &lk->lane[k];
 		BAR32(b, apenet_lane_off(l, k, APENET_LANE_STATE)) =
@@ -356,15 +367,20 @@ static void publish_link(struct sim_torus *t, struct sim_board *b, unsigned l)
 		BAR32(b, apenet_lane_off(l, k, APENET_LANE_PRBS_STATUS)) =
 			APENET_SET(LANE_PRBS_STATUS, LOCKED, ln->prbs_on && ln->chk.locked) |
 			APENET_SET(LANE_PRBS_STATUS, RUNNING, ln->prbs_on) |
+			APENET_SET(LANE_PRBS_STATUS, ENDED, ln->prbs_ended) |
 			APENET_SET(LANE_PRBS_STATUS, PATTERN, APENET_GET(LANE_PRBS_CTRL, PATTERN, ln->prbs_ctrl));
-		/* CLEAR is a command bit: the firmware drops it once done, but only
-		 * if the host has not written the register since we read it */
-		if (APENET_GET(LANE_PRBS_CTRL, CLEAR, ln->prbs_ctrl)) {
+		/* CLEAR is a command bit: the firmware drops it once done; ENABLE
+		 * it drops when the run time is up.  Only if the host (or the
+		 * partner, through the remote window) has not written the register
+		 * since we read it: a write in between wins. */
+		uint32_t drop = (ln->prbs_ctrl & APENET_SET(LANE_PRBS_CTRL, CLEAR, 1)) |
+				(ln->prbs_stop ? APENET_SET(LANE_PRBS_CTRL, ENABLE, 1) : 0);
+		if (drop) {
 			uint32_t seen = ln->prbs_ctrl;
 			__atomic_compare_exchange_n((uint32_t *)&BAR32(b, apenet_lane_off(l, k, APENET_LANE_PRBS_CTRL)),
-						    &seen, seen & ~APENET_SET(LANE_PRBS_CTRL, CLEAR, 1), 0,
-						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+						    &seen, seen & ~drop, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 		}
+		lk->lane[k].prbs_stop = 0;
 		BAR64(b, apenet_lane_off(l, k, APENET_LANE_PRBS_BITS)) = ln->prbs_bits;
 		BAR64(b, apenet_lane_off(l, k, APENET_LANE_PRBS_ERRS)) = ln->prbs_errs;
 		BAR64(b, apenet_lane_off(l, k, APENET_LANE_PRBS_START_TS)) = ln->prbs_start_ts;
@@ -412,6 +428,7 @@ void sim_board_publish(struct sim_torus *t, struct sim_board *b)
 	BAR32(b, APENET_REG_ID_CAPS) = APENET_SET(ID_CAPS, PRBS, 1) | APENET_SET(ID_CAPS, LDM, 1) |
 				       APENET_SET(ID_CAPS, WATCHDOG, 1) |
 				       APENET_SET(ID_CAPS, HWTLB, b->prof->id == APENET_V_V5) |
+				       APENET_SET(ID_CAPS, RMT, !b->no_rmt) | APENET_SET(ID_CAPS, LATENCY, 1) |
 				       APENET_SET(ID_CAPS, EMULATED, 1);
 	BAR32(b, APENET_REG_BER_ACCEL) = t->ber_accel;
 	BAR32(b, APENET_REG_NODE_COORD) = APENET_SET(NODE_COORD, X, b->x) | APENET_SET(NODE_COORD, Y, b->y) |
@@ -446,6 +463,14 @@ void sim_board_publish(struct sim_torus *t, struct sim_board *b)
 	BAR32(b, APENET_REG_LDM_TX_COUNT) = b->ldm_tx_count;
 	BAR32(b, APENET_REG_CMD_DONE_SEQ) = b->cmd_done_seq;
 	BAR32(b, APENET_REG_CMD_RESULT) = b->cmd_result;
+	if (!b->no_rmt) { /* a firmware without the window leaves its registers alone */
+		BAR32(b, APENET_REG_RMT_STATUS) = APENET_SET(RMT_STATUS, RESULT, b->rmt.result) |
+						  APENET_SET(RMT_STATUS, BUSY, b->rmt.busy) |
+						  APENET_SET(RMT_STATUS, DONE_SEQ, b->rmt.done_seq);
+		BAR64(b, APENET_REG_RMT_RDATA) = b->rmt.rdata;
+		BAR32(b, APENET_REG_RMT_RTT) = b->rmt.rtt;
+		BAR32(b, APENET_REG_RMT_SERVED) = b->rmt.served;
+	}
 	for (unsigned l = 0; l < b->prof->nlinks; l++)
 		publish_link(t, b, l);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -470,6 +495,7 @@ void sim_board_power_on(struct sim_torus *t, struct sim_board *b)
 		lk->credit_frac = lk->pkt_frac = 0;
 		lk->ldm_rx = lk->ldm_rx_count = 0;
 		lk->ldm_rx_ts = lk->up_ts = 0;
+		lk->latency_ps = 0;
 		lk->ee_gen = 0;
 		lk->ee_ts = 0;
 		lk->state = APENET_LINK_DOWN;
@@ -509,6 +535,8 @@ void sim_torus_tick(struct sim_torus *t, double dt)
 		if (b->dnp_hung)
 			continue; /* the Nios II is stuck: no beats, no commands, no LDM */
 		run_command(t, b);
+		if (!b->no_rmt)
+			sim_rmt_tick(t, b);
 		watchdog(t, b);
 		b->ldm_own = compose_ldm(b);
 	}

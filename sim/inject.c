@@ -60,6 +60,7 @@ static void cable_clear(struct sim_torus *t, struct sim_link *lk)
 	for (int i = 0; i < 2 && ends[i]; i++) {
 		ends[i]->unplugged = 0;
 		ends[i]->ch.extra_ber = 0;
+		ends[i]->lat_jitter = 0; /* the next alignment lands where it always did */
 		for (unsigned k = 0; k < APENET_MAX_LANES; k++)
 			ends[i]->lane[k].dead = 0;
 	}
@@ -111,7 +112,8 @@ static void swap_plugs(struct sim_torus *t, struct sim_board *ba, unsigned la, s
 
 static const char *usage =
 	"faults: cable-unplug --link L | cable-ber --link L --ber B | lane-dead --link L --lane N | "
-	"cable-swap --link L --with X,Y,Z:L2 | dnp-hang | overheat --celsius C | voltage-droop --percent P | "
+	"cable-swap --link L --with X,Y,Z:L2 | latency-jitter --link L | dnp-hang | overheat --celsius C | "
+	"voltage-droop --percent P | "
 	"pcie-degrade --width W --gen G | card-gone | power-off | clear";
 
 static const struct {
@@ -119,7 +121,7 @@ static const struct {
 	const char *opts[3];
 } faults[] = {
 	{ "cable-unplug", { "link" } }, { "cable-ber", { "link", "ber" } }, { "lane-dead", { "link", "lane" } },
-	{ "cable-swap", { "link", "with" } }, { "dnp-hang", { NULL } }, { "overheat", { "celsius" } },
+	{ "cable-swap", { "link", "with" } }, { "latency-jitter", { "link" } }, { "dnp-hang", { NULL } }, { "overheat", { "celsius" } },
 	{ "voltage-droop", { "percent" } }, { "pcie-degrade", { "width", "gen" } }, { "card-gone", { NULL } },
 	{ "power-off", { NULL } }, { "clear", { NULL } },
 };
@@ -220,6 +222,17 @@ int sim_inject(struct sim_torus *t, char *const *argv, int argc, char *r, size_t
 		swap_plugs(t, b, (unsigned)l, b2, (unsigned)l2);
 		rc = reply(r, rn, "ok: plugs of node %s link %s and node %s link %s swapped", argv[0],
 			   b->prof->links[l].name, node2, b2->prof->links[l2].name);
+	} else if (!strcmp(fault, "latency-jitter")) {
+		if (l < 0)
+			return reply(r, rn, "error: latency-jitter needs --link L");
+		b->link[l].lat_jitter = 1;
+		struct sim_link *p = far_end(t, &b->link[l]);
+		if (p)
+			p->lat_jitter = 1;
+		rc = reply(r, rn,
+			   "ok: node %s link %s: alignment no longer deterministic (each realign lands on one of %u "
+			   "latencies)",
+			   argv[0], b->prof->links[l].name, SIM_ALIGN_SLIPS);
 	} else if (!strcmp(fault, "dnp-hang")) {
 		b->dnp_hung = 1;
 		rc = reply(r, rn, "ok: node %s: DNP firmware hung", argv[0]);

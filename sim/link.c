@@ -20,6 +20,12 @@
 #define ALIGN_BITS 2e4     /* bits an alignment attempt must see clean */
 #define LOSS_PER_ERROR 1e-4 /* an up lane loses alignment once in ~10^4 bit errors */
 #define AVG_PKT_BYTES 3072.0
+/* Link latency (LINK_LATENCY_PS): flight time in the cable (twinax at
+ * ~0.70 c, fibre n = 1.47) and the transceivers' pipeline, TX PCS/PMA to RX
+ * word aligner, decoder and deskew FIFO, counted in parallel words. */
+#define FLIGHT_PS_PER_M_COPPER 4760.0
+#define FLIGHT_PS_PER_M_OPTICAL 4900.0
+#define PIPELINE_WORDS 24.0
 
 static struct sim_board *peer_board(struct sim_torus *t, const struct sim_link *lk)
 {
@@ -53,6 +59,18 @@ double sim_link_bw_bytes(const struct sim_link *lk)
 	if (apenet_linkmodel_eval(&m))
 		return 0;
 	return m.max_MBps * 1e6;
+}
+
+uint32_t sim_link_latency_ps(const struct sim_link *lk, unsigned slip)
+{
+	if (!lk->lp->lane_mbps)
+		return 0;
+	double ui_ps = 1e6 / lk->lp->lane_mbps;
+	/* a 32-bit word is 40 line bits in 8b/10b, a 64-bit word 66 in 64b/66b */
+	double word_ui = lk->lp->enc == APENET_ENC_64B66B ? 66 : 40;
+	double flight = lk->ch.length_m *
+			(lk->ch.kind == SIM_CABLE_OPTICAL ? FLIGHT_PS_PER_M_OPTICAL : FLIGHT_PS_PER_M_COPPER);
+	return (uint32_t)llround(flight + (PIPELINE_WORDS * word_ui + slip) * ui_ps);
 }
 
 /* Restart bring-up on this end (realign command, cable event, reset). */
@@ -225,7 +243,7 @@ static int lane_ready(struct sim_torus *t, const struct sim_link *lk, unsigned k
 	return !pl || pl->lane[k].phase >= APENET_PHASE_ALIGN_OK;
 }
 
-static void set_link(struct sim_torus *t, struct sim_link *lk, uint8_t phase, uint8_t state)
+static void set_link(struct sim_torus *t, struct sim_board *b, struct sim_link *lk, uint8_t phase, uint8_t state)
 {
 	struct sim_link *ends[2] = { lk, peer_link(t, lk) };
 	for (int i = 0; i < 2 && ends[i]; i++) {
@@ -241,6 +259,11 @@ static void set_link(struct sim_torus *t, struct sim_link *lk, uint8_t phase, ui
 				degraded |= e->lane[k].excluded;
 			e->state = degraded ? APENET_LINK_DEGRADED : APENET_LINK_UP;
 			e->up_ts = t->now_ts;
+			/* deterministic latency: every alignment lands on the same
+			 * bit; with the latency-jitter fault the word aligner may
+			 * lock on any of SIM_ALIGN_SLIPS positions */
+			e->latency_ps = sim_link_latency_ps(
+				e, e->lat_jitter ? (unsigned)(sim_rng_next(&b->rng) % SIM_ALIGN_SLIPS) : 0);
 		} else {
 			e->state = state;
 		}
@@ -256,7 +279,7 @@ static void exclude_lane(struct sim_torus *t, struct sim_link *lk, unsigned k)
 }
 
 /* Link-level steps, run by the primary end for both. */
-static void bringup_link(struct sim_torus *t, struct sim_link *lk, double dt)
+static void bringup_link(struct sim_torus *t, struct sim_board *b, struct sim_link *lk, double dt)
 {
 	if (lk->phase == APENET_PHASE_UP)
 		return;
@@ -270,9 +293,9 @@ static void bringup_link(struct sim_torus *t, struct sim_link *lk, double dt)
 	if (lk->phase == APENET_PHASE_DESKEW) {
 		lk->phase_s += dt;
 		if (ready < used || ready == 0) {
-			set_link(t, lk, APENET_PHASE_CHECK_ALIGN, APENET_LINK_TRAINING);
+			set_link(t, b, lk, APENET_PHASE_CHECK_ALIGN, APENET_LINK_TRAINING);
 		} else if (lk->phase_s >= DESKEW_S) {
-			set_link(t, lk, APENET_PHASE_UP, APENET_LINK_UP);
+			set_link(t, b, lk, APENET_PHASE_UP, APENET_LINK_UP);
 		}
 		return;
 	}
@@ -282,13 +305,13 @@ static void bringup_link(struct sim_torus *t, struct sim_link *lk, double dt)
 	}
 	lk->phase_s += dt;
 	if (ready == used) {
-		set_link(t, lk, APENET_PHASE_DESKEW, APENET_LINK_TRAINING);
+		set_link(t, b, lk, APENET_PHASE_DESKEW, APENET_LINK_TRAINING);
 	} else if (lk->phase_s >= EXCLUDE_S) {
 		/* width degrade: run on the lanes that aligned */
 		for (unsigned k = 0; k < lk->lp->lanes; k++)
 			if (!lk->lane[k].excluded && !lane_ready(t, lk, k))
 				exclude_lane(t, lk, k);
-		set_link(t, lk, APENET_PHASE_DESKEW, APENET_LINK_TRAINING);
+		set_link(t, b, lk, APENET_PHASE_DESKEW, APENET_LINK_TRAINING);
 	}
 }
 
@@ -361,7 +384,7 @@ void sim_link_tick(struct sim_torus *t, struct sim_board *b, unsigned l, double 
 	if (lk->state == APENET_LINK_DOWN)
 		lk->state = APENET_LINK_TRAINING;
 	if (is_primary(b, l, lk))
-		bringup_link(t, lk, dt);
+		bringup_link(t, b, lk, dt);
 
 	int up = lk->state == APENET_LINK_UP || lk->state == APENET_LINK_DEGRADED;
 	int prbs = any_prbs(lk);

@@ -64,8 +64,21 @@ void sim_lane_prbs_tick(struct sim_torus *t, struct sim_board *b, struct sim_lin
 		ln->prbs_on = 0;
 		return;
 	}
+	if (!ln->prbs_on) { /* switched on: the run time counts from here */
+		ln->prbs_on_ts = t->now_ts;
+		ln->prbs_ended = 0;
+	}
 	if (!ln->prbs_on || pat != ln->prbs_pat || APENET_GET(LANE_PRBS_CTRL, CLEAR, ctrl))
 		prbs_start(t, b, ln, pat);
+	/* PRBS_RUN_MS: the firmware ends the run by itself (a far end started
+	 * through the remote window goes back to traffic with nobody to tell
+	 * it); the counters stay as they are for whoever reads them next */
+	if (ln->prbs_run_ms && t->now_ts - ln->prbs_on_ts >= (uint64_t)ln->prbs_run_ms * (SIM_TS_HZ / 1000u)) {
+		ln->prbs_on = 0;
+		ln->prbs_ended = 1;
+		ln->prbs_stop = 1; /* ENABLE leaves the BAR at publish */
+		return;
+	}
 
 	const struct sim_link *pl = lk->peer_board >= 0 ? &t->b[lk->peer_board].link[lk->peer_link] : NULL;
 	int source = ln->phase != APENET_PHASE_RESET &&

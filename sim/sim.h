@@ -50,6 +50,10 @@ struct sim_lane {
 	uint64_t prbs_bits, prbs_errs, prbs_start_ts;
 	double prbs_bits_frac;
 	uint32_t rxword, errword;
+	uint32_t prbs_run_ms;   /* LANE_PRBS_RUN_MS as last seen: 0 no limit */
+	uint64_t prbs_on_ts;    /* TIMESTAMP when the current run was switched on */
+	uint8_t prbs_ended;     /* the firmware ended the last run (RUN_MS elapsed) */
+	uint8_t prbs_stop;      /* ended this tick: drop ENABLE from the BAR at publish */
 };
 
 struct sim_counters {
@@ -75,6 +79,8 @@ struct sim_link {
 	uint32_t t_red, t_yel, credit_period, ctrl;
 	uint32_t ldm_rx, ldm_rx_count;
 	uint64_t ldm_rx_ts, up_ts;
+	uint32_t latency_ps;        /* measured at the last alignment (LINK_LATENCY_PS) */
+	uint8_t lat_jitter;         /* latency-jitter fault: alignment lands on a random bit slip */
 	struct sim_module module;
 	uint8_t ee[APENET_EE_DATA_LEN];
 	uint32_t ee_gen;
@@ -107,6 +113,22 @@ struct sim_board {
 	 * powered-off board, which also forgets everything until power-on) */
 	int dnp_hung, gone, powered_off;
 	uint8_t pcie_gen, pcie_width;
+	/* the remote-register window (sim/remote.c); no_rmt: a firmware without it */
+	int no_rmt;
+	struct sim_rmt {
+		uint32_t addr, wdata, ctrl; /* RMT_ADDR, RMT_WDATA, RMT_CTRL as last seen */
+		uint16_t done_seq;
+		uint8_t result, busy;
+		uint64_t rdata;
+		uint32_t rtt;               /* ticks, of the last answered request */
+		uint32_t served;            /* requests answered for partners */
+		/* the request in flight (busy): what comes back, and when */
+		uint16_t seq;
+		uint8_t p_result;
+		uint64_t p_rdata;
+		uint32_t p_rtt;
+		uint64_t due_ts;
+	} rmt;
 };
 
 struct sim_torus {
@@ -132,6 +154,7 @@ static inline unsigned sim_index(const struct sim_torus *t, unsigned x, unsigned
 struct sim_node_conf {
 	unsigned x, y, z;
 	const struct apenet_profile *prof;
+	int remote_window;        /* -1: as the torus, 0: firmware without the window, 1: with */
 };
 struct sim_cable_conf {
 	unsigned x, y, z, link;
@@ -147,6 +170,7 @@ struct sim_conf {
 	unsigned tick_ms;
 	double cable_m;
 	int cable_kind;
+	int no_remote_window;     /* the boards' firmware has no remote window (default: it has) */
 	struct sim_node_conf *nodes;
 	unsigned nnodes;
 	struct sim_cable_conf *cables;
@@ -178,6 +202,19 @@ void sim_link_tick(struct sim_torus *t, struct sim_board *b, unsigned l, double 
 void sim_link_force_down(struct sim_link *lk);
 uint32_t sim_link_partner_reg(const struct sim_torus *t, const struct sim_board *b, unsigned l);
 double sim_link_bw_bytes(const struct sim_link *lk); /* payload bandwidth when up */
+
+/* One-way latency of this end's link at alignment, in ps: the cable's flight
+ * time and the transceivers' pipeline, plus slip unit intervals of word
+ * alignment (0 on a deterministic link). */
+uint32_t sim_link_latency_ps(const struct sim_link *lk, unsigned slip);
+/* Bit positions the word aligner can land on (the latency-jitter fault). */
+#define SIM_ALIGN_SLIPS 20u
+
+/* remote.c: the remote-register window, once per tick of a running DNP. */
+void sim_rmt_tick(struct sim_torus *t, struct sim_board *b);
+/* Round trip of a request on link l, in TIMESTAMP ticks (the partner's
+ * firmware service time is drawn from its rng). */
+uint32_t sim_rmt_rtt_ticks(struct sim_torus *t, const struct sim_board *b, unsigned l);
 
 /* prbs_lane.c: PRBS generators/checkers. */
 void sim_lane_prbs_tick(struct sim_torus *t, struct sim_board *b, struct sim_link *lk,

@@ -35,9 +35,9 @@ static void usage(FILE *f)
 	      "  apenet-sim inject --dir DIR --node X,Y,Z FAULT [--option VALUE ...]\n"
 	      "  apenet-sim variants\n\n"
 	      "faults: cable-unplug --link L | cable-ber --link L --ber B | lane-dead --link L --lane N |\n"
-	      "        cable-swap --link L --with X,Y,Z:L2 | dnp-hang | overheat --celsius C |\n"
-	      "        voltage-droop --percent P | pcie-degrade --width W --gen G | card-gone |\n"
-	      "        power-off | clear\n\n"
+	      "        cable-swap --link L --with X,Y,Z:L2 | latency-jitter --link L | dnp-hang |\n"
+	      "        overheat --celsius C | voltage-droop --percent P | pcie-degrade --width W --gen G |\n"
+	      "        card-gone | power-off | clear\n\n"
 	      "run writes DIR/node-X-Y-Z/ per board (point APENET_SIM_DIR or apenet --sim there) and\n"
 	      "DIR/ready once every board is up; it runs until SIGTERM or SIGINT.\n",
 	      f);

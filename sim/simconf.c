@@ -9,9 +9,9 @@
 #include "sim.h"
 
 static const char *const top_keys[] = { "dims", "variant", "seed", "ber_accel", "tick_ms", "cable", "nodes",
-					"cables", NULL };
+					"cables", "remote_window", NULL };
 static const char *const cable_keys[] = { "kind", "length", NULL };
-static const char *const node_keys[] = { "node", "variant", NULL };
+static const char *const node_keys[] = { "node", "variant", "remote_window", NULL };
 static const char *const link_keys[] = { "node", "link", "kind", "length", "measured", NULL };
 
 static int variant(const struct apenet_conf *c, const struct apenet_conf_node *n, const struct apenet_profile **p,
@@ -37,6 +37,22 @@ static int kind(const struct apenet_conf *c, const struct apenet_conf_node *n, i
 		*k = SIM_CABLE_OPTICAL;
 	else
 		return apenet_conf_error(c, n, e, "'kind': '%s' is not copper or optical", n->value);
+	return 0;
+}
+
+/* remote_window: true/yes or false/no: does the firmware have the remote
+ * register window (ID_CAPS.RMT)? */
+static int yesno(const struct apenet_conf *c, const struct apenet_conf_node *n, const char *what, int *out,
+		 struct apenet_err *e)
+{
+	if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, what, e))
+		return -1;
+	if (!strcmp(n->value, "true") || !strcmp(n->value, "yes"))
+		*out = 1;
+	else if (!strcmp(n->value, "false") || !strcmp(n->value, "no"))
+		*out = 0;
+	else
+		return apenet_conf_error(c, n, e, "'%s': '%s' is not true or false", what, n->value);
 	return 0;
 }
 
@@ -141,6 +157,12 @@ int sim_conf_load(const char *path, struct sim_conf *sc, struct apenet_err *e)
 			goto out;
 		sc->tick_ms = (unsigned)u;
 	}
+	if ((n = apenet_conf_get(r, "remote_window"))) {
+		int yes;
+		if (yesno(c, n, "remote_window", &yes, e))
+			goto out;
+		sc->no_remote_window = !yes;
+	}
 	if ((n = apenet_conf_get(r, "cable"))) {
 		const struct apenet_conf_node *m;
 		if (apenet_conf_expect(c, n, APENET_CONF_MAP, "cable", e) || apenet_conf_check_keys(c, n, cable_keys, e))
@@ -179,7 +201,10 @@ int sim_conf_load(const char *path, struct sim_conf *sc, struct apenet_err *e)
 			nc->y = v[1];
 			nc->z = v[2];
 			nc->prof = sc->prof;
+			nc->remote_window = -1;
 			if ((m = apenet_conf_get(i, "variant")) && variant(c, m, &nc->prof, e))
+				goto out;
+			if ((m = apenet_conf_get(i, "remote_window")) && yesno(c, m, "remote_window", &nc->remote_window, e))
 				goto out;
 			sc->nnodes++;
 		}

@@ -182,6 +182,16 @@ static int cable_setup(struct sim_torus *t, const struct sim_conf *c, struct sim
 	return 0;
 }
 
+/* Whether the board's firmware has the remote window: the node's own
+ * setting, else the torus's. */
+static int node_no_rmt(const struct sim_conf *c, unsigned x, unsigned y, unsigned z)
+{
+	for (unsigned i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].x == x && c->nodes[i].y == y && c->nodes[i].z == z && c->nodes[i].remote_window >= 0)
+			return !c->nodes[i].remote_window;
+	return c->no_remote_window;
+}
+
 static const struct apenet_profile *node_profile(const struct sim_conf *c, unsigned x, unsigned y, unsigned z)
 {
 	for (unsigned i = 0; i < c->nnodes; i++)
@@ -217,6 +227,7 @@ int sim_torus_create(struct sim_torus *t, const struct sim_conf *c, const char *
 				b->y = y;
 				b->z = z;
 				b->prof = node_profile(c, x, y, z);
+				b->no_rmt = node_no_rmt(c, x, y, z);
 				b->pcie_gen = b->prof->pcie_gen;
 				b->pcie_width = b->prof->pcie_width;
 				sim_rng_seed(&b->rng, c->seed * 1000003u + i);

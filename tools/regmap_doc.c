@@ -32,6 +32,46 @@ static void block(const char *title, enum apenet_block b, const char *base)
 	putchar('\n');
 }
 
+/* The remote window: the protocol in a few lines, its result codes and the
+ * registers a partner may reach, both from the header and its policy. */
+static void rmt_window(void)
+{
+	printf("\n## Remote-register window (RMT_*)\n\n"
+	       "A tool reaches the partner card at the far end of link L through the link itself\n"
+	       "(ID_CAPS.RMT; docs/design.md, \"The remote-register window\"). Write RMT_ADDR (the\n"
+	       "partner's BAR0 offset, in its own map) and, for a write, RMT_WDATA; then RMT_CTRL with OP,\n"
+	       "LINK and SEQ = RMT_STATUS.DONE_SEQ + 1 (mod 2^16). The firmware sends a LOFAMO packet to the\n"
+	       "partner DNP, whose firmware checks the address, reads or writes its register and answers;\n"
+	       "RMT_STATUS.DONE_SEQ then equals SEQ, RESULT says how it went and RMT_RDATA holds the value\n"
+	       "read. A round trip takes a few microseconds; without an answer the firmware gives up after\n"
+	       "%u us. One request at a time: tools hold the card's command lock around it.\n\n"
+	       "| RESULT | name | meaning |\n|---|---|---|\n",
+	       APENET_RMT_ANSWER_US);
+	for (unsigned r = 0; strcmp(apenet_rmt_result_name(r), "invalid"); r++)
+		printf("| %u | %s | %s |\n", r, apenet_rmt_result_name(r), apenet_rmt_result_desc(r));
+	printf("\nWhat the answering DNP lets its partner on link L reach (apenet_rmt_allowed); the lane\n"
+	       "registers only in the lane blocks of link L, the link the request came in on.\n\n"
+	       "| block | register | partner may |\n|---|---|---|\n");
+	const struct apenet_profile *p = apenet_profile(APENET_V_APENETP);
+	static const struct {
+		enum apenet_block b;
+		const char *name;
+	} blocks[] = { { APENET_BLK_GLOBAL, "global" }, { APENET_BLK_LINK, "link" }, { APENET_BLK_LANE, "lane" } };
+	for (unsigned i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++) {
+		unsigned n;
+		const struct apenet_regdesc *r = apenet_regdescs(blocks[i].b, &n);
+		for (unsigned j = 0; j < n; j++) {
+			uint32_t off = blocks[i].b == APENET_BLK_GLOBAL ? r[j].off
+				       : blocks[i].b == APENET_BLK_LINK ? apenet_link_off(0, r[j].off)
+									: apenet_lane_off(0, 0, r[j].off);
+			int rd = apenet_rmt_allowed(p, 0, off, 0), wr = apenet_rmt_allowed(p, 0, off, 1);
+			if (rd || wr)
+				printf("| %s | %s | %s |\n", blocks[i].name, r[j].name, wr ? "read, write" : "read");
+		}
+	}
+	printf("\nEverything else is refused (DENIED), and so is a lane register of another link.\n");
+}
+
 int main(void)
 {
 	unsigned nf;
@@ -71,6 +111,7 @@ int main(void)
 			else
 				printf("| %s | %u:%u | %s |\n", f[j].name, f[j].lsb + f[j].width - 1, f[j].lsb, f[j].desc);
 		}
+	rmt_window();
 	printf("\n## Variants\n\n| variant | PCI device | FPGA | PCIe | links (lanes x Mbps, module cage) | PMA maxima VOD/pre/post1/post2/EQ/DC |\n"
 	       "|---|---|---|---|---|---|\n");
 	for (int v = 1; v < APENET_V_COUNT; v++) {

@@ -15,7 +15,10 @@ enum apenet_errcode {
 	APENET_EGONE,   /* the card reads all ones: it left the bus */
 	APENET_EIO,     /* a file or mapping failed */
 	APENET_EINVAL,  /* bad input: argument, file content, register value */
-	APENET_EBUSY,   /* could not get a consistent snapshot */
+	APENET_EBUSY,   /* could not get a consistent snapshot, or the command lock */
+	APENET_ENOTSUP, /* the card lacks the capability (ID_CAPS) */
+	APENET_ELINK,   /* the link cannot carry the request: down, in a PRBS test, no DNP partner */
+	APENET_ETIMEDOUT, /* no answer in time: the firmware, or the partner through the link */
 };
 
 struct apenet_err {

@@ -98,7 +98,14 @@ enum apenet_access {
 	X(CMD_ARG,         0x404, 32, RW,  "-",      "Command argument") \
 	X(CMD_SEQ,         0x408, 32, CMD, "count",  "Doorbell: the host writes a new sequence number after CODE and ARG") \
 	X(CMD_DONE_SEQ,    0x40c, 32, RO,  "count",  "Sequence number of the last command the firmware finished") \
-	X(CMD_RESULT,      0x410, 32, RO,  "enum",   "Result of the last command (0 ok, APENET_CMDERR_*)")
+	X(CMD_RESULT,      0x410, 32, RO,  "enum",   "Result of the last command (0 ok, APENET_CMDERR_*)") \
+	X(RMT_ADDR,        0x500, 32, RW,  "offset", "Remote window: the partner's BAR0 offset to read or write (in the partner's own map)") \
+	X(RMT_WDATA,       0x504, 32, RW,  "-",      "Remote window: the value a write request writes") \
+	X(RMT_CTRL,        0x508, 32, CMD, "bits",   "Remote window doorbell: OP, LINK and a new SEQ, written after RMT_ADDR and RMT_WDATA") \
+	X(RMT_STATUS,      0x50c, 32, RO,  "bits",   "Remote window: SEQ and result of the last request finished; BUSY while one is in flight") \
+	X(RMT_RDATA,       0x510, 64, RO,  "-",      "Remote window: the value the last request read (32-bit registers zero-extended; 0 after a write or an error)") \
+	X(RMT_RTT,         0x518, 32, RO,  "ticks",  "Remote window: round trip of the last answered request, request sent to answer received") \
+	X(RMT_SERVED,      0x51c, 32, RO,  "count",  "Remote requests this DNP answered for its link partners (reads, writes and refusals)")
 
 /* Per link, at APENET_LINK_BASE + link * APENET_LINK_STRIDE. */
 #define APENET_LINK_REGS(X) \
@@ -130,7 +137,8 @@ enum apenet_access {
 	X(LINK_LDM_RX,     0x0b0, 32, RO,  "ldm",    "Last LDM word received from the partner") \
 	X(LINK_LDM_RX_COUNT,0x0b4,32, RO,  "count",  "LDM words received") \
 	X(LINK_LDM_RX_TS,  0x0b8, 64, RO,  "ticks",  "TIMESTAMP when LINK_LDM_RX arrived (age = TIMESTAMP - this)") \
-	X(LINK_UP_TS,      0x0c0, 64, RO,  "ticks",  "TIMESTAMP when the link last came up")
+	X(LINK_UP_TS,      0x0c0, 64, RO,  "ticks",  "TIMESTAMP when the link last came up") \
+	X(LINK_LATENCY_PS, 0x0c8, 32, RO,  "ps",     "One-way link latency measured at the last alignment (TX word to RX word out of deskew); 0 while not up")
 
 /* Per lane, at link block + APENET_LANE_BASE + lane * APENET_LANE_STRIDE. */
 #define APENET_LANE_REGS(X) \
@@ -150,7 +158,8 @@ enum apenet_access {
 	X(LANE_PRBS_ERRS,  0x040, 64, RO,  "bits",   "Bit errors since the checker started") \
 	X(LANE_PRBS_START_TS,0x048,64,RO,  "ticks",  "TIMESTAMP when the checker (re)started") \
 	X(LANE_PRBS_RXWORD,0x050, 32, RO,  "-",      "Last 32-bit parallel word the checker received") \
-	X(LANE_PRBS_ERRWORD,0x054,32, RO,  "-",      "XOR of that word with the expected one (its bit errors)")
+	X(LANE_PRBS_ERRWORD,0x054,32, RO,  "-",      "XOR of that word with the expected one (its bit errors)") \
+	X(LANE_PRBS_RUN_MS,0x058, 32, RW,  "ms",     "Run time: the firmware clears PRBS_CTRL.ENABLE this long after a run starts; 0 runs until disabled")
 
 /* Per module port, at APENET_EE_BASE + port * APENET_EE_STRIDE. */
 #define APENET_EE_REGS(X) \
@@ -203,6 +212,8 @@ static inline uint32_t apenet_ee_off(unsigned port, unsigned reg)
 	F(ID_CAPS, LDM, 1, 1, "LDM diagnostic messages") \
 	F(ID_CAPS, WATCHDOG, 2, 1, "Mutual watchdog") \
 	F(ID_CAPS, HWTLB, 3, 1, "Hardware TLB") \
+	F(ID_CAPS, RMT, 4, 1, "Remote-register window (RMT_*): the partner's PRBS registers through the link") \
+	F(ID_CAPS, LATENCY, 5, 1, "Link latency measured at alignment (LINK_LATENCY_PS)") \
 	F(ID_CAPS, EMULATED, 31, 1, "The board is an emulation (apenet-sim)") \
 	F(NODE_COORD, X, 0, 8, "X coordinate") \
 	F(NODE_COORD, Y, 8, 8, "Y coordinate") \
@@ -216,6 +227,12 @@ static inline uint32_t apenet_ee_off(unsigned port, unsigned reg)
 	F(WD_STATUS, HOST_EXPIRED, 0, 1, "The host missed WD_TIMEOUT_BEATS beats") \
 	F(WD_STATUS, ENABLED, 1, 1, "The watchdog is running") \
 	F(WD_STATUS, MISSED, 8, 8, "Host beats missed in a row") \
+	F(RMT_CTRL, OP, 0, 2, "enum apenet_rmt_op: 0 read, 1 write") \
+	F(RMT_CTRL, LINK, 8, 4, "Link the request goes out on") \
+	F(RMT_CTRL, SEQ, 16, 16, "Request number: a value other than RMT_STATUS.DONE_SEQ rings the doorbell") \
+	F(RMT_STATUS, RESULT, 0, 8, "enum apenet_rmt_result of request DONE_SEQ") \
+	F(RMT_STATUS, BUSY, 8, 1, "A request is in flight: sent, its answer not yet in") \
+	F(RMT_STATUS, DONE_SEQ, 16, 16, "SEQ of the last request finished") \
 	F(LINK_STATE, STATE, 0, 3, "enum apenet_link_state") \
 	F(LINK_STATE, PHASE, 4, 3, "Lowest bring-up phase over the lanes in use (enum apenet_phase)") \
 	F(LINK_STATE, LANES_UP, 8, 4, "Mask of lanes up") \
@@ -234,6 +251,7 @@ static inline uint32_t apenet_ee_off(unsigned port, unsigned reg)
 	F(LANE_PRBS_CTRL, CLEAR, 5, 1, "Command: restart the checker's counters at the next tick") \
 	F(LANE_PRBS_STATUS, LOCKED, 0, 1, "Checker locked to the pattern") \
 	F(LANE_PRBS_STATUS, RUNNING, 1, 1, "Checker running") \
+	F(LANE_PRBS_STATUS, ENDED, 2, 1, "The firmware ended the last run when PRBS_RUN_MS elapsed (0 again when a run starts)") \
 	F(LANE_PRBS_STATUS, PATTERN, 8, 2, "Pattern the checker runs") \
 	F(EE_STATUS, PRESENT, 0, 1, "A module is plugged") \
 	F(EE_STATUS, VALID, 1, 1, "The mirror holds the module's pages") \
@@ -301,6 +319,32 @@ enum apenet_cmd {
 	APENET_CMD_RESET = 3,          /* soft reset of the firmware: links retrain, counters clear */
 };
 enum apenet_cmd_err { APENET_CMDERR_OK = 0, APENET_CMDERR_BADCODE = 1, APENET_CMDERR_BADARG = 2 };
+
+/*
+ * The remote-register window (RMT_*, docs/design.md "The remote-register
+ * window").  The host writes RMT_ADDR (and RMT_WDATA), then RMT_CTRL with
+ * OP, LINK and a new SEQ.  The firmware sends the request to the partner DNP
+ * on that link as a LOFAMO packet; the partner's firmware checks the address
+ * against its window (apenet_rmt_allowed), reads or writes its own register
+ * and answers.  RMT_STATUS then shows DONE_SEQ = SEQ with the result, and
+ * RMT_RDATA the value read.  One request at a time; the host side holds the
+ * card's command lock around it (include/apenet/remote.h).
+ */
+enum apenet_rmt_op { APENET_RMT_READ = 0, APENET_RMT_WRITE = 1 };
+/* X(NAME, VALUE, DESCRIPTION): APENET_RMT_<NAME> */
+#define APENET_RMT_RESULTS(X) \
+	X(OK,         0, "done: RMT_RDATA holds the value read, or the write was applied") \
+	X(LINK_DOWN,  1, "not sent: the link is down or training") \
+	X(LINK_PRBS,  2, "not sent: a lane of the link runs PRBS at this end or the partner's, so the link carries no packets") \
+	X(NO_PARTNER, 3, "not sent: no DNP at the far end (no cable, or an external device: detector, switch)") \
+	X(NO_ANSWER,  4, "sent, no answer within APENET_RMT_ANSWER_US: the partner's DNP is hung or its firmware has no window") \
+	X(DENIED,     5, "the partner refused: the address is not in its window, or not writable") \
+	X(BADREQ,     6, "not sent: OP or LINK out of range")
+#define APENET_X_RMT_ENUM(n, v, d) APENET_RMT_##n = (v),
+enum apenet_rmt_result { APENET_RMT_RESULTS(APENET_X_RMT_ENUM) };
+/* How long the firmware waits for the partner's answer before NO_ANSWER.
+ * A round trip takes a few microseconds (docs/design.md). */
+#define APENET_RMT_ANSWER_US 1000u
 
 /* ---- Board variants and their profiles (SPEC §1) ---- */
 enum apenet_variant {
@@ -386,5 +430,24 @@ const struct apenet_fielddesc *apenet_fielddescs(unsigned *n);
 const char *apenet_access_name(enum apenet_access a);
 const char *apenet_phase_name(unsigned phase);
 const char *apenet_link_state_name(unsigned state);
+/* "OK", "LINK_DOWN", ...; "invalid" for an unknown value. */
+const char *apenet_rmt_result_name(unsigned result);
+const char *apenet_rmt_result_desc(unsigned result);
+
+/*
+ * The remote window's policy, applied by the ANSWERING DNP: may its partner
+ * on link `link` read (write 0) or write (write 1) the register at BAR0
+ * offset off of a board of profile p?  Readable: the identity registers
+ * (ID_*, BER_ACCEL, NODE_COORD, TORUS_DIMS, LINK_CONFIG, TS_FREQ_HZ,
+ * TIMESTAMP) and, in the lane blocks of that link only, the PRBS and PMA
+ * registers.  Writable: LANE_PRBS_CTRL and LANE_PRBS_RUN_MS of those lanes.
+ * off must be a register's own offset (not inside a 64-bit one).
+ */
+int apenet_rmt_allowed(const struct apenet_profile *p, unsigned link, uint32_t off, int write);
+
+/* Registers added to the map after snapshot files were first written: a
+ * file without them loads them as 0, which is what a firmware without them
+ * shows.  1 for such a name. */
+int apenet_reg_added_later(const char *name);
 
 #endif

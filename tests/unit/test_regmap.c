@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include "apenet/regs.h"
+#include "apenet/snapfile.h"
 
 static const char *const block_name[APENET_BLK_COUNT] = { "global", "link", "lane", "EE" };
 
@@ -514,6 +515,119 @@ static void test_doc_drift(void **state)
 			 "byte %zu of %s)", line, i, path);
 }
 
+/* ---- the remote window (issue 10) ---- */
+
+static void test_rmt_results(void **state)
+{
+	(void)state;
+	unsigned n = 0;
+	while (strcmp(apenet_rmt_result_name(n), "invalid"))
+		n++;
+	assert_int_equal(n, APENET_RMT_BADREQ + 1);
+	for (unsigned i = 0; i < n; i++) {
+		assert_true(apenet_rmt_result_desc(i)[0] != 0);
+		for (unsigned j = i + 1; j < n; j++)
+			assert_string_not_equal(apenet_rmt_result_name(i), apenet_rmt_result_name(j));
+	}
+	assert_string_equal(apenet_rmt_result_name(APENET_RMT_DENIED), "DENIED");
+	/* RESULT is 8 bits, SEQ and DONE_SEQ the same 16 */
+	assert_int_equal(APENET_F_RMT_STATUS_RESULT_WIDTH, 8);
+	assert_int_equal(APENET_F_RMT_CTRL_SEQ_WIDTH, APENET_F_RMT_STATUS_DONE_SEQ_WIDTH);
+	assert_true((1u << APENET_F_RMT_CTRL_LINK_WIDTH) >= APENET_MAX_LINKS);
+}
+
+/* The policy, over every 32-bit offset of BAR0, for every variant and link:
+ * readable exactly the identity list and the PRBS and PMA registers of that
+ * link's lanes; writable exactly PRBS_CTRL and PRBS_RUN_MS of those lanes. */
+static void test_rmt_policy(void **state)
+{
+	(void)state;
+	static const uint32_t ident[] = { APENET_REG_ID_MAGIC, APENET_REG_ID_VARIANT, APENET_REG_ID_FW_VERSION,
+					  APENET_REG_ID_BUILD, APENET_REG_ID_CAPS, APENET_REG_BER_ACCEL,
+					  APENET_REG_NODE_COORD, APENET_REG_TORUS_DIMS, APENET_REG_LINK_CONFIG,
+					  APENET_REG_TS_FREQ_HZ, APENET_REG_TIMESTAMP };
+	for (int v = 1; v < APENET_V_COUNT; v++) {
+		const struct apenet_profile *p = apenet_profile((enum apenet_variant)v);
+		for (unsigned l = 0; l < p->nlinks; l++) {
+			unsigned nread = 0, nwrite = 0;
+			for (uint32_t off = 0; off < APENET_BAR_SIZE; off += 4) {
+				int rd = apenet_rmt_allowed(p, l, off, 0), wr = apenet_rmt_allowed(p, l, off, 1);
+				nread += rd;
+				nwrite += wr;
+				if (wr && !rd)
+					fail_msg("%s link %u: 0x%04x writable, not readable", p->name, l, off);
+				int in_ident = 0;
+				for (unsigned i = 0; i < sizeof(ident) / sizeof(ident[0]); i++)
+					in_ident |= off == ident[i];
+				if (in_ident) {
+					assert_true(rd && !wr);
+					continue;
+				}
+				if (!rd)
+					continue;
+				uint32_t lanes0 = apenet_lane_off(l, 0, 0);
+				if (off < lanes0 || off >= lanes0 + p->links[l].lanes * APENET_LANE_STRIDE)
+					fail_msg("%s link %u: 0x%04x readable outside the link's lanes", p->name, l, off);
+				uint32_t reg = (off - lanes0) % APENET_LANE_STRIDE;
+				if (wr && reg != APENET_LANE_PRBS_CTRL && reg != APENET_LANE_PRBS_RUN_MS)
+					fail_msg("%s link %u: lane register 0x%02x writable", p->name, l, reg);
+			}
+			/* 11 identity registers; per lane 8 PRBS and 6 PMA registers */
+			assert_int_equal(nread, 11 + p->links[l].lanes * 14);
+			assert_int_equal(nwrite, p->links[l].lanes * 2);
+		}
+		assert_false(apenet_rmt_allowed(p, p->nlinks, APENET_REG_ID_MAGIC, 0));
+	}
+	assert_false(apenet_rmt_allowed(NULL, 0, APENET_REG_ID_MAGIC, 0));
+}
+
+/* Snapshot files from before these registers still load, with them 0; a
+ * register that was always there is still required. */
+static void test_registers_added_later(void **state)
+{
+	(void)state;
+	unsigned added = 0;
+	for (int b = 0; b < APENET_BLK_COUNT; b++) {
+		unsigned n;
+		const struct apenet_regdesc *r = apenet_regdescs((enum apenet_block)b, &n);
+		for (unsigned i = 0; i < n; i++)
+			added += apenet_reg_added_later(r[i].name);
+	}
+	assert_int_equal(added, 9); /* RMT_* (7), LINK_LATENCY_PS, LANE_PRBS_RUN_MS */
+	assert_false(apenet_reg_added_later("LINK_UP_TS"));
+
+	const char *src = getenv("APENET_SRCDIR");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/tests/fuzz/snapshot/apenetp-0-0-0.json", src && *src ? src : ".");
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot read %s", path);
+	size_t len;
+	char *raw = slurp(f, &len);
+	fclose(f);
+	char *doc = malloc(len + 1); /* slurp does not end it with a NUL */
+	assert_non_null(doc);
+	memcpy(doc, raw, len);
+	doc[len] = 0;
+	free(raw);
+	assert_null(strstr(doc, "RMT_CTRL")); /* written before the window existed */
+	static struct apenet_view v;
+	struct apenet_err e = { 0 };
+	if (apenet_snapfile_load_string(path, doc, &v, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(v.s1.g.ID_MAGIC, APENET_MAGIC);
+	assert_int_equal(v.s1.g.RMT_STATUS, 0);
+	assert_int_equal(v.s1.link[0].LINK_LATENCY_PS, 0);
+	assert_int_equal(v.s1.link[0].lane[0].LANE_PRBS_RUN_MS, 0);
+	/* without LINK_UP_TS (there from the start) it is refused */
+	char *p = strstr(doc, "\"LINK_UP_TS\"");
+	assert_non_null(p);
+	memcpy(p + 1, "LINK_XX_TS", 10);
+	assert_int_equal(apenet_snapfile_load_string(path, doc, &v, &e), -1);
+	assert_non_null(strstr(e.msg, "LINK_UP_TS missing"));
+	free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -526,6 +640,9 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_profiles),
 		cmocka_unit_test(test_apenetp),
+		cmocka_unit_test(test_rmt_results),
+		cmocka_unit_test(test_rmt_policy),
+		cmocka_unit_test(test_registers_added_later),
 		cmocka_unit_test(test_doc_drift),
 	};
 
