@@ -16,8 +16,9 @@
  * - A sequential test looks at its counters again and again and stops at
  *   the first PASS (upper bound below the target) or FAIL (lower bound
  *   above it).  Checked naively, the fixed-sample bounds are wrong far more
- *   often than 1 - CL (at a true BER equal to the target: 24% false PASS and
- *   33% false FAIL instead of 5% each, bench/bench_ber_stats.c).  The
+ *   often than 1 - CL (at a true BER equal to the target, reading every
+ *   second for up to 100x the zero-error minimum: 30% false PASS and 38%
+ *   false FAIL instead of 5% each, bench/bench_ber_stats.c).  The
  *   schedule (struct apenet_ber_sched) corrects it: a PASS can only happen at
  *   one bit count per error count (pass_bits(k)), a FAIL only when the k-th
  *   error comes before fail_bits(k); these points are placed by an exact
@@ -118,7 +119,8 @@ int apenet_ber_sched_init(struct apenet_ber_sched *s, double target, double cl, 
 double apenet_ber_pass_bits(const struct apenet_ber_sched *s, uint64_t errors);
 double apenet_ber_fail_bits(const struct apenet_ber_sched *s, uint64_t errors);
 /* The confidence the look at `errors` errors works at, as one fixed-length
- * test: 1 - P(X <= errors | pass_mu) (CL itself for a naive look). */
+ * test: 1 - P(X <= errors | pass_mu) (CL itself for a naive look; 1 for a
+ * look that never passes). */
 double apenet_ber_pass_cl(const struct apenet_ber_sched *s, uint64_t errors);
 
 /* The verdict alone, cheap (a comparison for the exact looks): for a runner
