@@ -150,6 +150,10 @@ $(B)/tests/%: $(B)/obj/tests/e2e/%.o $(B)/obj/tests/e2e/e2e_util.o $(SIM_A) $(LI
 $(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+# bench_ber_stats draws its error streams with the emulator's RNG (sim/rng.c).
+$(B)/bench/bench_ber_stats: $(B)/obj/bench/bench_ber_stats.o $(SIM_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
 # The health database's benchmark measures sqlite itself too, with the
 # supervisor's the same baseline (bench/rawdb.c: plain INSERTs); the
 # supervisor's sends real INFORMs and runs a bare net-snmp receiver.

@@ -1,11 +1,18 @@
 /*
  * Poisson confidence bounds through the regularized incomplete gamma
- * function: P(X >= k | mu) = P(k, mu) and P(X <= k | mu) = 1 - P(k + 1, mu).
- * The bound is found by bisection on mu, which is monotone in both; 200
- * halvings of a bracket that starts at [0, k + 50 sqrt(k+1) + 50] reach
- * double precision.  Past LARGE_K events the gamma series would need ~sqrt(k)
- * terms: there the Wilson-Hilferty form of the chi-square quantile is exact
- * to far better than a counter's own noise.
+ * function: P(X >= k | mu) = P(k, mu) and P(X <= k | mu) = Q(k + 1, mu) =
+ * 1 - P(k + 1, mu).  The bound is found by bisection on mu, which is
+ * monotone in both; 200 halvings of a bracket that starts at
+ * [0, k + 50 sqrt(k+1) + 50] reach double precision.  Past LARGE_K events
+ * the gamma series would need ~sqrt(k) terms: there the Wilson-Hilferty form
+ * of the chi-square quantile is exact to far better than a counter's own
+ * noise.
+ *
+ * Every bound is computed from its tail probability a = 1 - cl, never from
+ * cl: the BER decision schedule (lofamo/ber_stats.c) asks for bounds at tail
+ * probabilities of 1e-12 and below, where 1 - (1 - a) has lost the digits.
+ * P and Q each come from the side of the function where they are not a
+ * difference of two numbers near 1.
  */
 #include <math.h>
 
@@ -13,7 +20,9 @@
 
 #define LARGE_K 100000
 
-/* z with Phi(z) = p, by bisection on erfc (no dependency, called rarely). */
+/* z with Phi(z) = p, by bisection on erfc (no dependency, called rarely).
+ * Accurate for small p (the lower tail): Phi(z) there is erfc of a positive
+ * argument, not 1 minus something. */
 static double norm_quantile(double p)
 {
 	double lo = -40, hi = 40;
@@ -34,11 +43,15 @@ static double wilson_hilferty(double n, double z)
 	return n * t * t * t;
 }
 
-/* Series for x < a + 1, continued fraction (Lentz) otherwise. */
-double apenet_gamma_p(double a, double x)
+/* P(a, x) and Q(a, x) = 1 - P(a, x): the series for x < a + 1 (P small or
+ * moderate, Q = 1 - P), the continued fraction (Lentz) otherwise (Q small). */
+static void gamma_pq(double a, double x, double *p, double *q)
 {
-	if (x <= 0 || a <= 0)
-		return 0;
+	if (x <= 0 || a <= 0) {
+		*p = 0;
+		*q = 1;
+		return;
+	}
 	double lg = lgamma(a), pre = a * log(x) - x - lg;
 	if (x < a + 1) {
 		double sum = 1.0 / a, term = sum, ap = a;
@@ -49,7 +62,9 @@ double apenet_gamma_p(double a, double x)
 			if (fabs(term) < fabs(sum) * 1e-16)
 				break;
 		}
-		return sum * exp(pre);
+		*p = sum * exp(pre);
+		*q = 1 - *p;
+		return;
 	}
 	const double tiny = 1e-300;
 	double b = x + 1 - a, c = 1 / tiny, d = 1 / b, h = d;
@@ -68,7 +83,42 @@ double apenet_gamma_p(double a, double x)
 		if (fabs(del - 1) < 1e-16)
 			break;
 	}
-	return 1 - exp(pre) * h; /* Q(a, x) = exp(pre) * h */
+	*q = exp(pre) * h;
+	*p = 1 - *q;
+}
+
+double apenet_gamma_p(double a, double x)
+{
+	double p, q;
+	gamma_pq(a, x, &p, &q);
+	return p;
+}
+
+double apenet_gamma_q(double a, double x)
+{
+	double p, q;
+	gamma_pq(a, x, &p, &q);
+	return q;
+}
+
+double apenet_poisson_cdf(uint64_t k, double mu)
+{
+	return mu > 0 ? apenet_gamma_q((double)k + 1, mu) : 1;
+}
+
+double apenet_poisson_sf(uint64_t k, double mu)
+{
+	if (k == 0)
+		return 1;
+	return mu > 0 ? apenet_gamma_p((double)k, mu) : 0;
+}
+
+double apenet_poisson_pmf(uint64_t n, double mu)
+{
+	if (!(mu > 0))
+		return n == 0 ? 1 : 0;
+	double nn = (double)n;
+	return exp(nn * log(mu) - mu - lgamma(nn + 1));
 }
 
 static double upper_end(uint64_t k)
@@ -77,12 +127,15 @@ static double upper_end(uint64_t k)
 	return kk + 50 * sqrt(kk + 1) + 50;
 }
 
-/* The mu in [lo, hi] where f(mu) crosses target; f increasing in mu. */
-static double bisect(double (*f)(double a, double mu), double a, double target, double lo, double hi)
+/* The mu in [lo, hi] where f(mu) crosses target; f increasing in mu when
+ * rising, else decreasing.  To 1e-15 relative: a lower bound at a tiny tail
+ * is itself tiny (k = 1 at a = 1e-18: mu = 1e-18), so the halvings go on
+ * until the bracket is narrow against its own end, not against 1. */
+static double bisect(double (*f)(double a, double mu), double a, double target, int rising, double lo, double hi)
 {
-	for (int i = 0; i < 200 && hi - lo > 1e-15 * (hi > 1 ? hi : 1); i++) {
+	for (int i = 0; i < 2000 && hi - lo > 1e-15 * hi; i++) {
 		double mid = 0.5 * (lo + hi);
-		if (f(a, mid) < target)
+		if ((f(a, mid) < target) == !!rising)
 			lo = mid;
 		else
 			hi = mid;
@@ -90,30 +143,63 @@ static double bisect(double (*f)(double a, double mu), double a, double target, 
 	return 0.5 * (lo + hi);
 }
 
-double apenet_poisson_lower(uint64_t k, double cl)
+double apenet_poisson_lower_tail(uint64_t k, double a)
 {
-	if (k == 0 || !(cl > 0 && cl < 1))
+	if (k == 0 || !(a > 0 && a < 1))
 		return 0;
 	if (k > LARGE_K)
-		return wilson_hilferty((double)k, -norm_quantile(cl));
-	/* P(X >= k | mu) = P(k, mu) rises with mu: find where it reaches 1 - cl */
-	return bisect(apenet_gamma_p, (double)k, 1 - cl, 0, upper_end(k));
+		return wilson_hilferty((double)k, norm_quantile(a));
+	/* P(X >= k | mu) = P(k, mu) rises with mu: find where it reaches a */
+	return bisect(apenet_gamma_p, (double)k, a, 1, 0, upper_end(k));
 }
 
-static double cdf_tail(double a, double mu)
+double apenet_poisson_upper_tail(uint64_t k, double a)
 {
-	/* 1 - P(X <= k | mu) = P(k + 1, mu), increasing in mu */
-	return apenet_gamma_p(a, mu);
+	if (!(a > 0 && a < 1))
+		return INFINITY;
+	if (k == 0)
+		return -log(a);
+	if (k > LARGE_K)
+		return wilson_hilferty((double)k + 1, -norm_quantile(a));
+	/* P(X <= k | mu) = Q(k + 1, mu) falls as mu rises: find where it reaches a */
+	double hi = upper_end(k);
+	while (apenet_gamma_q((double)k + 1, hi) > a && hi < 1e300)
+		hi *= 2; /* tails below ~1e-400 only */
+	return bisect(apenet_gamma_q, (double)k + 1, a, 0, 0, hi);
+}
+
+double apenet_poisson_lower(uint64_t k, double cl)
+{
+	return cl > 0 && cl < 1 ? apenet_poisson_lower_tail(k, 1 - cl) : 0;
 }
 
 double apenet_poisson_upper(uint64_t k, double cl)
 {
-	if (!(cl > 0 && cl < 1))
-		return INFINITY;
-	if (k == 0)
-		return -log(1 - cl);
-	if (k > LARGE_K)
-		return wilson_hilferty((double)k + 1, norm_quantile(cl));
-	/* P(X <= k | mu) = 1 - cl  <=>  P(k + 1, mu) = cl */
-	return bisect(cdf_tail, (double)k + 1, cl, 0, upper_end(k));
+	return cl > 0 && cl < 1 ? apenet_poisson_upper_tail(k, 1 - cl) : INFINITY;
+}
+
+static double chi2_cdf(double half_dof, double half_x)
+{
+	return apenet_gamma_p(half_dof, half_x);
+}
+
+static double chi2_sf(double half_dof, double half_x)
+{
+	return apenet_gamma_q(half_dof, half_x);
+}
+
+double apenet_chi2_quantile(double p, double dof)
+{
+	if (!(p > 0 && p < 1) || !(dof > 0) || !isfinite(dof))
+		return NAN;
+	double a = dof / 2, hi = a + 50 * sqrt(a + 1) + 50;
+	/* P(chi2 <= x) = P(dof/2, x/2); the upper half solved on Q, where p is near 1 */
+	if (p <= 0.5) {
+		while (chi2_cdf(a, hi) < p && hi < 1e300)
+			hi *= 2;
+		return 2 * bisect(chi2_cdf, a, p, 1, 0, hi);
+	}
+	while (chi2_sf(a, hi) > 1 - p && hi < 1e300)
+		hi *= 2;
+	return 2 * bisect(chi2_sf, a, 1 - p, 0, 0, hi);
 }

@@ -70,6 +70,22 @@ paper's depths (512, 1024, 2048, 4096 entries) at 28 and 34 Gbps."
   run "apenet model --fifo-depth 8KiB --link-gbps 34 --json | jq -c '{E3, max_payload_MBps}'" sh -c "'$A' model --fifo-depth 8KiB --link-gbps 34 --json | jq -c '{E3, max_payload_MBps}'"
   run "apenet model --table" "$A" model --table; } >>$OUT/model.md
 
+page ber-plan "The bits and the wall time it takes to certify a target BER at a confidence (one-sided), allowing
+E errors: a table for E = 0..5, or the row of \`--errors E\`. \`bits\` is the statistical minimum, what a test
+fixed in advance must check with at most E errors (chi2_CL(2E + 2) / 2 / target: 2.996e12 for 1e-12 at
+95% with none); \`lane\` is its time on one lane at \`--gbps\` (the line rate of one lane), which is also
+the time for all lanes tested at once, each certified on its own; \`pooled\` is the time when the
+\`--lanes N\` lanes (default 4) are pooled into one claim about their common BER (valid only for lanes
+that share one BER claim). The \`sequential\` columns are what \`apenet ber\`'s early-stopping test needs
+when it sees E errors, and the confidence that look works at: 1.005x the minimum without errors, more
+with errors, so that checking again and again stays right at the CL overall. Text shows durations;
+JSON and CSV give seconds (\`lane_s\`, ...). docs/ber.md explains the statistics. No card needed."
+{ run "apenet ber-plan --target 1e-12 --cl 0.95 --gbps 7" "$A" ber-plan --target 1e-12 --cl 0.95 --gbps 7
+  run "apenet ber-plan --target 1e-15 --cl 0.99 --gbps 10 --lanes 4 --errors 0 --json | jq -c '.plan[0]'" \
+	sh -c "'$A' ber-plan --target 1e-15 --cl 0.99 --gbps 10 --lanes 4 --errors 0 --json | jq -c '.plan[0]'"
+  run "apenet ber-plan --target 1e-12 --cl 95 --gbps 7; echo \"exit \$?\"   # CL is a fraction" \
+	sh -c "'$A' ber-plan --target 1e-12 --cl 95 --gbps 7; echo \"exit \$?\""; } >>$OUT/ber-plan.md
+
 hex=$("$A" snapshot --interval 0 --sim "$N" | jq -r '.modules[0].eeprom')
 printf '%s' "$hex" | perl -ne 'print pack("H*", $_)' >"$T/xplus.bin"
 page module "Each port's module EEPROM decoded as \`ethtool -m\` does: QSFP+ modules (SFF-8636) on the
