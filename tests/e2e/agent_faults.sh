@@ -292,4 +292,6 @@ for r in sup1 sup2; do
 	awk '{ if (($1 in last) && $2 <= last[$1]) { print "out of order: " $0; bad = 1 } last[$1] = $2 } END { exit bad }' \
 		"$T/$r.got" || fail "$r: reports out of order"
 done
-echo "agent faults: $(wc -l <"$T/raised") transitions from 16 agents, every one at both receivers once, in order"
+resent=$(sort "$T/sup1.all" "$T/sup2.all" | uniq -d | wc -l)
+echo "agent faults: $(wc -l <"$T/raised") transitions from 16 agents, every one at both receivers, in order;" \
+	"$resent arrived again after an unanswered try, none after an acknowledgement"
