@@ -164,6 +164,9 @@ static void write_status(struct agent *a, struct apenet_out *o)
 	apenet_out_int(o, "step_us_max", a->step_us_max);
 	apenet_out_dbl(o, "step_us_mean", a->periods ? a->step_us_sum / (double)a->periods : 0, 1);
 	apenet_out_uint(o, "sample_errors", a->sample_errors);
+	/* register reads of the last sample: on a real card each is a PCIe
+	 * round trip (~1 us), a cost no emulator figure shows */
+	apenet_out_uint(o, "reads_last", a->prev ? a->prev->reads : 0);
 	out_num(o, "baseline_s", a->long_dt, 1);
 	apenet_out_obj_end(o);
 

@@ -18,6 +18,28 @@
 
 #include "../tests/e2e/e2e.h"
 
+/* What a register read costs on a real card's bus (docs/design.md). */
+#define BENCH_US_PER_READ 1.0
+
+/* The register reads of the agent's last sample, from its own status
+ * document (agent-status over its socket); -1 when it does not answer. */
+static long agent_reads(const char *d)
+{
+	char cmd[PATH_MAX * 2 + 64], line[256];
+	snprintf(cmd, sizeof(cmd), "'%s/apenet' agent-status --json --socket '%s/sock' 2>/dev/null", e2e_bin(), d);
+	FILE *f = popen(cmd, "r");
+	long reads = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		const char *k = strstr(line, "\"reads_last\":");
+		if (k)
+			reads = strtol(k + strlen("\"reads_last\":"), NULL, 10);
+	}
+	pclose(f);
+	return reads;
+}
+
 static int run(const struct e2e_sim *sim, const char *dir, double period_ms, double secs)
 {
 	char d[PATH_MAX + 32], cfg[PATH_MAX + 64], nd[PATH_MAX + 32], bin[PATH_MAX + 16], err[PATH_MAX + 64];
@@ -49,6 +71,7 @@ static int run(const struct e2e_sim *sim, const char *dir, double period_ms, dou
 	nanosleep(&ts, NULL);
 	double c1 = e2e_proc_cpu_s(p), t1 = e2e_now();
 	long rss = e2e_proc_kb(p, "VmRSS:"), hwm = e2e_proc_kb(p, "VmHWM:");
+	long reads = agent_reads(d);
 	kill(p, SIGTERM);
 	int st;
 	waitpid(p, &st, 0);
@@ -57,8 +80,11 @@ static int run(const struct e2e_sim *sim, const char *dir, double period_ms, dou
 		return -1;
 	}
 	double periods = (t1 - t0) * 1000 / period_ms;
-	printf("%-8.0f %8.0f %10.3f %12.1f %9.1f %9.1f\n", period_ms, t1 - t0, 100 * (c1 - c0) / (t1 - t0),
-	       (c1 - c0) / periods * 1e6, rss / 1024.0, hwm / 1024.0);
+	/* On a card every read is a PCIe round trip the CPU waits for (~1 us,
+	 * docs/design.md); the emulator's reads are memory loads. */
+	double bus_pct = reads > 0 ? 100 * reads * BENCH_US_PER_READ * 1e-6 / (period_ms / 1000) : -1;
+	printf("%-8.0f %8.0f %10.3f %12.1f %9.1f %9.1f %8ld %14.3f\n", period_ms, t1 - t0, 100 * (c1 - c0) / (t1 - t0),
+	       (c1 - c0) / periods * 1e6, rss / 1024.0, hwm / 1024.0, reads, bus_pct < 0 ? -1 : bus_pct);
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
@@ -74,8 +100,11 @@ int main(void)
 		return 2;
 	}
 	printf("# apenet-agent on an APEnet+ v4 board (emulated 4x4x1, node 1,1,0), reports off, %.0f s each\n", secs);
-	printf("%-8s %8s %10s %12s %9s %9s\n", "P ms", "wall s", "core %", "us CPU/period", "RSS MB", "peak MB");
+	printf("%-8s %8s %10s %12s %9s %9s %8s %14s\n", "P ms", "wall s", "core %", "us CPU/period", "RSS MB", "peak MB",
+	       "reads", "+bus core %");
 	int rc = run(&sim, dir, 100, secs) || run(&sim, dir, 1000, secs);
+	printf("# reads: register reads per sample; +bus core %%: what they would add on a card at %.1f us a read\n",
+	       BENCH_US_PER_READ);
 	e2e_sim_stop(&sim);
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
