@@ -19,7 +19,7 @@ void apenet_deduce_config_defaults(struct apenet_deduce_config *c)
 	c->dims[0] = 4;
 	c->dims[1] = 4;
 	c->dims[2] = 1;
-	c->silent_ms = 3000;
+	c->silent_ms = 3500; /* the config's defaults (common/config.c), for callers without one */
 	c->settle_ms = 1500;
 	c->explain_ms = 5000;
 	c->late_ms = 2000;

@@ -1090,7 +1090,9 @@ static void test_agent_restart_supersedes(void **state)
 	run(h, 6000);
 	assert_int_equal(count(h, APENET_DEDUCE_CLOSE), 1);
 	const struct apenet_deduce_action *c = nth(h, APENET_DEDUCE_CLOSE, 0);
-	int k = !strcmp(nth(h, APENET_DEDUCE_OPEN, 0)->blame.component, "cable") ? 0 : 1;
+	const struct apenet_deduce_action *o0 = nth(h, APENET_DEDUCE_OPEN, 0);
+	assert_non_null(o0);
+	int k = !strcmp(o0->blame.component, "cable") ? 0 : 1;
 	assert_string_equal(nth(h, APENET_DEDUCE_OPEN, k)->blame.component, "cable");
 	assert_int_equal(c->key, nth(h, APENET_DEDUCE_OPEN, k)->key);
 	assert_non_null(strstr(c->ev.text, "superseded"));
