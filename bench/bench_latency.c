@@ -6,13 +6,19 @@
  * the time from just before `apenet-sim inject` (or the SIGSTOP) to the
  * moment the receiver's log shows the matching apenetHealthChange, polled
  * every millisecond; then the fault is cleared and the "normal" report
- * awaited before the next one.  (APENET-MIB's ApenetStatus is the LDM
+ * awaited before the next one.  Each injection waits a random 0-100 ms
+ * first, and every 10 host hangs the reporting agent is restarted after a
+ * random pause, so that faults land at every phase of the agents' periods
+ * and the two hosts' periods take many phases to each other, as in a
+ * cluster: without it each injection followed the last report by a fixed
+ * time, and a run measured one phase only (p50 = p99).  (APENET-MIB's ApenetStatus is the LDM
  * status plus one: 1 normal, 2 sick, 3 broken.)  Prints p50, p99 and max per class, against
  * the goals: <= P + 50 ms for link faults, <= watchdog timeout + P for a
  * hung host seen by its neighbour.
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +112,16 @@ static int start_agent(const struct e2e_sim *sim, int i, const char *node, int p
 	return agents[i] > 0 ? 0 : -1;
 }
 
+/* A random pause of 0 to max_ms (xorshift; BENCH_LATENCY_SEED). */
+static void random_pause(uint64_t *x, int max_ms)
+{
+	*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+	long ns = (long)(*x % ((uint64_t)max_ms * 1000000));
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 static void stop_all(struct e2e_sim *sim)
 {
 	for (int i = 0; i < 2; i++)
@@ -189,7 +205,10 @@ int main(void)
 			      MIB ".1.1.12.0 = INTEGER: 3" };
 	const char *back[] = { MIB ".0.1", MIB ".1.1.5.0 = STRING: \"1,1,0#", "\"NEIGHBOUR_HOST_EXPIRED\"",
 			       MIB ".1.1.12.0 = INTEGER: 1" };
+	uint64_t seed = getenv("BENCH_LATENCY_SEED") ? strtoull(getenv("BENCH_LATENCY_SEED"), NULL, 0) : 1;
+	uint64_t rng = seed ? seed : 1;
 	for (int i = 0; i < n; i++) {
+		random_pause(&rng, 100);
 		end_of_log();
 		t = e2e_now();
 		e2e_inject(&sim, "1,1,0", "cable-unplug", "--link", "X-", NULL);
@@ -200,6 +219,7 @@ int main(void)
 		lost += ms < 0 || wait_report(e2e_now(), 30, up, 4) < 0;
 	}
 	for (int i = 0; i < n; i++) {
+		random_pause(&rng, 100);
 		end_of_log();
 		t = e2e_now();
 		e2e_inject(&sim, "1,1,0", "dnp-hang", NULL);
@@ -209,7 +229,22 @@ int main(void)
 			hang[nh++] = ms;
 		lost += ms < 0 || wait_report(e2e_now(), 30, alive, 4) < 0;
 	}
+	int restarts = 0;
 	for (int i = 0; i < n; i++) {
+		if (i && i % 10 == 0) {
+			/* the reporter's period gets a new phase against the hung host's */
+			kill(agents[0], SIGTERM);
+			waitpid(agents[0], NULL, 0);
+			agents[0] = -1;
+			random_pause(&rng, 100);
+			end_of_log();
+			if (start_agent(&sim, 0, "1-1-0", port) || wait_report(e2e_now(), 30, hb0, 2) < 0) {
+				fprintf(stderr, "bench: agent 1,1,0 did not come back (see %s)\n", dir);
+				break;
+			}
+			restarts++;
+		}
+		random_pause(&rng, 100);
 		end_of_log();
 		t = e2e_now();
 		kill(agents[1], SIGSTOP); /* 2,1,0's host hangs: 1,1,0 reports it */
@@ -226,6 +261,8 @@ int main(void)
 	report("DNP hang (the node's watchdog)", hang, nh, 5 * 100 + 100);
 	report("host hang (its neighbour, torus)", host, nx, 300 + 100);
 	printf("injections without a report within 10 s, or not cleared: %d of %d\n", lost, 3 * n);
+	printf("each injection after a random 0-100 ms pause (seed %llu); the reporter restarted %d times\n",
+	       (unsigned long long)seed, restarts);
 	free(unplug);
 	free(hang);
 	free(host);

@@ -183,6 +183,7 @@ static void run_command(struct sim_torus *t, struct sim_board *b)
 				sim_link_force_down(&t->b[b->link[l].peer_board].link[b->link[l].peer_link]);
 		}
 		b->uptime_ts = t->now_ts;
+		b->wd_host_hb_ts = t->now_ts; /* the countdown starts afresh */
 		b->wd_missed = 0;
 		b->wd_expired = 0;
 		break;
@@ -192,8 +193,12 @@ static void run_command(struct sim_torus *t, struct sim_board *b)
 	b->cmd_done_seq = seq;
 }
 
-/* DNP side of the mutual watchdog: a beat every period; the host is expired
- * after wd_timeout beats without a change of WD_HOST_HB. */
+/* DNP side of the mutual watchdog: a beat of its own every period, and a
+ * countdown the host's beats reload, as a hardware watchdog timer works:
+ * the host is expired once wd_timeout whole periods pass without a change
+ * of WD_HOST_HB, checked at every firmware step rather than only at the
+ * DNP's own beats (which would add up to one period to the detection and
+ * make it depend on the phase between the two clocks). */
 static void watchdog(struct sim_torus *t, struct sim_board *b)
 {
 	uint32_t hb = BAR32(b, APENET_REG_WD_HOST_HB);
@@ -213,19 +218,19 @@ static void watchdog(struct sim_torus *t, struct sim_board *b)
 	while (t->now_ts >= b->wd_next_beat_ts) {
 		b->wd_dnp_hb++;
 		b->wd_next_beat_ts += period;
-		if (!enabled) {
-			b->wd_missed = 0;
-			b->wd_expired = 0;
-			continue;
-		}
-		/* a beat is missed when no host beat came within the last period */
-		int64_t since = (int64_t)(b->wd_next_beat_ts - period) - (int64_t)b->wd_host_hb_ts;
-		if (since > (int64_t)period)
-			b->wd_missed = b->wd_missed < 255 ? b->wd_missed + 1 : 255;
-		if (b->wd_missed >= b->wd_timeout && !b->wd_expired) {
-			b->wd_expired = 1;
-			b->wd_expire_count++;
-		}
+	}
+	if (!enabled) {
+		b->wd_missed = 0;
+		b->wd_expired = 0;
+		return;
+	}
+	/* missed beats: whole periods since the host's last beat */
+	uint64_t silent = t->now_ts - b->wd_host_hb_ts;
+	uint64_t missed = period ? silent / period : 0;
+	b->wd_missed = missed > 255 ? 255 : (uint32_t)missed;
+	if (b->wd_missed >= b->wd_timeout && !b->wd_expired) {
+		b->wd_expired = 1;
+		b->wd_expire_count++;
 	}
 }
 
@@ -522,6 +527,20 @@ void sim_board_power_on(struct sim_torus *t, struct sim_board *b)
 	b->gone = 0;
 	b->powered_off = 0;
 	sim_board_reset_bar(b);
+}
+
+uint64_t sim_torus_wd_deadline(const struct sim_torus *t)
+{
+	uint64_t first = UINT64_MAX;
+	for (unsigned i = 0; i < t->nboards; i++) {
+		const struct sim_board *b = &t->b[i];
+		if (b->gone || b->dnp_hung || b->wd_expired || !APENET_GET(WD_CTRL, ENABLE, b->wd_ctrl))
+			continue;
+		uint64_t d = b->wd_host_hb_ts + (uint64_t)b->wd_timeout * b->wd_period_us * (SIM_TS_HZ / 1000000u);
+		if (d < first)
+			first = d;
+	}
+	return first;
 }
 
 void sim_torus_tick(struct sim_torus *t, double dt)

@@ -190,6 +190,10 @@ int sim_link_by_name(const struct sim_board *b, const char *name);
 
 /* firmware.c: one tick of every board. */
 void sim_torus_tick(struct sim_torus *t, double dt);
+/* The TIMESTAMP at which a board's watchdog runs out if its host stays
+ * silent (the earliest over the torus), or UINT64_MAX: the main loop wakes
+ * then too, as the real firmware reacts at the deadline, not at a tick. */
+uint64_t sim_torus_wd_deadline(const struct sim_torus *t);
 void sim_board_reset_bar(struct sim_board *b);  /* defaults into the RW registers */
 void sim_board_publish(struct sim_torus *t, struct sim_board *b);
 void sim_board_restore(struct sim_board *b); /* after card-gone is cleared */

@@ -209,6 +209,9 @@ static int cmd_run(int argc, char **argv)
 		}
 		sim_ctl_serve(&t, lfd);
 		double next = now + t.tick_ms / 1000.0;
+		uint64_t wd = sim_torus_wd_deadline(&t);
+		if (wd != UINT64_MAX && t.t0 + (double)wd / SIM_TS_HZ < next)
+			next = t.t0 + (double)wd / SIM_TS_HZ + 0.0005;
 		for (double wait = next - mono(); wait > 0 && !stop; wait = next - mono()) {
 			struct pollfd p = { .fd = lfd, .events = POLLIN };
 			if (poll(&p, 1, (int)(wait * 1000) + 1) > 0)

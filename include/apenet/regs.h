@@ -226,7 +226,7 @@ static inline uint32_t apenet_ee_off(unsigned port, unsigned reg)
 	F(WD_CTRL, ENABLE, 0, 1, "The DNP watches the host heartbeat") \
 	F(WD_STATUS, HOST_EXPIRED, 0, 1, "The host missed WD_TIMEOUT_BEATS beats") \
 	F(WD_STATUS, ENABLED, 1, 1, "The watchdog is running") \
-	F(WD_STATUS, MISSED, 8, 8, "Host beats missed in a row") \
+	F(WD_STATUS, MISSED, 8, 8, "Whole watchdog periods since the host's last beat (255 at most)") \
 	F(RMT_CTRL, OP, 0, 2, "enum apenet_rmt_op: 0 read, 1 write") \
 	F(RMT_CTRL, LINK, 8, 4, "Link the request goes out on") \
 	F(RMT_CTRL, SEQ, 16, 16, "Request number: a value other than RMT_STATUS.DONE_SEQ rings the doorbell") \
