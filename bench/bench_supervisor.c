@@ -46,8 +46,8 @@
  * receive-buffer drops during each run (/proc/net/snmp, machine-wide).
  *
  * BENCH_SUP_ONLY=bare,supervisor,raw picks receivers;
- * BENCH_SUP_RCVBUF_KIB sets the supervisor's recv_buffer_kib (default 4096,
- * its own default; the bare receiver always has 4096); files go to
+ * BENCH_SUP_RCVBUF_KIB sets the supervisor's recv_buffer_kib (default 16384,
+ * its own default; the bare receiver always has 16384); files go to
  * BENCH_SUP_DIR, else TMPDIR, else /var/tmp (a real disk: fsync is part of
  * the supervisor's cost); BENCH_KEEP=1 keeps them.
  */
@@ -89,7 +89,7 @@
 #define BURST_GAP_S 3.0
 #define TAIL_S 2.0
 #define DRAIN_S 3.0
-#define RCVBUF_KIB 4096 /* the supervisor's default recv_buffer_kib, for the bare receiver too */
+#define RCVBUF_KIB 16384 /* the supervisor's default recv_buffer_kib, for the bare receiver too */
 
 /* ---- templates ---------------------------------------------------------- */
 

@@ -84,7 +84,7 @@ static const struct apenet_config_desc svr_keys[] = {
 	   "reports are committed to the health database in batches: a batch is committed at this many reports..."),
 	SN(batch_max_ms, 0, 10000, 20, "ms",
 	   "...or when its oldest report has waited this long; the acknowledgements (INFORM responses) follow the commit"),
-	SN(recv_buffer_kib, 64, 1048576, 4096, "KiB",
+	SN(recv_buffer_kib, 64, 1048576, 16384, "KiB",
 	   "the UDP receive buffer (SO_RCVBUF): bursts of reports wait there while a batch commits"),
 	SN(tick_ms, 10, 10000, 100, "ms",
 	   "how often the deduction looks at the time (silences, settle windows)"),

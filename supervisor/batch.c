@@ -24,15 +24,20 @@
 
 static void drop_replies(struct sup *s)
 {
-	for (size_t i = 0; i < s->nq; i++)
+	for (size_t i = 0; i < s->nq; i++) {
 		if (s->q[i].reply)
 			snmp_free_pdu(s->q[i].reply);
+		free(s->q[i].ack);
+	}
 	s->nq = 0;
 }
 
 static void send_replies(struct sup *s)
 {
+	if (s->sock >= 0)
+		s->n.acked += sup_ack_send(s->sock, s->q, s->nq);
 	for (size_t i = 0; i < s->nq; i++) {
+		free(s->q[i].ack);
 		netsnmp_pdu *r = s->q[i].reply;
 		if (!r)
 			continue;

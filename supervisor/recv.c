@@ -122,6 +122,8 @@ static netsnmp_pdu *reply_for(netsnmp_pdu *pdu, long errstat)
 	return r;
 }
 
+static int raw_ack(const netsnmp_pdu *pdu, struct sup_item *it);
+
 static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void *magic)
 {
 	struct sup *s = magic;
@@ -157,7 +159,10 @@ static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void
 		return 1;
 	}
 	it->recv_ms = sup_now_ms();
-	it->reply = reply_for(pdu, SNMP_ERR_NOERROR);
+	it->reply = NULL;
+	it->ack = NULL;
+	if (!raw_ack(pdu, it))
+		it->reply = reply_for(pdu, SNMP_ERR_NOERROR);
 	if (!s->nq)
 		s->q_first_mono = sup_mono_ms();
 	s->nq++;
@@ -245,6 +250,38 @@ static int rx_recv(netsnmp_transport *t, void *buf, int size, void **opaque, int
 	}
 	errno = EAGAIN;
 	return -1;
+}
+
+/* The acknowledgement of the SNMPv2c INFORM being handled, as bytes: net-snmp
+ * parses one datagram at a time, from rx_recv, and calls back before it
+ * reads the next, so that datagram is the last one handed out.  0 when
+ * there is none (no hook, SNMPv3, a TRAP2, or bytes snmp/v2c_ack.c
+ * refuses): then net-snmp answers. */
+static int raw_ack(const netsnmp_pdu *pdu, struct sup_item *it)
+{
+	if (!rx.on || rx.next < 1 || pdu->command != SNMP_MSG_INFORM || pdu->version != SNMP_VERSION_2c)
+		return 0;
+	int k = rx.next - 1;
+	size_t len = rx.mm[k].msg_len;
+	uint8_t *b = malloc(len ? len : 1);
+	if (!b)
+		return 0;
+	if (apenet_v2c_inform_ack(rx.buf[k], len, b, len) != len) {
+		free(b);
+		return 0;
+	}
+	it->ack = b;
+	it->ack_len = len;
+	it->ack_to = rx.from[k];
+	it->ack_from = rx.local.sin_addr;
+	const struct msghdr *h = &rx.mm[k].msg_hdr;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c))
+		if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			it->ack_from = pi.ipi_addr;
+		}
+	return 1;
 }
 
 /* On an IPv4 UDP transport: rx_recv in place of net-snmp's f_recv, and the

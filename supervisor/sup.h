@@ -19,6 +19,7 @@
 #ifndef APENET_SUPERVISOR_H
 #define APENET_SUPERVISOR_H
 
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,11 +40,18 @@ struct sup_opts {
 };
 
 /* A report waiting for its batch's commit, with the acknowledgement that
- * is sent after it (NULL for a notification that wants none: a TRAP2). */
+ * is sent after it: an SNMPv2c INFORM's as bytes (ack, made from the
+ * INFORM's own: snmp/v2c_ack.c), sent with the batch's others in one
+ * sendmmsg to the sender from the address it wrote to; any other's (SNMPv3)
+ * as a net-snmp PDU (reply).  Neither for a TRAP2, which wants none. */
 struct sup_item {
 	struct apenet_report r;
 	int64_t recv_ms;
 	struct snmp_pdu *reply;
+	uint8_t *ack;
+	size_t ack_len;
+	struct sockaddr_in ack_to;
+	struct in_addr ack_from;
 };
 
 struct sup_counters {
@@ -85,6 +93,9 @@ int64_t sup_now_ms(void);  /* epoch */
 int64_t sup_mono_ms(void);
 
 int sup_recv_open(struct sup *s, struct apenet_err *e);
+/* The acknowledgements of q[0..n) that are bytes, in sendmmsg batches from
+ * the listening socket; how many went out.  ack.c */
+size_t sup_ack_send(int sock, struct sup_item *q, size_t n);
 void sup_recv_close(struct sup *s);
 /* Reads what arrived on the socket (at most max notifications). */
 void sup_recv_read(struct sup *s, unsigned max);

@@ -41,6 +41,7 @@
 #ifndef APENET_REPORT_PDU_H
 #define APENET_REPORT_PDU_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "apenet/err.h"
@@ -93,5 +94,15 @@ struct snmp_pdu *apenet_report_pdu(const struct apenet_report *r, uint32_t uptim
  * On error *r holds what was read so far and is not to be used.
  */
 int apenet_report_from_pdu(const struct snmp_pdu *pdu, struct apenet_report *r, struct apenet_err *e);
+
+/*
+ * The RESPONSE to the SNMPv2c INFORM msg (len bytes, as received), written
+ * to out: the same message with the PDU tag InformRequest (0xA6) turned
+ * into Response (0xA2), which is what RFC 3416 asks for (same request-id
+ * and bindings, error fields 0).  Its length (= len), or 0 when msg is not
+ * a well-formed SNMPv2c INFORM with zero error fields or does not fit in
+ * cap: then build the answer with net-snmp.  Pure; snmp/v2c_ack.c.
+ */
+size_t apenet_v2c_inform_ack(const uint8_t *msg, size_t len, uint8_t *out, size_t cap);
 
 #endif

@@ -112,7 +112,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		netsnmp_register_loghandler(NETSNMP_LOGHANDLER_NONE, LOG_DEBUG);
 		quiet = 1;
 	}
+	/* The supervisor's acknowledgement from the bytes (snmp/v2c_ack.c):
+	 * when it makes one, net-snmp parses the same bytes as an INFORM with
+	 * zero error fields, and the answer differs from them in one byte. */
+	static uint8_t ack[65536];
+	size_t acked = apenet_v2c_inform_ack(data, size, ack, sizeof(ack));
 	netsnmp_pdu *pdu = fuzz_parse(data, size);
+	if (acked) {
+		APENET_FUZZ_CHECK(acked == size);
+		size_t diff = 0;
+		for (size_t i = 0; i < size; i++)
+			diff += ack[i] != data[i];
+		APENET_FUZZ_CHECK(diff == 1);
+		APENET_FUZZ_CHECK(pdu != NULL && pdu->command == SNMP_MSG_INFORM && pdu->errstat == 0 &&
+				  pdu->errindex == 0);
+	}
 	if (!pdu)
 		return 0;
 	struct apenet_report r, again, wire;

@@ -1270,7 +1270,7 @@ static void test_supervisor_defaults(void **state)
 	struct apenet_err e = { 0 };
 	assert_int_equal(apenet_config_load(NULL, &cfg, &e), 0);
 	const struct apenet_supervisor_config *s = &cfg.svr;
-	assert_true(s->batch_max_events == 1000 && s->batch_max_ms == 20 && s->recv_buffer_kib == 4096);
+	assert_true(s->batch_max_events == 1000 && s->batch_max_ms == 20 && s->recv_buffer_kib == 16384);
 	assert_true(s->tick_ms == 100 && s->silent_ms == 3500 && s->settle_ms == 1500 && s->explain_ms == 5000);
 	assert_true(s->late_ms == 2000 && s->restore_hold_ms == 8000 && s->resync_ms == 15000);
 	assert_true(s->group_min == 2 && s->evidence_max == 256 && s->heartbeat_flush_ms == 1000);

@@ -894,6 +894,104 @@ static void test_seeds(void **state)
 	}
 }
 
+/* The acknowledgement made from an INFORM's bytes is, byte for byte, the
+ * RESPONSE net-snmp builds for it (the same PDU, command RESPONSE), and
+ * parses back as a RESPONSE with the INFORM's request-id and bindings. */
+static void ack_matches_net_snmp(const struct apenet_report *r)
+{
+	struct apenet_err e = { 0 };
+	netsnmp_pdu *pdu = apenet_report_pdu(r, 4242, &e);
+	assert_non_null(pdu);
+	u_char *inform;
+	size_t n = to_wire(pdu, &inform); /* request-id 77 */
+	netsnmp_pdu *resp = snmp_clone_pdu(pdu);
+	assert_non_null(resp);
+	resp->command = SNMP_MSG_RESPONSE;
+	u_char *want;
+	size_t wn = to_wire(resp, &want);
+	uint8_t got[4096];
+	assert_int_equal(apenet_v2c_inform_ack(inform, n, got, sizeof(got)), n);
+	assert_int_equal(wn, n);
+	assert_memory_equal(got, want, n);
+	netsnmp_pdu *back = from_wire(got, n);
+	assert_non_null(back);
+	assert_int_equal(back->command, SNMP_MSG_RESPONSE);
+	assert_int_equal(back->errstat, 0);
+	assert_int_equal(back->reqid, 77);
+	/* the bindings are the INFORM's: the report reads back from them */
+	back->command = SNMP_MSG_INFORM;
+	struct apenet_report rb;
+	assert_int_equal(apenet_report_from_pdu(back, &rb, &e), 0);
+	assert_string_equal(rb.boot, r->boot);
+	assert_int_equal(rb.seq, r->seq);
+	snmp_free_pdu(back);
+	/* too small a buffer: refused, nothing promised */
+	assert_int_equal(apenet_v2c_inform_ack(inform, n, got, n - 1), 0);
+	/* every truncation is refused */
+	for (size_t k = 0; k < n; k++)
+		assert_int_equal(apenet_v2c_inform_ack(inform, k, got, sizeof(got)), 0);
+	/* a byte more (trailing garbage) too */
+	u_char *longer = malloc(n + 1);
+	assert_non_null(longer);
+	memcpy(longer, inform, n);
+	longer[n] = 0;
+	assert_int_equal(apenet_v2c_inform_ack(longer, n + 1, got, sizeof(got)), 0);
+	free(longer);
+	free(inform);
+	free(want);
+	snmp_free_pdu(resp);
+	snmp_free_pdu(pdu);
+}
+
+static void test_v2c_ack(void **state)
+{
+	(void)state;
+	struct apenet_report r;
+	some_health(&r);
+	ack_matches_net_snmp(&r);
+	some_heartbeat(&r);
+	ack_matches_net_snmp(&r);
+	full_health(&r); /* the longest: two-byte lengths */
+	ack_matches_net_snmp(&r);
+}
+
+/* What is not an SNMPv2c INFORM with zero error fields gets no bytes. */
+static void test_v2c_ack_refuses(void **state)
+{
+	(void)state;
+	struct apenet_report r;
+	struct apenet_err e = { 0 };
+	some_heartbeat(&r);
+	uint8_t got[4096];
+	const struct {
+		int command;
+		long version, errstat, errindex;
+		const char *why;
+	} cases[] = {
+		{ SNMP_MSG_TRAP2, SNMP_VERSION_2c, 0, 0, "a TRAP2 wants no answer" },
+		{ SNMP_MSG_RESPONSE, SNMP_VERSION_2c, 0, 0, "a RESPONSE" },
+		{ SNMP_MSG_GET, SNMP_VERSION_2c, 0, 0, "a GET" },
+		{ SNMP_MSG_INFORM, SNMP_VERSION_2c, 5, 0, "error-status not 0" },
+		{ SNMP_MSG_INFORM, SNMP_VERSION_2c, 0, 1, "error-index not 0" },
+		{ SNMP_MSG_INFORM, SNMP_VERSION_1, 0, 0, "SNMPv1" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		netsnmp_pdu *pdu = apenet_report_pdu(&r, 1, &e);
+		assert_non_null(pdu);
+		pdu->command = cases[i].command;
+		pdu->errstat = cases[i].errstat;
+		pdu->errindex = cases[i].errindex;
+		u_char *msg;
+		size_t n = to_wire(pdu, &msg);
+		if (cases[i].version != SNMP_VERSION_2c)
+			msg[4] = (u_char)cases[i].version; /* the version INTEGER's value */
+		if (apenet_v2c_inform_ack(msg, n, got, sizeof(got)) != 0)
+			fail_msg("%s: acknowledged", cases[i].why);
+		free(msg);
+		snmp_free_pdu(pdu);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -910,6 +1008,8 @@ int main(void)
 		cmocka_unit_test(test_encoder_refuses_what_cannot_go),
 		cmocka_unit_test(test_encoder_layout),
 		cmocka_unit_test(test_seeds),
+		cmocka_unit_test(test_v2c_ack),
+		cmocka_unit_test(test_v2c_ack_refuses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
