@@ -6,7 +6,8 @@
  * request-id and variable-bindings, error-status and error-index 0.  An
  * INFORM's own error fields are 0 (RFC 3416 3: "zero" in every request), so
  * the response is the same message with the PDU's tag, 0xA6, turned into
- * 0xA2: nothing else changes, not even a length.  The supervisor acks tens
+ * 0xA2: nothing else changes, not even a length (and a refusal, genErr, is
+ * one more byte: the error-status).  The supervisor acks tens
  * of thousands of INFORMs a second this way instead of having net-snmp
  * clone and re-encode each (docs/supervisor.md, "Load").  Every byte is
  * checked first: anything else (another version or PDU, non-zero error
@@ -41,8 +42,10 @@ static int tl(const uint8_t **p, const uint8_t *end, uint8_t tag, size_t *len)
 	return 0;
 }
 
-size_t apenet_v2c_inform_ack(const uint8_t *msg, size_t len, uint8_t *out, size_t cap)
+size_t apenet_v2c_inform_ack(const uint8_t *msg, size_t len, unsigned errstat, uint8_t *out, size_t cap)
 {
+	if (errstat > 127)
+		return 0; /* one byte of BER, as the INFORM's own 0 */
 	const uint8_t *p = msg, *end = msg + len;
 	size_t n;
 	/* Message ::= SEQUENCE { version INTEGER (1), community OCTET STRING, data PDU } */
@@ -61,9 +64,12 @@ size_t apenet_v2c_inform_ack(const uint8_t *msg, size_t len, uint8_t *out, size_
 	if (tl(&p, end, 0x02, &n) || n < 1 || n > 4)
 		return 0;
 	p += n;
+	const uint8_t *status = NULL;
 	for (int f = 0; f < 2; f++) { /* error-status, error-index: 0 */
 		if (tl(&p, end, 0x02, &n) || n != 1 || p[0] != 0)
 			return 0;
+		if (!f)
+			status = p;
 		p += n;
 	}
 	if (tl(&p, end, 0x30, &n) || p + n != end)
@@ -72,5 +78,6 @@ size_t apenet_v2c_inform_ack(const uint8_t *msg, size_t len, uint8_t *out, size_
 		return 0;
 	memcpy(out, msg, len);
 	out[tag - msg] = 0xA2; /* GetResponse-PDU ::= [2] */
+	out[status - msg] = (uint8_t)errstat; /* error-index stays 0, as net-snmp answers */
 	return len;
 }

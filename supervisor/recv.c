@@ -20,6 +20,7 @@
 
 #include "apenet/log.h"
 #include "apenet/report_pdu.h"
+#include "apenet/v2c.h"
 #include "sup.h"
 
 static int grow(struct sup *s)
@@ -122,7 +123,11 @@ static netsnmp_pdu *reply_for(netsnmp_pdu *pdu, long errstat)
 	return r;
 }
 
-static int raw_ack(const netsnmp_pdu *pdu, struct sup_item *it);
+static int raw_ack(const netsnmp_pdu *pdu, unsigned errstat, struct sup_item *it);
+static void raw_send_now(struct sup *s, struct sup_item *it);
+/* on_pdu is called by this file's own SNMPv2c reader (1) rather than by
+ * net-snmp: the PDU is not net-snmp's to clone or free. */
+static int fast_mode;
 
 static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void *magic)
 {
@@ -153,15 +158,20 @@ static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void
 		 * what was wrong with it. */
 		s->n.rejected++;
 		complain(s, pdu, "report rejected", e.msg);
-		netsnmp_pdu *r = reply_for(pdu, SNMP_ERR_GENERR);
-		if (r && !(s->sess && snmp_sess_send(s->sess, r)))
-			snmp_free_pdu(r);
+		struct sup_item rej = { 0 };
+		if (raw_ack(pdu, SNMP_ERR_GENERR, &rej)) {
+			raw_send_now(s, &rej);
+		} else if (!fast_mode) {
+			netsnmp_pdu *r = reply_for(pdu, SNMP_ERR_GENERR);
+			if (r && !(s->sess && snmp_sess_send(s->sess, r)))
+				snmp_free_pdu(r);
+		}
 		return 1;
 	}
 	it->recv_ms = sup_now_ms();
 	it->reply = NULL;
 	it->ack = NULL;
-	if (!raw_ack(pdu, it))
+	if (!raw_ack(pdu, SNMP_ERR_NOERROR, it) && !fast_mode)
 		it->reply = reply_for(pdu, SNMP_ERR_NOERROR);
 	if (!s->nq)
 		s->q_first_mono = sup_mono_ms();
@@ -220,6 +230,63 @@ static int rx_fill(int sock, unsigned want)
 	return rx.n;
 }
 
+/* A refusal's answer goes at once (nothing of it waits for a commit). */
+static void raw_send_now(struct sup *s, struct sup_item *it)
+{
+	if (s->sock >= 0)
+		s->n.acked += sup_ack_send(s->sock, it, 1);
+	free(it->ack);
+	it->ack = NULL;
+}
+
+/* The sender and local address of datagram k, as net-snmp's transport
+ * gives them (for the log's "from"). */
+static void rx_pair(int k, netsnmp_indexed_addr_pair *a)
+{
+	memset(a, 0, sizeof(*a));
+	memcpy(&a->remote_addr.sin, &rx.from[k], sizeof(rx.from[k]));
+	a->local_addr.sin = rx.local;
+	const struct msghdr *h = &rx.mm[k].msg_hdr;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c))
+		if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			a->local_addr.sin.sin_addr = pi.ipi_addr;
+			a->if_index = pi.ipi_ifindex;
+		}
+}
+
+/*
+ * The next datagram, if it is an SNMPv2c notification this file reads
+ * itself (include/apenet/v2c.h: no allocation, no session), handed to
+ * on_pdu as net-snmp would hand it; 1 when it was, 0 when net-snmp must
+ * read it (SNMPv3, anything the fast reader refuses).  Most of what the
+ * supervisor spent per report was net-snmp's parse and its allocations
+ * (docs/supervisor.md, "Load").
+ */
+static struct apenet_v2c_msg *v2c;
+
+static int rx_fast(struct sup *s)
+{
+	int k = rx.next;
+	const struct msghdr *h = &rx.mm[k].msg_hdr;
+	if ((h->msg_flags & MSG_TRUNC) || (!v2c && !(v2c = apenet_v2c_new())))
+		return 0;
+	if (apenet_v2c_parse(rx.buf[k], rx.mm[k].msg_len, v2c))
+		return 0;
+	rx.next++;
+	netsnmp_pdu *pdu = apenet_v2c_pdu(v2c);
+	netsnmp_indexed_addr_pair pair;
+	rx_pair(k, &pair);
+	pdu->transport_data = &pair;
+	pdu->transport_data_length = sizeof(pair);
+	fast_mode = 1;
+	on_pdu(NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE, NULL, (int)pdu->reqid, pdu, s);
+	fast_mode = 0;
+	pdu->transport_data = NULL;
+	return 1;
+}
+
 static int rx_recv(netsnmp_transport *t, void *buf, int size, void **opaque, int *olength)
 {
 	(void)t;
@@ -231,18 +298,10 @@ static int rx_recv(netsnmp_transport *t, void *buf, int size, void **opaque, int
 		int len = (int)rx.mm[k].msg_len;
 		if ((h->msg_flags & MSG_TRUNC) || len > size)
 			continue;
-		netsnmp_indexed_addr_pair *a = calloc(1, sizeof(*a));
+		netsnmp_indexed_addr_pair *a = malloc(sizeof(*a));
 		if (!a)
 			return -1;
-		memcpy(&a->remote_addr.sin, &rx.from[k], sizeof(rx.from[k]));
-		a->local_addr.sin = rx.local;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c))
-			if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
-				struct in_pktinfo pi;
-				memcpy(&pi, CMSG_DATA(c), sizeof(pi));
-				a->local_addr.sin.sin_addr = pi.ipi_addr;
-				a->if_index = pi.ipi_ifindex;
-			}
+		rx_pair(k, a);
 		memcpy(buf, rx.buf[k], (size_t)len);
 		*opaque = a;
 		*olength = sizeof(*a);
@@ -257,7 +316,7 @@ static int rx_recv(netsnmp_transport *t, void *buf, int size, void **opaque, int
  * reads the next, so that datagram is the last one handed out.  0 when
  * there is none (no hook, SNMPv3, a TRAP2, or bytes snmp/v2c_ack.c
  * refuses): then net-snmp answers. */
-static int raw_ack(const netsnmp_pdu *pdu, struct sup_item *it)
+static int raw_ack(const netsnmp_pdu *pdu, unsigned errstat, struct sup_item *it)
 {
 	if (!rx.on || rx.next < 1 || pdu->command != SNMP_MSG_INFORM || pdu->version != SNMP_VERSION_2c)
 		return 0;
@@ -266,7 +325,7 @@ static int raw_ack(const netsnmp_pdu *pdu, struct sup_item *it)
 	uint8_t *b = malloc(len ? len : 1);
 	if (!b)
 		return 0;
-	if (apenet_v2c_inform_ack(rx.buf[k], len, b, len) != len) {
+	if (apenet_v2c_inform_ack(rx.buf[k], len, errstat, b, len) != len) {
 		free(b);
 		return 0;
 	}
@@ -349,6 +408,8 @@ void sup_recv_close(struct sup *s)
 	s->sess = NULL;
 	s->sock = -1;
 	rx.on = rx.n = rx.next = 0;
+	free(v2c);
+	v2c = NULL;
 }
 
 void sup_recv_read(struct sup *s, unsigned max)
@@ -361,6 +422,8 @@ void sup_recv_read(struct sup *s, unsigned max)
 		if (rx.on) {
 			if (rx.next == rx.n && rx_fill(s->sock, max - i) == 0)
 				break;
+			if (rx_fast(s))
+				continue;
 		} else {
 			struct pollfd p = { s->sock, POLLIN, 0 };
 			if (i && poll(&p, 1, 0) <= 0)

@@ -99,10 +99,11 @@ int apenet_report_from_pdu(const struct snmp_pdu *pdu, struct apenet_report *r, 
  * The RESPONSE to the SNMPv2c INFORM msg (len bytes, as received), written
  * to out: the same message with the PDU tag InformRequest (0xA6) turned
  * into Response (0xA2), which is what RFC 3416 asks for (same request-id
- * and bindings, error fields 0).  Its length (= len), or 0 when msg is not
- * a well-formed SNMPv2c INFORM with zero error fields or does not fit in
- * cap: then build the answer with net-snmp.  Pure; snmp/v2c_ack.c.
+ * and bindings, error-index 0), and error-status errstat (0 noError; 5
+ * genErr for a refusal; at most 127).  Its length (= len), or 0 when msg is
+ * not a well-formed SNMPv2c INFORM with zero error fields or does not fit
+ * in cap: then build the answer with net-snmp.  Pure; snmp/v2c_ack.c.
  */
-size_t apenet_v2c_inform_ack(const uint8_t *msg, size_t len, uint8_t *out, size_t cap);
+size_t apenet_v2c_inform_ack(const uint8_t *msg, size_t len, unsigned errstat, uint8_t *out, size_t cap);
 
 #endif

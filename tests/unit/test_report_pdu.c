@@ -910,7 +910,7 @@ static void ack_matches_net_snmp(const struct apenet_report *r)
 	u_char *want;
 	size_t wn = to_wire(resp, &want);
 	uint8_t got[4096];
-	assert_int_equal(apenet_v2c_inform_ack(inform, n, got, sizeof(got)), n);
+	assert_int_equal(apenet_v2c_inform_ack(inform, n, 0, got, sizeof(got)), n);
 	assert_int_equal(wn, n);
 	assert_memory_equal(got, want, n);
 	netsnmp_pdu *back = from_wire(got, n);
@@ -925,17 +925,25 @@ static void ack_matches_net_snmp(const struct apenet_report *r)
 	assert_string_equal(rb.boot, r->boot);
 	assert_int_equal(rb.seq, r->seq);
 	snmp_free_pdu(back);
+	/* a refusal: net-snmp's RESPONSE with genErr, byte for byte */
+	resp->errstat = SNMP_ERR_GENERR;
+	free(want);
+	wn = to_wire(resp, &want);
+	assert_int_equal(apenet_v2c_inform_ack(inform, n, SNMP_ERR_GENERR, got, sizeof(got)), n);
+	assert_int_equal(wn, n);
+	assert_memory_equal(got, want, n);
+	assert_int_equal(apenet_v2c_inform_ack(inform, n, 128, got, sizeof(got)), 0);
 	/* too small a buffer: refused, nothing promised */
-	assert_int_equal(apenet_v2c_inform_ack(inform, n, got, n - 1), 0);
+	assert_int_equal(apenet_v2c_inform_ack(inform, n, 0, got, n - 1), 0);
 	/* every truncation is refused */
 	for (size_t k = 0; k < n; k++)
-		assert_int_equal(apenet_v2c_inform_ack(inform, k, got, sizeof(got)), 0);
+		assert_int_equal(apenet_v2c_inform_ack(inform, k, 0, got, sizeof(got)), 0);
 	/* a byte more (trailing garbage) too */
 	u_char *longer = malloc(n + 1);
 	assert_non_null(longer);
 	memcpy(longer, inform, n);
 	longer[n] = 0;
-	assert_int_equal(apenet_v2c_inform_ack(longer, n + 1, got, sizeof(got)), 0);
+	assert_int_equal(apenet_v2c_inform_ack(longer, n + 1, 0, got, sizeof(got)), 0);
 	free(longer);
 	free(inform);
 	free(want);
@@ -985,7 +993,7 @@ static void test_v2c_ack_refuses(void **state)
 		size_t n = to_wire(pdu, &msg);
 		if (cases[i].version != SNMP_VERSION_2c)
 			msg[4] = (u_char)cases[i].version; /* the version INTEGER's value */
-		if (apenet_v2c_inform_ack(msg, n, got, sizeof(got)) != 0)
+		if (apenet_v2c_inform_ack(msg, n, 0, got, sizeof(got)) != 0)
 			fail_msg("%s: acknowledged", cases[i].why);
 		free(msg);
 		snmp_free_pdu(pdu);
