@@ -31,6 +31,8 @@ static const struct cli_cmd cmds[] = {
 	{ "config", "apenet config check [FILE]",
 	  "validate a config and show the effective settings, defaults merged", 16, cmd_config },
 	{ "realign", "apenet realign LINK", "restart a link's bring-up (after a repair)", 16, cmd_realign },
+	{ "latency-check", "apenet latency-check --link L [--resets N] [--timeout-ms MS]",
+	  "realign a link N times: one latency every time (deterministic) passes", 16, cmd_latency_check },
 	{ "clear-counters", "apenet clear-counters [LINK]",
 	  "clear a link's counters, or all (rates never need it)", 16, cmd_clear_counters },
 	{ "watch", "apenet watch [--interval S] [--count N]",

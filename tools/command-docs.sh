@@ -86,6 +86,19 @@ JSON and CSV give seconds (\`lane_s\`, ...). docs/ber.md explains the statistics
   run "apenet ber-plan --target 1e-12 --cl 95 --gbps 7; echo \"exit \$?\"   # CL is a fraction" \
 	sh -c "'$A' ber-plan --target 1e-12 --cl 95 --gbps 7; echo \"exit \$?\""; } >>$OUT/ber-plan.md
 
+page latency-check "Realigns a link N times (\`--resets\`, default 20) and counts the one-way latencies the card
+measured at each alignment (LINK_LATENCY_PS, ID_CAPS.LATENCY): a link that carries timing (KM3link,
+APElink) must land on the same latency every time. One value passes (exit 0); more than one is
+LATENCY_NOT_DETERMINISTIC (exit 1). Exit 2 when the card does not measure latency, the link does not
+come back up within \`--timeout-ms\` (default 5000; its state is named) or the card is gone. The
+link carries no traffic while it realigns. Shown: a clean link, then the emulator's
+\`latency-jitter\` fault."
+{ run "apenet latency-check --link X+ --resets 20 --sim /tmp/quong/node-1-0-0" "$A" latency-check --link X+ --resets 20 --sim "$N"
+  inj --node 1,0,0 latency-jitter --link X+
+  run "apenet latency-check --link X+ --resets 20 --sim /tmp/quong/node-1-0-0; echo \"exit \$?\"   # with latency-jitter" \
+	sh -c "'$A' latency-check --link X+ --resets 20 --sim '$N'; echo \"exit \$?\""
+  inj --node 1,0,0 clear; } >>$OUT/latency-check.md
+
 hex=$("$A" snapshot --interval 0 --sim "$N" | jq -r '.modules[0].eeprom')
 printf '%s' "$hex" | perl -ne 'print pack("H*", $_)' >"$T/xplus.bin"
 page module "Each port's module EEPROM decoded as \`ethtool -m\` does: QSFP+ modules (SFF-8636) on the

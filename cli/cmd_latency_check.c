@@ -1,0 +1,95 @@
+/* apenet latency-check: realign a link N times and count the latencies it
+ * measured (LINK_LATENCY_PS); deterministic (one value) passes.  KM3link
+ * and APElink carry timing: a latency that changes from one alignment to
+ * the next breaks it.  Exit 0 pass, 1 fail, 2 could not run. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "apenet/finding.h"
+#include "apenet/latency.h"
+#include "cli.h"
+
+#define USAGE "usage: apenet latency-check --link L [--resets N] [--timeout-ms MS]"
+
+int cmd_latency_check(struct cli *c)
+{
+	const char *link = NULL, *resets = NULL, *tmo = NULL;
+	const struct cli_opt opts[] = { { "--link", &link, NULL },
+					{ "--resets", &resets, NULL },
+					{ "--timeout-ms", &tmo, NULL },
+					{ NULL, NULL, NULL } };
+	const char *pos[1];
+	int npos;
+	double n = 20, timeout = 5000;
+	if (cli_parse(c, "latency-check", opts, pos, 0, &npos))
+		return CLI_EXIT_ERROR;
+	if (!link)
+		return cli_usage_error("latency-check", "which link? --link L (e.g. --link X+)\n" USAGE);
+	if ((resets && cli_number("latency-check", "--resets", resets, 1, 100000, &n)) ||
+	    (tmo && cli_number("latency-check", "--timeout-ms", tmo, 10, 600000, &timeout)))
+		return CLI_EXIT_ERROR;
+	struct apenet_site site;
+	struct apenet_dev d;
+	struct apenet_err e = { 0 };
+	int rc = cli_open(c, &d, &site);
+	if (rc)
+		return rc;
+	int l = cli_link_index(d.prof, link);
+	if (l < 0) {
+		apenet_dev_close(&d);
+		return cli_usage_error("latency-check", "no link '%s' on a %s", link, d.prof->name);
+	}
+	size_t want = (size_t)n, got = 0;
+	uint32_t *ps = calloc(want, sizeof(*ps)), *val = calloc(want, sizeof(*val));
+	unsigned *cnt = calloc(want, sizeof(*cnt));
+	if (!ps || !val || !cnt) {
+		free(ps), free(val), free(cnt);
+		apenet_dev_close(&d);
+		apenet_err_set(&e, APENET_EIO, "out of memory");
+		return cli_fail(&e);
+	}
+	for (; got < want; got++)
+		if (apenet_latency_realign(&d, (unsigned)l, (int)timeout, &ps[got], &e))
+			break;
+	if (got < want) {
+		/* nothing judged on part of a run: say how far it got */
+		fprintf(stderr, "apenet: latency-check: after %zu of %zu resets: ", got, want);
+		rc = cli_fail(&e);
+		free(ps), free(val), free(cnt);
+		apenet_dev_close(&d);
+		return rc;
+	}
+	size_t k = apenet_latency_hist(ps, got, val, cnt);
+	struct apenet_findings fs;
+	apenet_findings_init(&fs);
+	if (k > 1) {
+		struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_FAIL, APENET_SUBJ_LINK, l, -1,
+							      d.prof->links[l].name, "LATENCY_NOT_DETERMINISTIC");
+		apenet_finding_message(f, "%s: %zu different latencies in %zu alignments, %u to %u ps",
+				       d.prof->links[l].name, k, got, val[0], val[k - 1]);
+		apenet_finding_evidence(f, "LINK_LATENCY_PS after each REALIGN");
+		apenet_finding_measure(f, (double)(val[k - 1] - val[0]), 0, "ps");
+		apenet_finding_rec(f, "check the transceiver's word aligner and deskew settings; the link cannot carry "
+				      "timing until every alignment gives the same latency");
+	}
+	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "latency-check");
+	apenet_out_str(o, "bdf", d.bdf);
+	apenet_out_str(o, "link", d.prof->links[l].name);
+	apenet_out_uint(o, "resets", got);
+	apenet_out_arr_begin(o, "histogram");
+	for (size_t i = 0; i < k; i++) {
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_uint(o, "latency_ps", val[i]);
+		apenet_out_uint(o, "count", cnt[i]);
+		apenet_out_obj_end(o);
+	}
+	apenet_out_arr_end(o);
+	apenet_out_uint(o, "distinct", k);
+	apenet_out_uint(o, "spread_ps", k ? val[k - 1] - val[0] : 0);
+	apenet_out_str(o, "verdict", k == 1 ? "pass" : "fail");
+	rc = cli_finish(o, &fs); /* 1 with the failure */
+	apenet_findings_free(&fs);
+	free(ps), free(val), free(cnt);
+	apenet_dev_close(&d);
+	return rc;
+}
