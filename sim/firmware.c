@@ -131,6 +131,20 @@ static void read_host(struct sim_board *b)
 			ln->prbs_ctrl = BAR32(b, apenet_lane_off(l, k, APENET_LANE_PRBS_CTRL));
 			ln->prbs_run_ms = BAR32(b, apenet_lane_off(l, k, APENET_LANE_PRBS_RUN_MS));
 		}
+		/* PRBS_CTRL.LANES: one write (a far end's, through the remote
+		 * window, which goes blind once a lane runs PRBS) sets the
+		 * other lanes named too; the field is dropped at publish */
+		for (unsigned k = 0; k < lk->lp->lanes; k++) {
+			uint32_t c = lk->lane[k].prbs_ctrl, mask = APENET_GET(LANE_PRBS_CTRL, LANES, c);
+			if (!mask)
+				continue;
+			uint32_t base = c & ~APENET_SET(LANE_PRBS_CTRL, LANES, 0xf);
+			for (unsigned j = 0; j < lk->lp->lanes; j++)
+				if (j != k && (mask & (1u << j))) {
+					lk->lane[j].prbs_ctrl = base;
+					BAR32(b, apenet_lane_off(l, j, APENET_LANE_PRBS_CTRL)) = base;
+				}
+		}
 	}
 }
 
@@ -373,12 +387,13 @@ static void publish_link(struct sim_torus *t, struct sim_board *b, unsigned l)
 			APENET_SET(LANE_PRBS_STATUS, LOCKED, ln->prbs_on && ln->chk.locked) |
 			APENET_SET(LANE_PRBS_STATUS, RUNNING, ln->prbs_on) |
 			APENET_SET(LANE_PRBS_STATUS, ENDED, ln->prbs_ended) |
+			APENET_SET(LANE_PRBS_STATUS, FOLLOWED, ln->prbs_followed) |
 			APENET_SET(LANE_PRBS_STATUS, PATTERN, APENET_GET(LANE_PRBS_CTRL, PATTERN, ln->prbs_ctrl));
 		/* CLEAR is a command bit: the firmware drops it once done; ENABLE
 		 * it drops when the run time is up.  Only if the host (or the
 		 * partner, through the remote window) has not written the register
 		 * since we read it: a write in between wins. */
-		uint32_t drop = (ln->prbs_ctrl & APENET_SET(LANE_PRBS_CTRL, CLEAR, 1)) |
+		uint32_t drop = (ln->prbs_ctrl & (APENET_SET(LANE_PRBS_CTRL, CLEAR, 1) | APENET_SET(LANE_PRBS_CTRL, LANES, 0xf))) |
 				(ln->prbs_stop ? APENET_SET(LANE_PRBS_CTRL, ENABLE, 1) : 0);
 		if (drop) {
 			uint32_t seen = ln->prbs_ctrl;

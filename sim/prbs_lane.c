@@ -67,6 +67,9 @@ void sim_lane_prbs_tick(struct sim_torus *t, struct sim_board *b, struct sim_lin
 	if (!ln->prbs_on) { /* switched on: the run time counts from here */
 		ln->prbs_on_ts = t->now_ts;
 		ln->prbs_ended = 0;
+		ln->prbs_followed = 0;
+		ln->prbs_locked_once = 0;
+		ln->prbs_nosrc_ts = 0;
 	}
 	if (!ln->prbs_on || pat != ln->prbs_pat || APENET_GET(LANE_PRBS_CTRL, CLEAR, ctrl))
 		prbs_start(t, b, ln, pat);
@@ -84,12 +87,28 @@ void sim_lane_prbs_tick(struct sim_torus *t, struct sim_board *b, struct sim_lin
 	int source = ln->phase != APENET_PHASE_RESET &&
 		     (!pl || (k < pl->lp->lanes && pl->lane[k].prbs_on && pl->lane[k].prbs_pat == pat));
 	if (!source) {
+		/* FOLLOW: a checker that had locked and hears nothing for
+		 * APENET_PRBS_FOLLOW_MS ends the run: the partner stopped, so a
+		 * far end started through the remote window goes back to
+		 * traffic with it */
+		if (APENET_GET(LANE_PRBS_CTRL, FOLLOW, ctrl) && ln->prbs_locked_once) {
+			if (!ln->prbs_nosrc_ts)
+				ln->prbs_nosrc_ts = t->now_ts ? t->now_ts : 1;
+			if (t->now_ts - ln->prbs_nosrc_ts >= (uint64_t)APENET_PRBS_FOLLOW_MS * (SIM_TS_HZ / 1000u)) {
+				ln->prbs_on = 0;
+				ln->prbs_ended = 1;
+				ln->prbs_followed = 1;
+				ln->prbs_stop = 1;
+				return;
+			}
+		}
 		/* nothing (or not this pattern) arrives: the checker cannot lock */
 		apenet_prbs_chk_init(&ln->chk, (enum apenet_prbs)pat);
 		ln->rxword = (uint32_t)sim_rng_next(&b->rng);
 		ln->errword = 0;
 		return;
 	}
+	ln->prbs_nosrc_ts = 0;
 	ln->err_skip = next_error(&b->rng, ln->ber); /* memoryless gaps: redraw at this tick's BER */
 
 	double want = lk->lp->lane_mbps * 1e6 * dt * t->ber_accel + ln->prbs_bits_frac;
@@ -112,6 +131,8 @@ void sim_lane_prbs_tick(struct sim_torus *t, struct sim_board *b, struct sim_lin
 	}
 	/* statistical for the rest */
 	uint64_t rest = bits - words * 32;
+	if (ln->chk.locked)
+		ln->prbs_locked_once = 1;
 	if (rest && ln->chk.locked) {
 		ln->prbs_bits += rest;
 		ln->prbs_errs += sim_rng_poisson(&b->rng, (double)rest * ln->ber);

@@ -54,6 +54,9 @@ struct sim_lane {
 	uint64_t prbs_on_ts;    /* TIMESTAMP when the current run was switched on */
 	uint8_t prbs_ended;     /* the firmware ended the last run (RUN_MS elapsed) */
 	uint8_t prbs_stop;      /* ended this tick: drop ENABLE from the BAR at publish */
+	uint8_t prbs_locked_once; /* FOLLOW: the checker locked in this run */
+	uint8_t prbs_followed;  /* the last run ended by FOLLOW */
+	uint64_t prbs_nosrc_ts; /* FOLLOW: since when no pattern arrives (0: it does) */
 };
 
 struct sim_counters {

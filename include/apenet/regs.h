@@ -249,9 +249,12 @@ static inline uint32_t apenet_ee_off(unsigned port, unsigned reg)
 	F(LANE_PRBS_CTRL, PATTERN, 0, 2, "enum apenet_prbs (7, 15, 23, 31)") \
 	F(LANE_PRBS_CTRL, ENABLE, 4, 1, "Run generator and checker (traffic stops on the lane's link)") \
 	F(LANE_PRBS_CTRL, CLEAR, 5, 1, "Command: restart the checker's counters at the next tick") \
+	F(LANE_PRBS_CTRL, FOLLOW, 6, 1, "End the run when the checker, once locked, sees no pattern for APENET_PRBS_FOLLOW_MS (the partner stopped)") \
+	F(LANE_PRBS_CTRL, LANES, 8, 4, "Command: apply PATTERN, ENABLE, CLEAR and FOLLOW to these lanes of the link too, in one write; dropped once done") \
 	F(LANE_PRBS_STATUS, LOCKED, 0, 1, "Checker locked to the pattern") \
 	F(LANE_PRBS_STATUS, RUNNING, 1, 1, "Checker running") \
-	F(LANE_PRBS_STATUS, ENDED, 2, 1, "The firmware ended the last run when PRBS_RUN_MS elapsed (0 again when a run starts)") \
+	F(LANE_PRBS_STATUS, ENDED, 2, 1, "The firmware ended the last run: PRBS_RUN_MS elapsed, or FOLLOW (0 again when a run starts)") \
+	F(LANE_PRBS_STATUS, FOLLOWED, 3, 1, "The last run ended by FOLLOW: the partner stopped sending the pattern") \
 	F(LANE_PRBS_STATUS, PATTERN, 8, 2, "Pattern the checker runs") \
 	F(EE_STATUS, PRESENT, 0, 1, "A module is plugged") \
 	F(EE_STATUS, VALID, 1, 1, "The mirror holds the module's pages") \
@@ -345,6 +348,9 @@ enum apenet_rmt_result { APENET_RMT_RESULTS(APENET_X_RMT_ENUM) };
 /* How long the firmware waits for the partner's answer before NO_ANSWER.
  * A round trip takes a few microseconds (docs/design.md). */
 #define APENET_RMT_ANSWER_US 1000u
+/* LANE_PRBS_CTRL.FOLLOW: how long a locked checker goes without the pattern
+ * before the firmware ends the run (the partner stopped its generator). */
+#define APENET_PRBS_FOLLOW_MS 10u
 
 /* ---- Board variants and their profiles (SPEC §1) ---- */
 enum apenet_variant {

@@ -419,6 +419,86 @@ static void test_prbs_run_time(void **state)
 	assert_int_equal(APENET_GET(LANE_PRBS_STATUS, ENDED, rd32(b0, st0)), 0);
 }
 
+/* ---- 3b. every far lane in one request (LANES), and a far end that
+ * follows this one back to traffic (FOLLOW) ---- */
+
+static void test_prbs_lanes_follow(void **state)
+{
+	struct fx *f = *state;
+	struct sim_torus *t = torus(f, APENET_V_APENETP, 4, 1, 1, -1);
+	struct sim_board *b0 = board(t, 0, 0, 0);
+	unsigned xp = link_idx(b0, "X+"), pl;
+	struct sim_board *b1 = partner(t, b0, xp, &pl);
+	unsigned lanes = b0->prof->links[xp].lanes;
+	uint32_t all = (1u << lanes) - 1;
+	uint32_t ctrl = APENET_SET(LANE_PRBS_CTRL, PATTERN, APENET_PRBS23) | APENET_SET(LANE_PRBS_CTRL, ENABLE, 1);
+	uint32_t follow = ctrl | APENET_SET(LANE_PRBS_CTRL, FOLLOW, 1);
+
+	bring_up(t);
+	/* a guard of 10 s: FOLLOW, not the guard, must end this run */
+	for (unsigned k = 0; k < lanes; k++)
+		assert_int_equal(request(t, b0, APENET_RMT_WRITE, xp, apenet_lane_off(pl, k, APENET_LANE_PRBS_RUN_MS), 10000),
+				 APENET_RMT_OK);
+	/* one write through the window starts every far lane */
+	assert_int_equal(request(t, b0, APENET_RMT_WRITE, xp, apenet_lane_off(pl, 0, APENET_LANE_PRBS_CTRL),
+				 follow | APENET_SET(LANE_PRBS_CTRL, LANES, all)),
+			 APENET_RMT_OK);
+	step(t, 1000);
+	for (unsigned k = 0; k < lanes; k++) {
+		/* the LANES field is a command: gone once done, everywhere */
+		assert_int_equal(rd32(b1, apenet_lane_off(pl, k, APENET_LANE_PRBS_CTRL)), follow);
+		assert_int_equal(APENET_GET(LANE_PRBS_STATUS, RUNNING, rd32(b1, apenet_lane_off(pl, k, APENET_LANE_PRBS_STATUS))),
+				 1);
+	}
+	/* this end joins: every checker at both ends locks */
+	wr32(b0, apenet_lane_off(xp, 0, APENET_LANE_PRBS_CTRL), ctrl | APENET_SET(LANE_PRBS_CTRL, LANES, all));
+	unsigned ms = 0;
+	for (int locked = 0; !locked; ms++) {
+		step(t, 1000);
+		locked = 1;
+		for (unsigned k = 0; k < lanes; k++)
+			locked &= APENET_GET(LANE_PRBS_STATUS, LOCKED, rd32(b0, apenet_lane_off(xp, k, APENET_LANE_PRBS_STATUS))) &
+				  APENET_GET(LANE_PRBS_STATUS, LOCKED, rd32(b1, apenet_lane_off(pl, k, APENET_LANE_PRBS_STATUS)));
+		assert_true(ms < 50);
+	}
+	run(t, 1000, 20000);
+	/* this end stops (lane 0's write names them all): the far end follows
+	 * within APENET_PRBS_FOLLOW_MS and a tick, and the link carries
+	 * traffic again, long before its 10 s guard */
+	wr32(b0, apenet_lane_off(xp, 0, APENET_LANE_PRBS_CTRL), APENET_SET(LANE_PRBS_CTRL, LANES, all));
+	step(t, 1000);
+	for (unsigned k = 0; k < lanes; k++)
+		assert_int_equal(rd32(b0, apenet_lane_off(xp, k, APENET_LANE_PRBS_CTRL)), 0);
+	uint64_t bits0 = rd64(b1, apenet_lane_off(pl, 0, APENET_LANE_PRBS_BITS));
+	ms = 0;
+	while (APENET_GET(LANE_PRBS_STATUS, RUNNING, rd32(b1, apenet_lane_off(pl, lanes - 1, APENET_LANE_PRBS_STATUS)))) {
+		step(t, 1000);
+		assert_true(++ms <= APENET_PRBS_FOLLOW_MS + 2);
+	}
+	print_message("far end followed this one back to traffic after %u ms\n", ms);
+	for (unsigned k = 0; k < lanes; k++) {
+		uint32_t st = rd32(b1, apenet_lane_off(pl, k, APENET_LANE_PRBS_STATUS));
+		assert_int_equal(APENET_GET(LANE_PRBS_STATUS, RUNNING, st), 0);
+		assert_int_equal(APENET_GET(LANE_PRBS_STATUS, ENDED, st), 1);
+		assert_int_equal(APENET_GET(LANE_PRBS_STATUS, FOLLOWED, st), 1);
+		assert_int_equal(APENET_GET(LANE_PRBS_CTRL, ENABLE, rd32(b1, apenet_lane_off(pl, k, APENET_LANE_PRBS_CTRL))), 0);
+	}
+	/* its counters froze where it stopped, and the window reads them */
+	uint64_t bits1 = rd64(b1, apenet_lane_off(pl, 0, APENET_LANE_PRBS_BITS));
+	assert_true(bits1 >= bits0);
+	run(t, 1000, 5000);
+	assert_int_equal(link_state(b1, pl), APENET_LINK_UP);
+	assert_int_equal(request(t, b0, APENET_RMT_READ, xp, apenet_lane_off(pl, 0, APENET_LANE_PRBS_BITS), 0), APENET_RMT_OK);
+	assert_int_equal(rd64(b0, APENET_REG_RMT_RDATA), bits1);
+	/* without FOLLOW a far end keeps running when this end stops */
+	assert_int_equal(request(t, b0, APENET_RMT_WRITE, xp, apenet_lane_off(pl, 0, APENET_LANE_PRBS_CTRL), ctrl), APENET_RMT_OK);
+	wr32(b0, apenet_lane_off(xp, 0, APENET_LANE_PRBS_CTRL), ctrl);
+	run(t, 1000, 20000);
+	wr32(b0, apenet_lane_off(xp, 0, APENET_LANE_PRBS_CTRL), 0);
+	run(t, 1000, 30000);
+	assert_int_equal(APENET_GET(LANE_PRBS_STATUS, RUNNING, rd32(b1, apenet_lane_off(pl, 0, APENET_LANE_PRBS_STATUS))), 1);
+}
+
 /* ---- 4. what the partner refuses, and what never leaves ---- */
 
 static void test_window_policy(void **state)
@@ -788,6 +868,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_read_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remote_prbs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prbs_run_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prbs_lanes_follow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_window_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_partner, setup, teardown),
