@@ -61,8 +61,10 @@ static void cable_clear(struct sim_torus *t, struct sim_link *lk)
 		ends[i]->unplugged = 0;
 		ends[i]->ch.extra_ber = 0;
 		ends[i]->lat_jitter = 0; /* the next alignment lands where it always did */
-		for (unsigned k = 0; k < APENET_MAX_LANES; k++)
+		for (unsigned k = 0; k < APENET_MAX_LANES; k++) {
 			ends[i]->lane[k].dead = 0;
+			ends[i]->lane[k].extra_ber = 0;
+		}
 	}
 }
 
@@ -112,6 +114,7 @@ static void swap_plugs(struct sim_torus *t, struct sim_board *ba, unsigned la, s
 
 static const char *usage =
 	"faults: cable-unplug --link L | cable-ber --link L --ber B | lane-dead --link L --lane N | "
+	"lane-ber --link L --lane N --ber B | "
 	"cable-swap --link L --with X,Y,Z:L2 | latency-jitter --link L | dnp-hang | overheat --celsius C | "
 	"voltage-droop --percent P | "
 	"pcie-degrade --width W --gen G | card-gone | power-off | clear";
@@ -121,6 +124,7 @@ static const struct {
 	const char *opts[3];
 } faults[] = {
 	{ "cable-unplug", { "link" } }, { "cable-ber", { "link", "ber" } }, { "lane-dead", { "link", "lane" } },
+	{ "lane-ber", { "link", "lane", "ber" } },
 	{ "cable-swap", { "link", "with" } }, { "latency-jitter", { "link" } }, { "dnp-hang", { NULL } }, { "overheat", { "celsius" } },
 	{ "voltage-droop", { "percent" } }, { "pcie-degrade", { "width", "gen" } }, { "card-gone", { NULL } },
 	{ "power-off", { NULL } }, { "clear", { NULL } },
@@ -201,6 +205,17 @@ int sim_inject(struct sim_torus *t, char *const *argv, int argc, char *r, size_t
 		if (p)
 			p->lane[(int)v].dead = 1;
 		rc = reply(r, rn, "ok: node %s link %s lane %d: dead", argv[0], b->prof->links[l].name, (int)v);
+	} else if (!strcmp(fault, "lane-ber")) {
+		/* one lane, one direction: what this end receives on it (a weak
+		 * far transmitter or this receiver), the other way untouched */
+		double ber;
+		if (l < 0 || !(s = opt_get(o, no, "lane")) || num(s, 0, b->prof->links[l].lanes - 1, &v) ||
+		    v != floor(v) || !(s = opt_get(o, no, "ber")) || num(s, 0, 0.5, &ber))
+			return reply(r, rn, "error: lane-ber needs --link L --lane N --ber B with N in 0..%u and 0 <= B <= 0.5",
+				     l < 0 ? 3u : b->prof->links[l].lanes - 1u);
+		b->link[l].lane[(int)v].extra_ber = ber;
+		rc = reply(r, rn, "ok: node %s link %s lane %d: received BER raised by %g", argv[0], b->prof->links[l].name,
+			   (int)v, ber);
 	} else if (!strcmp(fault, "cable-swap")) {
 		s = opt_get(o, no, "with");
 		char node2[32];

@@ -332,7 +332,9 @@ void sim_link_tick(struct sim_torus *t, struct sim_board *b, unsigned l, double 
 			ln->ber = 0.5;
 			continue;
 		}
-		ln->ber = lane_ber(t, b, l, lk, k);
+		ln->ber = lane_ber(t, b, l, lk, k) + ln->extra_ber;
+		if (ln->ber > 0.5)
+			ln->ber = 0.5;
 		ln->phase_s += dt;
 		switch (ln->phase) {
 		case APENET_PHASE_RESET:
@@ -390,6 +392,21 @@ void sim_link_tick(struct sim_torus *t, struct sim_board *b, unsigned l, double 
 	int prbs = any_prbs(lk);
 	for (unsigned k = 0; k < lk->lp->lanes; k++)
 		sim_lane_prbs_tick(t, b, lk, &lk->lane[k], dt);
+	/* FOLLOW ends the link's run, not one lane's: a lane that never
+	 * locked (dead, or hopeless) cannot tell that the partner stopped,
+	 * and one lane left in PRBS keeps the whole link out of traffic */
+	int followed = 0;
+	for (unsigned k = 0; k < lk->lp->lanes; k++)
+		followed |= lk->lane[k].prbs_stop && lk->lane[k].prbs_followed;
+	for (unsigned k = 0; followed && k < lk->lp->lanes; k++) {
+		struct sim_lane *ln = &lk->lane[k];
+		if (ln->prbs_on && APENET_GET(LANE_PRBS_CTRL, FOLLOW, ln->prbs_ctrl)) {
+			ln->prbs_on = 0;
+			ln->prbs_ended = 1;
+			ln->prbs_followed = 1;
+			ln->prbs_stop = 1;
+		}
+	}
 	if (!up)
 		return;
 	lane_counts(b, lk, dt);

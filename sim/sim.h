@@ -34,6 +34,7 @@ uint64_t sim_rng_poisson(struct sim_rng *r, double mean);
 struct sim_lane {
 	uint8_t phase;          /* enum apenet_phase */
 	uint8_t dead;           /* lane-dead fault: no signal */
+	double extra_ber;       /* lane-ber fault: added to what this end receives on the lane */
 	uint8_t excluded;       /* the firmware gave up on it: link runs degraded */
 	double phase_s;         /* time spent in the phase */
 	uint32_t align_restarts;

@@ -7,12 +7,14 @@ set -eu
 BIN=${1:-build/bin}
 OUT=docs/commands
 T=$(mktemp -d /tmp/apenet-docs-XXXXXX)
-trap 'kill -TERM $P1 $P2 $P3 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill -TERM $P1 $P2 $P3 $P4 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 "$BIN/apenet-sim" run --dims 4x4x1 --dir "$T/q" --seed 11 2>/dev/null & P1=$!
 printf 'dims: 2x1x1\nvariant: apenet-v5\n' >"$T/v5.yaml"
 "$BIN/apenet-sim" run --config "$T/v5.yaml" --dir "$T/v5" 2>/dev/null & P2=$!
 "$BIN/apenet-sim" run --variant nanet-km3 --dims 1x1x1 --dir "$T/km3" 2>/dev/null & P3=$!
-until [ -e "$T/q/ready" ] && [ -e "$T/v5/ready" ] && [ -e "$T/km3/ready" ]; do sleep 0.1; done
+# BER tests: a pair whose checkers count 1000 times faster than wall time
+"$BIN/apenet-sim" run --dims 2x1x1 --ber-accel 1000 --dir "$T/ber" --seed 3 2>/dev/null & P4=$!
+until [ -e "$T/q/ready" ] && [ -e "$T/v5/ready" ] && [ -e "$T/km3/ready" ] && [ -e "$T/ber/ready" ]; do sleep 0.1; done
 sleep 1
 N=$T/q/node-1-0-0
 A="$BIN/apenet"
@@ -85,6 +87,25 @@ JSON and CSV give seconds (\`lane_s\`, ...). docs/ber.md explains the statistics
 	sh -c "'$A' ber-plan --target 1e-15 --cl 0.99 --gbps 10 --lanes 4 --errors 0 --json | jq -c '.plan[0]'"
   run "apenet ber-plan --target 1e-12 --cl 95 --gbps 7; echo \"exit \$?\"   # CL is a fraction" \
 	sh -c "'$A' ber-plan --target 1e-12 --cl 95 --gbps 7; echo \"exit \$?\""; } >>$OUT/ber-plan.md
+
+B0=$T/ber/node-0-0-0
+page ber "A PRBS bit error rate test of a link's lanes, both ends started from this host: the far end through
+the link itself (the remote-register window, every far lane in one request, FOLLOW so that it goes back to
+traffic with this end). Each lane is judged by the sequential test of docs/ber.md: PASS as soon as the bits
+counted with the errors seen prove BER < \`--target\` at \`--cl\` (1.005x the statistical minimum
+without errors), FAIL as soon as the lower bound exceeds it. \`--both-ends\` also reads the far end's
+checkers (this end -> far end), after both ends stopped, and judges them once at that length;
+each lane then says \`from\` and \`to\`. \`--bits N\` or \`--duration S\` fix the length in
+advance instead. Bits come from the checkers' counters; \`accelerated\` is BER_ACCEL (> 1 only in an
+emulation that counts faster than wall time). The link carries no traffic during the test and is back
+in it when the command returns, Ctrl-C included. Exit 0 pass, 1 fail or not proven, 2 could not run
+or interrupted. Shown on an emulated pair counting 1000x faster: a clean cable, then one whose lane 2
+towards node 1,0,0 is weak (the emulator's \`lane-ber\` fault at 1,0,0)."
+{ run "apenet ber --link X+" "$A" ber --link X+ --sim "$B0"
+  "$BIN/apenet-sim" inject --dir "$T/ber" --node 1,0,0 lane-ber --link X- --lane 2 --ber 1e-9 >/dev/null
+  run "apenet ber --link X+ --both-ends --json | jq -c '.verdict, (.lanes[] | select(.verdict != \"pass\"))'" \
+	sh -c "'$A' ber --link X+ --both-ends --json --sim '$B0' | jq -c '.verdict, (.lanes[] | select(.verdict != \"pass\"))'"
+  "$BIN/apenet-sim" inject --dir "$T/ber" --node 1,0,0 clear >/dev/null; } >>$OUT/ber.md
 
 page latency-check "Realigns a link N times (\`--resets\`, default 20) and counts the one-way latencies the card
 measured at each alignment (LINK_LATENCY_PS, ID_CAPS.LATENCY): a link that carries timing (KM3link,

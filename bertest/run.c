@@ -1,0 +1,290 @@
+/* The BER test engine (include/apenet/bertest.h). */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "apenet/bertest.h"
+#include "apenet/remote.h"
+
+static int64_t mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+double apenet_bertest_elapsed(const struct apenet_bertest *t)
+{
+	return (double)(mono_ms() - t->t0_ms) / 1000.0;
+}
+
+static const char *lname(const struct apenet_bertest *t)
+{
+	return t->d->prof->links[t->o.link].name;
+}
+
+/* This end's lane register. */
+static uint32_t near_off(const struct apenet_bertest *t, unsigned lane, unsigned reg)
+{
+	return apenet_lane_off(t->o.link, lane, reg);
+}
+
+static int far_write(struct apenet_bertest *t, unsigned lane, unsigned reg, uint32_t v, struct apenet_err *e)
+{
+	uint32_t off;
+	if (apenet_remote_lane_off(t->d, t->o.link, lane, reg, &off, e))
+		return -1;
+	return apenet_remote_write(t->d, t->o.link, off, v, t->o.timeout_ms, e);
+}
+
+static int far_read(struct apenet_bertest *t, unsigned lane, unsigned reg, uint64_t *v, struct apenet_err *e)
+{
+	uint32_t off;
+	if (apenet_remote_lane_off(t->d, t->o.link, lane, reg, &off, e))
+		return -1;
+	return apenet_remote_read(t->d, t->o.link, off, v, t->o.timeout_ms, e);
+}
+
+static uint32_t lanes_of(const struct apenet_bertest *t)
+{
+	uint32_t all = (1u << t->d->prof->links[t->o.link].lanes) - 1;
+	return t->o.lanes ? t->o.lanes : all;
+}
+
+int apenet_bertest_start(struct apenet_dev *d, const struct apenet_bertest_opts *o, struct apenet_bertest *t,
+			 struct apenet_err *e)
+{
+	memset(t, 0, sizeof(*t));
+	t->d = d;
+	t->o = *o;
+	if (!t->o.timeout_ms)
+		t->o.timeout_ms = 1000;
+	if (o->link >= d->prof->nlinks)
+		return apenet_err_set(e, APENET_EINVAL, "%s: no link %u", d->bdf, o->link);
+	unsigned nl = d->prof->links[o->link].lanes;
+	uint32_t all = (1u << nl) - 1;
+	if (o->lanes & ~all)
+		return apenet_err_set(e, APENET_EINVAL, "%s: link %s has lanes 0..%u", d->bdf, lname(t), nl - 1);
+	if (apenet_ber_sched_init(&t->sched, o->target, o->cl, NULL, e))
+		return -1;
+	uint32_t caps = apenet_rd32(d, APENET_REG_ID_CAPS);
+	if (caps == APENET_ALL_ONES && apenet_dev_check(d, e))
+		return -1;
+	if (!APENET_GET(ID_CAPS, PRBS, caps))
+		return apenet_err_set(e, APENET_ENOTSUP, "%s: the card has no PRBS generators (ID_CAPS.PRBS 0)", d->bdf);
+	if (!APENET_GET(ID_CAPS, RMT, caps))
+		return apenet_err_set(e, APENET_ENOTSUP,
+				      "%s: the card cannot reach the far end of %s (no remote-register window, ID_CAPS.RMT 0): "
+				      "its generator must run for this end's checker to count",
+				      d->bdf, lname(t));
+	uint32_t st = apenet_rd32(d, apenet_link_off(o->link, APENET_LINK_STATE));
+	unsigned state = APENET_GET(LINK_STATE, STATE, st);
+	if (state != APENET_LINK_UP && state != APENET_LINK_DEGRADED)
+		return apenet_err_set(e, APENET_ELINK, "%s: link %s is %s (LINK_STATE 0x%08x): nothing to test across",
+				      d->bdf, lname(t), apenet_link_state_name(state), st);
+	uint32_t lanes = lanes_of(t);
+	for (unsigned k = 0; k < nl; k++) {
+		if (!(lanes & (1u << k)))
+			continue;
+		if (APENET_GET(LANE_PRBS_CTRL, ENABLE, apenet_rd32(d, near_off(t, k, APENET_LANE_PRBS_CTRL))))
+			return apenet_err_set(e, APENET_EBUSY, "%s: %s lane %u already runs PRBS (another test?)", d->bdf,
+					      lname(t), k);
+		for (int dir = 0; dir <= (o->both_ends ? 1 : 0); dir++) {
+			struct apenet_bertest_lane *l = &t->l[t->n++];
+			l->lane = k;
+			l->dir = (enum apenet_bertest_dir)dir;
+			l->verdict = APENET_BER_CONTINUE;
+			if (dir == APENET_BERTEST_FAR_TO_NEAR)
+				l->start_ts0 = apenet_rd64(d, near_off(t, k, APENET_LANE_PRBS_START_TS));
+		}
+	}
+	t->accel = apenet_rd32(d, APENET_REG_BER_ACCEL);
+	if (!t->accel || t->accel == APENET_ALL_ONES)
+		t->accel = 1;
+	t->lane_bps = (double)apenet_rd32(d, apenet_link_off(o->link, APENET_LINK_LANE_MBPS)) * 1e6 * t->accel;
+	uint32_t ctrl = APENET_SET(LANE_PRBS_CTRL, PATTERN, (uint32_t)o->pattern) | APENET_SET(LANE_PRBS_CTRL, ENABLE, 1) |
+			APENET_SET(LANE_PRBS_CTRL, LANES, lanes);
+	unsigned first = (unsigned)__builtin_ctz(lanes);
+	/* the far end: its guards lane by lane while the link still carries
+	 * the window's packets, then every lane in one write, FOLLOW on */
+	for (unsigned k = 0; k < nl; k++)
+		if ((lanes & (1u << k)) && far_write(t, k, APENET_LANE_PRBS_RUN_MS, o->guard_ms, e))
+			return -1;
+	if (far_write(t, first, APENET_LANE_PRBS_CTRL, ctrl | APENET_SET(LANE_PRBS_CTRL, FOLLOW, 1), e))
+		return -1;
+	t->far_on = 1;
+	/* this end: the same guard (a tool killed with -9 leaves nothing
+	 * running for long), then every lane in one write */
+	for (unsigned k = 0; k < nl; k++)
+		if (lanes & (1u << k))
+			apenet_wr32(d, near_off(t, k, APENET_LANE_PRBS_RUN_MS), o->guard_ms);
+	apenet_wr32(d, near_off(t, first, APENET_LANE_PRBS_CTRL), ctrl);
+	t->near_on = 1;
+	t->t0_ms = mono_ms();
+	t->verdict = APENET_BER_CONTINUE;
+	return 0;
+}
+
+/* One lane-direction's counters and status. */
+static int read_lane(struct apenet_bertest *t, struct apenet_bertest_lane *l, struct apenet_err *e)
+{
+	uint64_t st, bits, errs;
+	if (l->dir == APENET_BERTEST_FAR_TO_NEAR) {
+		/* until the firmware started this run, the counters are the last
+		 * run's: nothing to judge yet */
+		if (!l->started) {
+			uint64_t ts = apenet_rd64(t->d, near_off(t, l->lane, APENET_LANE_PRBS_START_TS));
+			if (ts == l->start_ts0)
+				return 0;
+			l->started = 1;
+		}
+		st = apenet_rd32(t->d, near_off(t, l->lane, APENET_LANE_PRBS_STATUS));
+		bits = apenet_rd64(t->d, near_off(t, l->lane, APENET_LANE_PRBS_BITS));
+		errs = apenet_rd64(t->d, near_off(t, l->lane, APENET_LANE_PRBS_ERRS));
+		if ((st == APENET_ALL_ONES || bits == UINT64_MAX) && apenet_dev_check(t->d, e))
+			return -1;
+	} else if ((l->started = 1, far_read(t, l->lane, APENET_LANE_PRBS_STATUS, &st, e)) ||
+		   far_read(t, l->lane, APENET_LANE_PRBS_BITS, &bits, e) ||
+		   far_read(t, l->lane, APENET_LANE_PRBS_ERRS, &errs, e)) {
+		return -1;
+	}
+	if (errs > bits)
+		return apenet_err_set(e, APENET_EIO, "%s: %s lane %u: %llu errors in %llu bits (LANE_PRBS_ERRS > BITS)",
+				      t->d->bdf, lname(t), l->lane, (unsigned long long)errs, (unsigned long long)bits);
+	l->locked = (int)APENET_GET(LANE_PRBS_STATUS, LOCKED, (uint32_t)st);
+	l->bits = bits;
+	l->errors = errs;
+	return 0;
+}
+
+int apenet_bertest_poll(struct apenet_bertest *t, struct apenet_err *e)
+{
+	int open = 0;
+	double el = apenet_bertest_elapsed(t);
+	for (unsigned i = 0; i < t->n; i++) {
+		struct apenet_bertest_lane *l = &t->l[i];
+		if (l->dir == APENET_BERTEST_NEAR_TO_FAR)
+			continue; /* the far checkers: read once both ends stopped */
+		if (read_lane(t, l, e))
+			return -1;
+		if (l->started && !l->locked && !l->bits && l->verdict == APENET_BER_CONTINUE &&
+		    el >= APENET_BERTEST_LOCK_S) {
+			/* no pattern recognised at all: a dead lane, or one so bad
+			 * that nothing can be counted */
+			l->verdict = APENET_BER_FAIL;
+			l->no_lock = 1;
+			continue;
+		}
+		if (!l->started || (!l->locked && l->verdict == APENET_BER_CONTINUE)) {
+			open++; /* this run's counters, from a locked checker, or nothing */
+			continue;
+		}
+		if (apenet_ber_decide(&t->sched, l->errors, l->bits, &l->dec, e))
+			return -1;
+		if (l->verdict != APENET_BER_CONTINUE)
+			continue; /* a verdict is final: the guarantees are for the first */
+		if (t->o.bits) {
+			/* fixed in advance: judged once, at the length */
+			if (l->bits >= t->o.bits)
+				l->verdict = l->dec.est.upper <= t->o.target  ? APENET_BER_PASS
+					     : l->dec.est.lower > t->o.target ? APENET_BER_FAIL
+									       : APENET_BER_CONTINUE;
+			if (l->bits >= t->o.bits && l->verdict == APENET_BER_CONTINUE)
+				t->inconclusive = 1;
+		} else {
+			l->verdict = l->dec.verdict;
+		}
+		if (l->verdict == APENET_BER_CONTINUE && !(t->o.bits && l->bits >= t->o.bits))
+			open++;
+	}
+	enum apenet_ber_verdict v[APENET_BERTEST_MAXLANES];
+	unsigned nv = 0;
+	for (unsigned i = 0; i < t->n; i++)
+		if (t->l[i].dir == APENET_BERTEST_FAR_TO_NEAR)
+			v[nv++] = t->l[i].verdict;
+	t->verdict = apenet_ber_combine(v, nv);
+	if (!open || t->verdict == APENET_BER_FAIL)
+		return 1;
+	if (t->o.max_s > 0 && el >= t->o.max_s) {
+		t->inconclusive = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* The far checkers, once the far end followed this one back to traffic:
+ * the window answers again (it refuses with LINK_PRBS until then). */
+static int read_far(struct apenet_bertest *t, struct apenet_err *e)
+{
+	int64_t deadline = mono_ms() + 2000 + (int64_t)APENET_PRBS_FOLLOW_MS;
+	for (unsigned i = 0; i < t->n; i++) {
+		struct apenet_bertest_lane *l = &t->l[i];
+		if (l->dir != APENET_BERTEST_NEAR_TO_FAR)
+			continue;
+		for (;;) {
+			struct apenet_err re = { 0 };
+			if (!read_lane(t, l, &re))
+				break;
+			if (re.code != APENET_ELINK || mono_ms() >= deadline) {
+				*e = re;
+				return -1;
+			}
+			struct timespec ts = { 0, 2000000 };
+			nanosleep(&ts, NULL);
+		}
+		if (apenet_ber_decide(&t->sched, l->errors, l->bits, &l->dec, e))
+			return -1;
+		/* one look, at the length the run had: the bounds of a test
+		 * fixed in advance */
+		l->verdict = l->dec.est.upper <= t->o.target  ? APENET_BER_PASS
+			     : l->dec.est.lower > t->o.target ? APENET_BER_FAIL
+							       : APENET_BER_CONTINUE;
+		if (l->verdict == APENET_BER_CONTINUE)
+			t->inconclusive = 1;
+	}
+	enum apenet_ber_verdict v[APENET_BERTEST_MAXLANES];
+	for (unsigned i = 0; i < t->n; i++)
+		v[i] = t->l[i].verdict;
+	t->verdict = apenet_ber_combine(v, t->n);
+	return 0;
+}
+
+/* The far end back in traffic: the window answers again once it followed
+ * this end (it refuses with LINK_PRBS until then). */
+static int far_back(struct apenet_bertest *t, struct apenet_err *e)
+{
+	int64_t deadline = mono_ms() + 2000 + (int64_t)APENET_PRBS_FOLLOW_MS;
+	unsigned first = (unsigned)__builtin_ctz(lanes_of(t));
+	for (;;) {
+		uint64_t st;
+		struct apenet_err re = { 0 };
+		if (!far_read(t, first, APENET_LANE_PRBS_STATUS, &st, &re))
+			return 0;
+		if (re.code != APENET_ELINK || mono_ms() >= deadline)
+			return apenet_err_set(e, re.code,
+					      "%s; the far end of %s is still in PRBS and goes back to traffic by itself "
+					      "within %u s (its PRBS_RUN_MS)",
+					      re.msg, lname(t), (t->o.guard_ms + 999) / 1000);
+		struct timespec ts = { 0, 2000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+int apenet_bertest_stop(struct apenet_bertest *t, struct apenet_err *e)
+{
+	uint32_t lanes = lanes_of(t);
+	if (t->near_on) {
+		/* every lane in one write: ENABLE 0 */
+		apenet_wr32(t->d, near_off(t, (unsigned)__builtin_ctz(lanes), APENET_LANE_PRBS_CTRL),
+			    APENET_SET(LANE_PRBS_CTRL, LANES, lanes));
+		t->near_on = 0;
+	}
+	if (t->far_on) {
+		t->far_on = 0; /* it follows (FOLLOW), or its guard ends it */
+		if (far_back(t, e))
+			return -1;
+		if (t->o.both_ends)
+			return read_far(t, e);
+	}
+	return 0;
+}

@@ -1,0 +1,306 @@
+/* apenet ber: a PRBS bit error rate test of a link's lanes, both ends
+ * started from this host (bertest/run.c), judged with honest statistics
+ * (lofamo/ber_stats.c, docs/ber.md).  Exit 0 pass, 1 fail (or not proven
+ * within the time allowed), 2 could not run or interrupted; the link is
+ * back in traffic on every way out, Ctrl-C included. */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apenet/bertest.h"
+#include "apenet/finding.h"
+#include "cli.h"
+
+#define USAGE                                                                                                    \
+	"usage: apenet ber --link L [--lanes 0,1,2,3] [--pattern prbs7|prbs15|prbs23|prbs31]\n"                    \
+	"                  [--target 1e-12 --cl 0.95 | --bits N | --duration S] [--both-ends] [--max-time S] [--json]"
+
+static volatile sig_atomic_t ber_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	ber_stop = 1;
+}
+
+static int parse_pattern(const char *s, enum apenet_prbs *p)
+{
+	static const struct {
+		const char *name;
+		enum apenet_prbs p;
+	} pats[] = { { "prbs7", APENET_PRBS7 }, { "prbs15", APENET_PRBS15 }, { "prbs23", APENET_PRBS23 },
+		     { "prbs31", APENET_PRBS31 } };
+	for (unsigned i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+		if (!strcmp(s, pats[i].name)) {
+			*p = pats[i].p;
+			return 0;
+		}
+	return -1;
+}
+
+static const char *pattern_name(enum apenet_prbs p)
+{
+	static const char *const n[] = { "prbs7", "prbs15", "prbs23", "prbs31" };
+	return (unsigned)p < 4 ? n[p] : "?";
+}
+
+/* "0,1,3" into a mask of lanes below max; -1 on anything else. */
+static int parse_lanes(const char *s, unsigned max, uint32_t *mask)
+{
+	*mask = 0;
+	while (*s) {
+		char *end;
+		long v = strtol(s, &end, 10);
+		if (end == s || v < 0 || v >= (long)max || (*end && *end != ','))
+			return -1;
+		*mask |= 1u << v;
+		s = *end ? end + 1 : end;
+	}
+	return *mask ? 0 : -1;
+}
+
+/* The least bits any lane has checked, and the most it may need: progress. */
+static void progress(const struct apenet_bertest *t, int tty, double *last)
+{
+	double el = apenet_bertest_elapsed(t);
+	if (el - *last < (tty ? 0.5 : 10.0))
+		return;
+	*last = el;
+	uint64_t bits = UINT64_MAX, errs = 0;
+	double upper = 0, goal = 0;
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct apenet_bertest_lane *l = &t->l[i];
+		if (l->dir != APENET_BERTEST_FAR_TO_NEAR)
+			continue;
+		if (l->bits < bits)
+			bits = l->bits;
+		errs += l->errors;
+		if (l->dec.est.upper > upper)
+			upper = l->dec.est.upper;
+		double want = t->o.bits ? (double)t->o.bits : l->dec.pass_bits;
+		if (isfinite(want) && want > goal)
+			goal = want;
+	}
+	double frac = goal > 0 ? (double)bits / goal : 0;
+	if (frac > 1)
+		frac = 1;
+	double eta = t->lane_bps > 0 && goal > bits ? (goal - (double)bits) / t->lane_bps : 0;
+	if (tty) {
+		char bar[21];
+		int n = (int)(frac * 20);
+		for (int i = 0; i < 20; i++)
+			bar[i] = i < n ? '#' : '.';
+		bar[20] = 0;
+		fprintf(stderr, "\r[%s] %3.0f%%  %.3g bits a lane  %llu errors  upper %.2g  ETA %.0f s   ", bar, frac * 100,
+			(double)bits, (unsigned long long)errs, upper, eta);
+	} else {
+		fprintf(stderr, "apenet ber: %.0f s: %.3g bits a lane, %llu errors, upper bound %.2g, about %.0f s left\n", el,
+			(double)bits, (unsigned long long)errs, upper, eta);
+	}
+}
+
+static void out_end(struct apenet_out *o, const char *key, const unsigned xyz[3], const char *link)
+{
+	apenet_out_obj_begin(o, key);
+	apenet_out_strf(o, "node", "%u,%u,%u", xyz[0], xyz[1], xyz[2]);
+	apenet_out_str(o, "link", link);
+	apenet_out_obj_end(o);
+}
+
+static const char *verdict_of(const struct apenet_bertest_lane *l, int stopped)
+{
+	if (l->verdict == APENET_BER_PASS)
+		return "pass";
+	if (l->verdict == APENET_BER_FAIL)
+		return "fail";
+	return stopped ? "interrupted" : "inconclusive";
+}
+
+int cmd_ber(struct cli *c)
+{
+	const char *link = NULL, *lanes = NULL, *pattern = "prbs31", *target = NULL, *cl = NULL, *bits = NULL,
+		   *duration = NULL, *maxt = NULL, *loopback = NULL;
+	int both = 0;
+	const struct cli_opt opts[] = { { "--link", &link, NULL },	   { "--lanes", &lanes, NULL },
+					{ "--pattern", &pattern, NULL },   { "--target", &target, NULL },
+					{ "--cl", &cl, NULL },		   { "--bits", &bits, NULL },
+					{ "--duration", &duration, NULL }, { "--max-time", &maxt, NULL },
+					{ "--loopback", &loopback, NULL }, { "--both-ends", NULL, &both },
+					{ NULL, NULL, NULL } };
+	const char *pos[1];
+	int npos;
+	double tg = 1e-12, conf = 0.95, nbits = 0, dur = 0, maxs = 0;
+	if (cli_parse(c, "ber", opts, pos, 0, &npos))
+		return CLI_EXIT_ERROR;
+	if (!link)
+		return cli_usage_error("ber", "which link? --link L (e.g. --link X+)\n" USAGE);
+	struct apenet_bertest_opts o = { 0 };
+	if (parse_pattern(pattern, &o.pattern))
+		return cli_usage_error("ber", "--pattern '%s': one of prbs7, prbs15, prbs23, prbs31", pattern);
+	if ((target && cli_number("ber", "--target", target, 1e-18, 1e-2, &tg)) ||
+	    (cl && cli_number("ber", "--cl", cl, 0.5, 0.999999, &conf)) ||
+	    (bits && cli_number("ber", "--bits", bits, 1, 1.8e19, &nbits)) ||
+	    (duration && cli_number("ber", "--duration", duration, 0.001, 30 * 86400, &dur)) ||
+	    (maxt && cli_number("ber", "--max-time", maxt, 0.1, 30 * 86400, &maxs)))
+		return CLI_EXIT_ERROR;
+	if (bits && duration)
+		return cli_usage_error("ber", "--bits or --duration, not both");
+	if (loopback)
+		return cli_usage_error("ber", "--loopback %s: the APEnet+ family's register map has no loopback mode: test "
+					      "across the cable (both ends from this host through the remote window)",
+				       loopback);
+	struct apenet_site site;
+	struct apenet_dev d;
+	struct apenet_err e = { 0 };
+	int rc = cli_open(c, &d, &site);
+	if (rc)
+		return rc;
+	int l = cli_link_index(d.prof, link);
+	if (l < 0) {
+		apenet_dev_close(&d);
+		return cli_usage_error("ber", "no link '%s' on a %s", link, d.prof->name);
+	}
+	o.link = (unsigned)l;
+	if (lanes && parse_lanes(lanes, d.prof->links[l].lanes, &o.lanes)) {
+		apenet_dev_close(&d);
+		return cli_usage_error("ber", "--lanes '%s': lane numbers 0..%u, comma separated", lanes,
+				       d.prof->links[l].lanes - 1u);
+	}
+	o.both_ends = both;
+	o.target = tg;
+	o.cl = conf;
+	o.bits = (uint64_t)nbits;
+	/* --duration: the bits that long takes at the lane rate (the
+	 * counters decide, not the clock, also in an accelerated emulation) */
+	double mbps = apenet_rd32(&d, apenet_link_off(o.link, APENET_LINK_LANE_MBPS));
+	uint32_t accel = apenet_rd32(&d, APENET_REG_BER_ACCEL);
+	if (!accel || accel == APENET_ALL_ONES)
+		accel = 1;
+	double bps = mbps * 1e6 * accel;
+	if (dur > 0)
+		o.bits = (uint64_t)(dur * mbps * 1e6);
+	/* without a limit: 20 times the zero-error minimum, at least 10 s */
+	double need = o.bits ? (double)o.bits : apenet_ber_min_bits(0, tg, conf);
+	o.max_s = maxs > 0 ? maxs : fmax(10.0, 20 * need / (bps > 0 ? bps : 1));
+	o.guard_ms = (unsigned)fmin(4e9, (o.max_s + 10) * 1000);
+	o.timeout_ms = 2000;
+
+	struct sigaction sa = { 0 }, old_int, old_term;
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	struct apenet_bertest t;
+	if (apenet_bertest_start(&d, &o, &t, &e)) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		apenet_dev_close(&d);
+		return cli_fail(&e);
+	}
+	int tty = isatty(2), done = 0;
+	double last = tty ? -1e9 : 0; /* a log gets its first line after 10 s */
+	while (!ber_stop && !(done = apenet_bertest_poll(&t, &e))) {
+		progress(&t, tty, &last);
+		struct timespec ts = { 0, 100000000 };
+		nanosleep(&ts, NULL);
+	}
+	if (tty)
+		fputs("\r\033[K", stderr);
+	struct apenet_err se = { 0 };
+	int stopped = ber_stop;
+	int srv = apenet_bertest_stop(&t, &se); /* back to traffic, always */
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (done < 0 || srv < 0) {
+		apenet_dev_close(&d);
+		return cli_fail(done < 0 ? &e : &se);
+	}
+	uint32_t me = apenet_rd32(&d, APENET_REG_NODE_COORD), pt = apenet_rd32(&d, apenet_link_off(o.link, APENET_LINK_PARTNER));
+	unsigned near[3] = { APENET_GET(NODE_COORD, X, me), APENET_GET(NODE_COORD, Y, me), APENET_GET(NODE_COORD, Z, me) };
+	unsigned far[3] = { APENET_GET(LINK_PARTNER, X, pt), APENET_GET(LINK_PARTNER, Y, pt), APENET_GET(LINK_PARTNER, Z, pt) };
+	unsigned fport = APENET_GET(LINK_PARTNER, PORT, pt);
+	const char *flink = fport < d.prof->nlinks ? d.prof->links[fport].name : "?";
+
+	struct apenet_findings fs;
+	apenet_findings_init(&fs);
+	struct apenet_out *o2 = apenet_out_new(c->fmt, stdout, "ber");
+	apenet_out_str(o2, "bdf", d.bdf);
+	apenet_out_str(o2, "link", d.prof->links[l].name);
+	apenet_out_str(o2, "pattern", pattern_name(o.pattern));
+	apenet_out_dbl(o2, "target", tg, 3);
+	apenet_out_dbl(o2, "cl", conf, 6);
+	apenet_out_uint(o2, "accelerated", t.accel); /* > 1: the emulator counts this much faster than wall time */
+	apenet_out_dbl(o2, "elapsed_s", apenet_bertest_elapsed(&t), 1);
+	apenet_out_arr_begin(o2, "lanes");
+	struct apenet_ber_count cnt[APENET_BERTEST_MAXLANES];
+	unsigned ncnt = 0;
+	for (unsigned i = 0; i < t.n; i++) {
+		const struct apenet_bertest_lane *ln = &t.l[i];
+		if (ln->dir == APENET_BERTEST_NEAR_TO_FAR && stopped)
+			continue;
+		apenet_out_obj_begin(o2, NULL);
+		apenet_out_uint(o2, "lane", ln->lane);
+		apenet_out_uint(o2, "bits", ln->bits);
+		apenet_out_uint(o2, "errors", ln->errors);
+		apenet_out_dbl(o2, "ber", ln->dec.est.ber, 3);
+		apenet_out_dbl(o2, "upper", ln->dec.est.upper, 3);
+		apenet_out_dbl(o2, "lower", ln->dec.est.lower, 3);
+		apenet_out_dbl(o2, "cl", conf, 6);
+		apenet_out_str(o2, "verdict", verdict_of(ln, stopped));
+		if (both) {
+			int n2f = ln->dir == APENET_BERTEST_NEAR_TO_FAR;
+			out_end(o2, "from", n2f ? near : far, n2f ? d.prof->links[l].name : flink);
+			out_end(o2, "to", n2f ? far : near, n2f ? flink : d.prof->links[l].name);
+		}
+		apenet_out_obj_end(o2);
+		cnt[ncnt].bits = ln->bits;
+		cnt[ncnt++].errors = ln->errors;
+		if (ln->verdict == APENET_BER_FAIL) {
+			struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_FAIL, APENET_SUBJ_LANE, l, (int)ln->lane,
+								      d.prof->links[l].name, "BER_FAIL");
+			apenet_finding_message(f, "%s lane %u%s: BER above %.3g at %.3g confidence (%llu errors in %llu bits)",
+					       d.prof->links[l].name, ln->lane,
+					       both ? (ln->dir == APENET_BERTEST_NEAR_TO_FAR ? " (this end -> far end)"
+											 : " (far end -> this end)")
+						    : "",
+					       tg, conf, (unsigned long long)ln->errors, (unsigned long long)ln->bits);
+			apenet_finding_measure(f, ln->dec.est.lower, tg, "");
+			apenet_finding_evidence(f, "LANE_PRBS_ERRS / LANE_PRBS_BITS, lower bound %.3g", ln->dec.est.lower);
+			apenet_finding_rec(f, "tune the lane's PMA settings (apenet sweep) or replace the cable");
+		}
+	}
+	apenet_out_arr_end(o2);
+	struct apenet_ber_count sum;
+	struct apenet_ber_est pe;
+	if (ncnt && !apenet_ber_pool(cnt, ncnt, &sum, &e) && sum.bits &&
+	    !apenet_ber_estimate(sum.errors, sum.bits, conf, &pe, &e)) {
+		apenet_out_obj_begin(o2, "pooled");
+		apenet_out_uint(o2, "bits", sum.bits);
+		apenet_out_uint(o2, "errors", sum.errors);
+		apenet_out_dbl(o2, "ber", pe.ber, 3);
+		apenet_out_dbl(o2, "upper", pe.upper, 3);
+		apenet_out_dbl(o2, "lower", pe.lower, 3);
+		apenet_out_obj_end(o2);
+	}
+	const char *verdict = stopped			       ? "interrupted"
+			      : t.verdict == APENET_BER_PASS ? "pass"
+			      : t.verdict == APENET_BER_FAIL ? "fail"
+							     : "inconclusive";
+	if (!stopped && t.verdict == APENET_BER_CONTINUE) {
+		struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_FAIL, APENET_SUBJ_LINK, l, -1,
+							      d.prof->links[l].name, "BER_NOT_PROVEN");
+		apenet_finding_message(f, "%s: BER below %.3g not proven at %.3g confidence within the test's length",
+				       d.prof->links[l].name, tg, conf);
+		apenet_finding_rec(f, "run longer (--max-time, --bits) or tune the link (apenet sweep)");
+	}
+	apenet_out_str(o2, "verdict", verdict);
+	rc = cli_finish(o2, &fs);
+	apenet_findings_free(&fs);
+	apenet_dev_close(&d);
+	if (stopped)
+		return CLI_EXIT_ERROR;
+	return rc == CLI_EXIT_ERROR ? rc : t.verdict == APENET_BER_PASS ? CLI_EXIT_OK : CLI_EXIT_FAULT;
+}
