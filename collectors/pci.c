@@ -1,6 +1,8 @@
 /* Enumerate APEnet cards with libpci: sysfs on a real machine, the dump
  * access method on an emulated node. */
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <pci/pci.h>
@@ -14,6 +16,46 @@ static int all_ones(const uint8_t *b, size_t n)
 		if (b[i] != 0xff)
 			return 0;
 	return 1;
+}
+
+/* "##: " and the like: n hex digits then ": " (libpci's dump_validate). */
+static int hex_then(const char *l, unsigned n, const char *tail)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)l[i]))
+			return 0;
+	return !strncmp(l + n, tail, strlen(tail));
+}
+
+int apenet_pci_dump_check(const char *path, char *msg, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0; /* libpci says why it cannot read it */
+	char line[1024];
+	unsigned no = 0;
+	int rc = 0;
+	while (!rc && fgets(line, sizeof(line), f)) {
+		no++;
+		/* an offset line as libpci's dump reader takes it: 2 to 8 hex
+		 * digits, ": ", bytes.  It reads the offset into an int and
+		 * checks only that it is below 4096, so 0x80000000 and up
+		 * become negative and it writes before its buffer (found by
+		 * tests/fuzz/fuzz_lspci.c in Debian 12's libpci 3.9) */
+		for (unsigned d = 2; d <= 8; d++) {
+			if (!hex_then(line, d, ": "))
+				continue;
+			unsigned long long off = strtoull(line, NULL, 16);
+			if (off >= 4096) {
+				snprintf(msg, n, "%s:%u: config-space offset 0x%llx is past the 4096 bytes a function has", path,
+					 no, off);
+				rc = -1;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
 }
 
 struct pci_access *apenet_pci_access(const char *dump)
@@ -59,6 +101,11 @@ void apenet_pci_card_from_config(struct apenet_card *c, const uint8_t *cfg, int 
 int apenet_pci_scan(const struct apenet_site *s, struct apenet_card *cards, int max, int *n,
 		    struct apenet_err *e)
 {
+	char why[sizeof(((struct apenet_err *)0)->msg)];
+	if (s->dump[0] && apenet_pci_dump_check(s->dump, why, sizeof(why))) {
+		*n = 0;
+		return apenet_err_set(e, APENET_EINVAL, "%s", why);
+	}
 	struct pci_access *pa = apenet_pci_access(s->dump);
 	if (!pa)
 		return apenet_err_set(e, APENET_EIO, "libpci: cannot allocate");

@@ -43,6 +43,9 @@ static int attach(struct apenet_pci_handle *h, struct apenet_err *e)
 			return apenet_err_set(e, APENET_ENODEV, "%s: cannot read the config-space dump", h->dump);
 		h->mtime = st.st_mtim;
 		h->size = st.st_size;
+		char why[sizeof(((struct apenet_err *)0)->msg)];
+		if (apenet_pci_dump_check(h->dump, why, sizeof(why)))
+			return apenet_err_set(e, APENET_EINVAL, "%s", why);
 	}
 	struct pci_access *volatile pa = apenet_pci_access(h->dump);
 	if (!pa)
