@@ -50,9 +50,9 @@ struct apenet_card;
 /* pci_alloc with our callbacks and, with dump non-empty, the dump method
  * on that file; NULL when out of memory. */
 struct pci_access *apenet_pci_access(const char *dump);
-/* A dump file's offset lines within a function's 4096 bytes, checked
- * before libpci reads it (its reader writes outside its buffer for
- * offsets of 0x80000000 and up); 0, or -1 with "FILE:LINE: ..." in msg. */
+/* A dump file's offset lines checked before libpci reads it: its reader
+ * writes outside its buffer for offsets of 0x80000000 and up (smaller ones
+ * past 4096 it refuses itself); 0, or -1 with "FILE:LINE: ..." in msg. */
 int apenet_pci_dump_check(const char *path, char *msg, size_t n);
 /* "DDDD:BB:DD.F" */
 void apenet_pci_bdf(const struct pci_dev *d, char *buf, size_t n);

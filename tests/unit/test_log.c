@@ -261,6 +261,26 @@ static void test_libpci_fatal_errors_return(void **state)
 	scan_fails("0000:03:00.0 Processing accelerators\n1000: 00\n", "4096");
 }
 
+/* An offset libpci would take as a negative int (and write before its
+ * buffer): refused before libpci reads the file, with file and line. */
+static void test_dump_offset_libpci_cannot_take(void **state)
+{
+	(void)state;
+	char dir[64];
+	struct apenet_site site;
+	struct apenet_card cards[APENET_MAX_CARDS];
+	struct apenet_err e = { 0 };
+	int n = 5;
+	node_with_dump(dir, sizeof(dir), "0000:03:00.0 Processing accelerators\n00: 72 11\nf8444440: 00 00\n");
+	assert_int_equal(apenet_site_init(&site, dir, &e), 0);
+	assert_int_equal(apenet_pci_scan(&site, cards, APENET_MAX_CARDS, &n, &e), -1);
+	assert_int_equal(e.code, APENET_EINVAL);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(e.msg, site.dump));
+	assert_non_null(strstr(e.msg, ":3: config-space offset 0xf8444440"));
+	remove_node(dir);
+}
+
 static void test_scan_works_after_a_fatal_error(void **state)
 {
 	(void)state;
@@ -328,6 +348,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_stderr_sink, reset),
 		cmocka_unit_test_teardown(test_syslog_sink, reset),
 		cmocka_unit_test_teardown(test_libpci_fatal_errors_return, reset),
+		cmocka_unit_test_teardown(test_dump_offset_libpci_cannot_take, reset),
 		cmocka_unit_test_teardown(test_scan_works_after_a_fatal_error, reset),
 		cmocka_unit_test_teardown(test_pci_handle_survives_a_bad_dump, reset),
 	};
