@@ -1,6 +1,6 @@
 #!/bin/sh
 # The node agent under valgrind memcheck (the plain build: no sanitizers)
-# for a run of 20 s or more through faults, reloads, dumps, status requests
+# for a run of 30 s or more through faults, reloads, dumps, status requests
 # and a clean stop: valgrind's own report must stay empty (-q prints only
 # errors and leaks; --error-exitcode makes it fail the run), the agent must
 # exit 0 and have reported what it saw.  The emulator runs plain, outside
@@ -78,8 +78,8 @@ must 60 "bad reload" st '.agent.reload_errors == 1'
 sed 's/^agent:$/agent:\n  blackbox_memory_mib: 1\n  events_keep: 5\n  baseline_s: 3/' "$T/good.yaml" >"$T/agent.yaml"
 kill -HUP $VG_PID
 must 60 "good reload" st '.agent.reloads == 1 and .blackbox.bytes_max == 1048576'
-# twenty seconds of it at least, then a clean stop
-must 60 "20 s" sh -c "[ \$(( \$(date +%s) - $start )) -ge 20 ]"
+# thirty seconds of it at least, then a clean stop
+must 60 "30 s" sh -c "[ \$(( \$(date +%s) - $start )) -ge 30 ]"
 kill -TERM $VG_PID
 wait $VG_PID
 rc=$?

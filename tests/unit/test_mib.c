@@ -46,10 +46,13 @@ static int have_tools(void)
 	return 1;
 }
 
-/* snmptranslate's numeric OID for APENET-MIB::name. */
+/* snmptranslate's numeric OID for APENET-MIB::name: its first line that is
+ * one; when none is, the first thing it said (a missing module, a name it cannot
+ * resolve).  Other lines are not the answer: net-snmp's first run on a
+ * machine says "Created directory: /var/lib/snmp/..." before it. */
 static void translate(const char *name, char *out, size_t len)
 {
-	char cmd[4096];
+	char cmd[4096], said[512] = "";
 	snprintf(cmd, sizeof(cmd), "snmptranslate -M '%s' -m APENET-MIB -On 'APENET-MIB::%s' 2>&1", mibpath, name);
 	FILE *p = popen(cmd, "r");
 	assert_non_null(p);
@@ -57,10 +60,14 @@ static void translate(const char *name, char *out, size_t len)
 	char line[512];
 	while (fgets(line, sizeof(line), p)) {
 		line[strcspn(line, "\n")] = 0;
-		if (line[0] && !out[0])
-			snprintf(out, len, "%s", line);
+		if (line[0] == '.' && !out[0])
+			snprintf(out, len, "%.400s", line);
+		else if (line[0] && !said[0])
+			snprintf(said, sizeof(said), "%.400s", line);
 	}
 	pclose(p);
+	if (!out[0])
+		snprintf(out, len, "no OID (%.400s)", said[0] ? said : "it said nothing");
 }
 
 static void oid_text(const unsigned long *o, size_t n, char *out, size_t len)
