@@ -66,10 +66,11 @@ const char *apenet_rmt_result_desc(unsigned r)
 }
 
 /* The remote window's policy (regs.h).  A whitelist, register by register:
- * a neighbour may learn who this board is and run the PRBS test of the
- * lanes it is cabled to; it may look at, but not change, their PMA
- * settings (a bad TX setting would take down the link the window rides on,
- * with no way back through it). */
+ * a neighbour may learn who this board is, run the PRBS test of the lanes
+ * it is cabled to and tune their PMA settings for a sweep.  PMA writes are
+ * provisional (APENET_RMT_PMA_REVERT_MS): a bad TX setting takes down the
+ * link the window rides on, and the firmware then puts back the last
+ * setting the link was up with, so there is always a way back. */
 int apenet_rmt_allowed(const struct apenet_profile *p, unsigned link, uint32_t off, int write)
 {
 	static const uint32_t ident[] = {
@@ -79,10 +80,12 @@ int apenet_rmt_allowed(const struct apenet_profile *p, unsigned link, uint32_t o
 	};
 	static const uint32_t lane_ro[] = {
 		APENET_LANE_PRBS_STATUS, APENET_LANE_PRBS_BITS,    APENET_LANE_PRBS_ERRS, APENET_LANE_PRBS_START_TS,
-		APENET_LANE_PRBS_RXWORD, APENET_LANE_PRBS_ERRWORD, APENET_LANE_PMA_VOD,   APENET_LANE_PMA_PRE,
-		APENET_LANE_PMA_POST1,   APENET_LANE_PMA_POST2,    APENET_LANE_PMA_RXEQ,  APENET_LANE_PMA_DCGAIN,
+		APENET_LANE_PRBS_RXWORD, APENET_LANE_PRBS_ERRWORD,
 	};
-	static const uint32_t lane_rw[] = { APENET_LANE_PRBS_CTRL, APENET_LANE_PRBS_RUN_MS };
+	static const uint32_t lane_rw[] = {
+		APENET_LANE_PRBS_CTRL, APENET_LANE_PRBS_RUN_MS, APENET_LANE_PMA_VOD,   APENET_LANE_PMA_PRE,
+		APENET_LANE_PMA_POST1, APENET_LANE_PMA_POST2,   APENET_LANE_PMA_RXEQ,  APENET_LANE_PMA_DCGAIN,
+	};
 	if (!p || link >= p->nlinks)
 		return 0;
 	for (unsigned i = 0; i < N(ident); i++)

@@ -315,6 +315,55 @@ static void bringup_link(struct sim_torus *t, struct sim_board *b, struct sim_li
 	}
 }
 
+void sim_pma_trial(struct sim_board *b, unsigned l, uint32_t off)
+{
+	struct sim_link *lk = &b->link[l];
+	uint32_t lane0 = apenet_lane_off(l, 0, 0);
+	if (off < lane0 || off >= lane0 + lk->lp->lanes * APENET_LANE_STRIDE)
+		return;
+	uint32_t reg = (off - lane0) % APENET_LANE_STRIDE;
+	if (reg < APENET_LANE_PMA_VOD || reg > APENET_LANE_PMA_DCGAIN)
+		return;
+	struct sim_lane *ln = &lk->lane[(off - lane0) / APENET_LANE_STRIDE];
+	if (!ln->pma_trial) {
+		ln->pma_good = ln->pma; /* the setting the firmware runs now */
+		ln->pma_trial = 1;
+	}
+	ln->pma_trial_down_s = ln->pma_trial_up_s = 0;
+}
+
+/* Settings on trial: kept once the lane has been up with them for
+ * APENET_RMT_PMA_REVERT_MS (they become the good ones); put back when it
+ * stayed down (or left out of a degraded link) that long, both counted
+ * outside PRBS runs since the last write. */
+static void pma_trials(struct sim_board *b, unsigned l, struct sim_link *lk, int up, int prbs, double dt)
+{
+	for (unsigned k = 0; k < lk->lp->lanes; k++) {
+		struct sim_lane *ln = &lk->lane[k];
+		if (!ln->pma_trial || prbs)
+			continue;
+		if (up && ln->phase == APENET_PHASE_UP && !ln->excluded) {
+			ln->pma_trial_down_s = 0;
+			ln->pma_trial_up_s += dt;
+			if (ln->pma_trial_up_s * 1000 >= APENET_RMT_PMA_REVERT_MS)
+				ln->pma_trial = 0;
+			continue;
+		}
+		ln->pma_trial_up_s = 0;
+		ln->pma_trial_down_s += dt;
+		if (ln->pma_trial_down_s * 1000 < APENET_RMT_PMA_REVERT_MS)
+			continue;
+		ln->pma = ln->pma_good;
+		ln->pma_trial = 0;
+		b->bar[apenet_lane_off(l, k, APENET_LANE_PMA_VOD) / 4] = ln->pma.vod;
+		b->bar[apenet_lane_off(l, k, APENET_LANE_PMA_PRE) / 4] = ln->pma.pre;
+		b->bar[apenet_lane_off(l, k, APENET_LANE_PMA_POST1) / 4] = ln->pma.post1;
+		b->bar[apenet_lane_off(l, k, APENET_LANE_PMA_POST2) / 4] = ln->pma.post2;
+		b->bar[apenet_lane_off(l, k, APENET_LANE_PMA_RXEQ) / 4] = ln->pma.rxeq;
+		b->bar[apenet_lane_off(l, k, APENET_LANE_PMA_DCGAIN) / 4] = ln->pma.dcgain;
+	}
+}
+
 void sim_link_tick(struct sim_torus *t, struct sim_board *b, unsigned l, double dt)
 {
 	struct sim_link *lk = &b->link[l];
@@ -381,6 +430,7 @@ void sim_link_tick(struct sim_torus *t, struct sim_board *b, unsigned l, double 
 		for (unsigned k = 0; k < lk->lp->lanes; k++)
 			lk->lane[k].excluded = 0;
 		memset(lk->fifo, 0, sizeof(lk->fifo));
+		pma_trials(b, l, lk, 0, 0, dt);
 		return;
 	}
 	if (lk->state == APENET_LINK_DOWN)
@@ -390,6 +440,7 @@ void sim_link_tick(struct sim_torus *t, struct sim_board *b, unsigned l, double 
 
 	int up = lk->state == APENET_LINK_UP || lk->state == APENET_LINK_DEGRADED;
 	int prbs = any_prbs(lk);
+	pma_trials(b, l, lk, up, prbs || (pl && any_prbs(pl)), dt);
 	for (unsigned k = 0; k < lk->lp->lanes; k++)
 		sim_lane_prbs_tick(t, b, lk, &lk->lane[k], dt);
 	/* FOLLOW ends the link's run, not one lane's: a lane that never

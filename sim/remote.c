@@ -90,7 +90,8 @@ static unsigned serve(struct sim_board *pb, unsigned pl_idx, unsigned op, uint32
 		return APENET_RMT_DENIED;
 	if (write) {
 		/* as if its own host had written it: the firmware reads it at its
-		 * next tick, like any host write */
+		 * next tick, like any host write; a PMA setting is on trial */
+		sim_pma_trial(pb, pl_idx, addr);
 		BAR32(pb, addr) = wdata;
 		*rdata = 0;
 	} else {

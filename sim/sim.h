@@ -40,6 +40,11 @@ struct sim_lane {
 	uint32_t align_restarts;
 	uint64_t code_viol, disp_err;
 	struct sim_pma pma;     /* as the host last wrote it */
+	/* a PMA write through the remote window is on trial until the lane has
+	 * been up with it for a while; pma_good goes back when it stays down */
+	uint8_t pma_trial;
+	double pma_trial_down_s, pma_trial_up_s; /* down / up without a break, outside PRBS runs, since the write */
+	struct sim_pma pma_good;
 	double ber;             /* from the channel model, this tick */
 	/* PRBS */
 	uint32_t prbs_ctrl;     /* LANE_PRBS_CTRL as last seen */
@@ -223,6 +228,10 @@ void sim_rmt_tick(struct sim_torus *t, struct sim_board *b);
 /* Round trip of a request on link l, in TIMESTAMP ticks (the partner's
  * firmware service time is drawn from its rng). */
 uint32_t sim_rmt_rtt_ticks(struct sim_torus *t, const struct sim_board *b, unsigned l);
+/* link.c: a write through the window to BAR offset off of this board,
+ * which came in on its link l: when off is a PMA register of one of that
+ * link's lanes, the lane's setting goes on trial (APENET_RMT_PMA_REVERT_MS). */
+void sim_pma_trial(struct sim_board *b, unsigned l, uint32_t off);
 
 /* prbs_lane.c: PRBS generators/checkers. */
 void sim_lane_prbs_tick(struct sim_torus *t, struct sim_board *b, struct sim_link *lk,

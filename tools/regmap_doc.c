@@ -50,8 +50,13 @@ static void rmt_window(void)
 	for (unsigned r = 0; strcmp(apenet_rmt_result_name(r), "invalid"); r++)
 		printf("| %u | %s | %s |\n", r, apenet_rmt_result_name(r), apenet_rmt_result_desc(r));
 	printf("\nWhat the answering DNP lets its partner on link L reach (apenet_rmt_allowed); the lane\n"
-	       "registers only in the lane blocks of link L, the link the request came in on.\n\n"
-	       "| block | register | partner may |\n|---|---|---|\n");
+	       "registers only in the lane blocks of link L, the link the request came in on. PMA\n"
+	       "settings written through the window are provisional: the answering firmware keeps the\n"
+	       "lane's last setting it was up with for %u ms, and puts it back when the lane has been\n"
+	       "down for %u ms (outside PRBS runs) since the last write, so that a setting which cuts\n"
+	       "the link cannot strand it.\n\n"
+	       "| block | register | partner may |\n|---|---|---|\n",
+	       APENET_RMT_PMA_REVERT_MS, APENET_RMT_PMA_REVERT_MS);
 	const struct apenet_profile *p = apenet_profile(APENET_V_APENETP);
 	static const struct {
 		enum apenet_block b;

@@ -2,9 +2,10 @@
  * The remote-register window: a tool on one node reads or writes registers
  * of the card at the far end of a link, through the link itself (RMT_* in
  * apenet/regs.h; docs/design.md, "The remote-register window").  The far
- * card lets its partner reach its identity and the PRBS (and, read-only,
- * PMA) registers of the lanes facing it, so that a BER test can run the
- * generator at one end and the checker at the other from one host.
+ * card lets its partner reach its identity and the PRBS and PMA registers
+ * of the lanes facing it (PMA writes provisional: APENET_RMT_PMA_REVERT_MS),
+ * so that a BER test can run the generator at one end and the checker at
+ * the other, and a sweep set both ends, from one host.
  *
  * Every call holds the card's command lock (apenet_dev_lock) while its
  * request is in flight, so two tools never mix their requests, and waits

@@ -298,20 +298,27 @@ static void test_address_outside_window(void **state)
 	print_message("%s\n", e.msg);
 	assert_int_equal(e.code, APENET_EINVAL);
 	assert_non_null(strstr(e.msg, "refused to read LDM_OWN"));
-	/* another link's lanes, and a PMA setting for writing */
+	/* another link's lanes, and a PMA setting of another link */
 	uint32_t other = apenet_lane_off(link_idx(d1, "Y+"), 0, APENET_LANE_PRBS_CTRL);
 	assert_int_equal(apenet_remote_write(d0, xp, other, 0x10, TIMEOUT_MS, &e), -1);
 	assert_int_equal(e.code, APENET_EINVAL);
 	assert_int_equal(apenet_rd32(d1, other), 0);
-	uint32_t vod = apenet_lane_off(xm1, 0, APENET_LANE_PMA_VOD), was = apenet_rd32(d1, vod);
+	uint32_t vod = apenet_lane_off(link_idx(d1, "Y+"), 0, APENET_LANE_PMA_VOD), was = apenet_rd32(d1, vod);
 	assert_int_equal(apenet_remote_write(d0, xp, vod, 0, TIMEOUT_MS, &e), -1);
 	assert_int_equal(e.code, APENET_EINVAL);
 	assert_non_null(strstr(e.msg, "refused to write LANE_PMA_VOD of lane 0"));
 	assert_int_equal(apenet_rd32(d1, vod), was);
-	/* ... which it may read */
+	/* the facing lanes' settings it may read, and write (on trial) */
+	vod = apenet_lane_off(xm1, 0, APENET_LANE_PMA_VOD);
+	was = apenet_rd32(d1, vod);
 	if (apenet_remote_read(d0, xp, vod, &v, TIMEOUT_MS, &e))
 		fail_msg("%s", e.msg);
 	assert_int_equal(v, was);
+	if (apenet_remote_write(d0, xp, vod, was + 1, TIMEOUT_MS, &e))
+		fail_msg("%s", e.msg);
+	assert_int_equal(apenet_rd32(d1, vod), was + 1);
+	if (apenet_remote_write(d0, xp, vod, was, TIMEOUT_MS, &e))
+		fail_msg("%s", e.msg);
 	/* not a register offset: refused here */
 	assert_int_equal(apenet_remote_read(d0, xp, 0x102, &v, TIMEOUT_MS, &e), -1);
 	assert_int_equal(e.code, APENET_EINVAL);

@@ -524,7 +524,7 @@ static void test_window_policy(void **state)
 		{ APENET_RMT_READ, apenet_link_off(pl, APENET_LINK_TX_BYTES), "a link register of the facing link" },
 		{ APENET_RMT_READ, apenet_lane_off(other, 0, APENET_LANE_PRBS_BITS), "a lane of another link" },
 		{ APENET_RMT_WRITE, apenet_lane_off(other, 0, APENET_LANE_PRBS_CTRL), "PRBS_CTRL of another link" },
-		{ APENET_RMT_WRITE, apenet_lane_off(pl, 0, APENET_LANE_PMA_VOD), "a PMA setting, for writing" },
+		{ APENET_RMT_WRITE, apenet_lane_off(other, 0, APENET_LANE_PMA_VOD), "a PMA setting of another link" },
 		{ APENET_RMT_WRITE, apenet_lane_off(pl, 0, APENET_LANE_PRBS_BITS), "a counter, for writing" },
 		{ APENET_RMT_READ, apenet_lane_off(pl, 0, APENET_LANE_PRBS_BITS) + 4, "the upper half of a counter" },
 		{ APENET_RMT_READ, apenet_lane_off(pl, 0, APENET_LANE_CODE_VIOL), "a lane counter outside PRBS" },
@@ -545,7 +545,8 @@ static void test_window_policy(void **state)
 			assert_int_equal(rd32(b1, denied[i].off), before);
 	}
 	assert_int_equal(rd32(b1, apenet_lane_off(pl, 0, APENET_LANE_PMA_VOD)), vod);
-	/* reading a PMA setting is allowed */
+	/* reading a PMA setting of the facing lanes is allowed (writing too:
+	 * test_pma_trial) */
 	assert_int_equal(request(t, b0, APENET_RMT_READ, xp, apenet_lane_off(pl, 3, APENET_LANE_PMA_VOD), 0),
 			 APENET_RMT_OK);
 	assert_int_equal(rd64(b0, APENET_REG_RMT_RDATA), rd32(b1, apenet_lane_off(pl, 3, APENET_LANE_PMA_VOD)));
@@ -574,6 +575,54 @@ static void test_window_policy(void **state)
 
 /* ---- 5. errors: link down, a hung or window-less partner, a hung DNP here,
  * no DNP at the far end ---- */
+
+/* A PMA setting written through the window is on trial: kept once the lane
+ * is up with it; put back after APENET_RMT_PMA_REVERT_MS of the link down
+ * (outside PRBS runs), so that a setting that cuts the link cannot strand
+ * it. */
+static void test_pma_trial(void **state)
+{
+	struct fx *f = *state;
+	struct sim_torus *t = torus(f, APENET_V_APENETP, 4, 1, 1, -1);
+	struct sim_board *b0 = board(t, 0, 0, 0);
+	unsigned xp = link_idx(b0, "X+"), pl;
+	struct sim_board *b1 = partner(t, b0, xp, &pl);
+	bring_up(t);
+	uint32_t vod0 = apenet_lane_off(pl, 0, APENET_LANE_PMA_VOD), vod1 = apenet_lane_off(pl, 1, APENET_LANE_PMA_VOD);
+	uint32_t rxeq1 = apenet_lane_off(pl, 1, APENET_LANE_PMA_RXEQ);
+	unsigned def = rd32(b1, vod0), defeq = rd32(b1, rxeq1);
+	assert_int_equal(def, b1->prof->pma_default.vod);
+
+	/* a setting the link stays up with: applied at once, on trial for the
+	 * revert time, then kept */
+	assert_int_equal(request(t, b0, APENET_RMT_WRITE, xp, vod0, def + 1), APENET_RMT_OK);
+	run(t, 1000, 20000);
+	assert_int_equal(b1->link[pl].lane[0].pma.vod, def + 1);
+	assert_int_equal(b1->link[pl].lane[0].pma_trial, 1);
+	run(t, 1000, APENET_RMT_PMA_REVERT_MS * 1000);
+	assert_int_equal(b1->link[pl].lane[0].pma_trial, 0);
+
+	/* two settings of lane 1, then the link goes down (the cable pulled):
+	 * both stay until the revert time has passed, then both go back */
+	assert_int_equal(request(t, b0, APENET_RMT_WRITE, xp, vod1, 1), APENET_RMT_OK);
+	assert_int_equal(request(t, b0, APENET_RMT_WRITE, xp, rxeq1, defeq + 3), APENET_RMT_OK);
+	inject_ok(t, 4, "0,0,0", "cable-unplug", "--link", "X+");
+	run(t, 1000, APENET_RMT_PMA_REVERT_MS * 1000 - 50000);
+	assert_int_equal(rd32(b1, vod1), 1);
+	assert_int_equal(b1->link[pl].lane[1].pma.rxeq, defeq + 3);
+	run(t, 1000, 100000);
+	assert_int_equal(rd32(b1, vod1), def);
+	assert_int_equal(rd32(b1, rxeq1), defeq);
+	assert_int_equal(b1->link[pl].lane[1].pma.vod, def);
+	assert_int_equal(rd32(b1, vod0), def + 1); /* accepted before: stays */
+
+	/* a write's own host writes are never on trial */
+	wr32(b1, vod1, 2);
+	inject_ok(t, 2, "0,0,0", "clear");
+	run(t, 1000, APENET_RMT_PMA_REVERT_MS * 1000 + 100000);
+	assert_int_equal(rd32(b1, vod1), 2);
+	assert_int_equal(b1->link[pl].lane[1].pma_trial, 0);
+}
 
 static void test_errors(void **state)
 {
@@ -870,6 +919,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prbs_run_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prbs_lanes_follow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_window_policy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pma_trial, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_partner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gone_and_power, setup, teardown),
