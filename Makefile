@@ -150,8 +150,12 @@ $(B)/tests/%: $(B)/obj/tests/e2e/%.o $(B)/obj/tests/e2e/e2e_util.o $(SIM_A) $(LI
 $(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
-# bench_ber_stats draws its error streams with the emulator's RNG (sim/rng.c).
+# bench_ber_stats draws its error streams with the emulator's RNG (sim/rng.c);
+# bench_sweep its errors from the emulator's channel model too.
 $(B)/bench/bench_ber_stats: $(B)/obj/bench/bench_ber_stats.o $(SIM_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+$(B)/bench/bench_sweep: $(B)/obj/bench/bench_sweep.o $(SIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
 # The health database's benchmark measures sqlite itself too, with the

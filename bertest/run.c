@@ -270,9 +270,38 @@ static int far_back(struct apenet_bertest *t, struct apenet_err *e)
 	}
 }
 
+/* A checker of this end locked in this run (PRBS_START_TS moved, LOCKED). */
+static int near_locked(struct apenet_bertest *t)
+{
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct apenet_bertest_lane *l = &t->l[i];
+		if (l->dir != APENET_BERTEST_FAR_TO_NEAR)
+			continue;
+		uint64_t ts = apenet_rd64(t->d, near_off(t, l->lane, APENET_LANE_PRBS_START_TS));
+		uint32_t st = apenet_rd32(t->d, near_off(t, l->lane, APENET_LANE_PRBS_STATUS));
+		if (ts != l->start_ts0 && st != APENET_ALL_ONES && APENET_GET(LANE_PRBS_STATUS, LOCKED, st))
+			return 1;
+	}
+	return 0;
+}
+
 int apenet_bertest_stop(struct apenet_bertest *t, struct apenet_err *e)
 {
 	uint32_t lanes = lanes_of(t);
+	if (t->near_on && t->far_on) {
+		/* The far end notices that this one stopped only once its
+		 * checkers locked (FOLLOW): a stop right after the start (Ctrl-C,
+		 * a sweep's hopeless point) would leave it in PRBS until its
+		 * guard.  Its checkers see this end's pattern from about when
+		 * this end's see its own: wait for one of ours to lock (the
+		 * lock-or-fail time at most), then one FOLLOW time more. */
+		while (!near_locked(t) && mono_ms() - t->t0_ms < (int64_t)(APENET_BERTEST_LOCK_S * 1000)) {
+			struct timespec ts = { 0, 2000000 };
+			nanosleep(&ts, NULL);
+		}
+		struct timespec ts = { 0, (long)APENET_PRBS_FOLLOW_MS * 1000000L };
+		nanosleep(&ts, NULL);
+	}
 	if (t->near_on) {
 		/* every lane in one write: ENABLE 0 */
 		apenet_wr32(t->d, near_off(t, (unsigned)__builtin_ctz(lanes), APENET_LANE_PRBS_CTRL),

@@ -105,6 +105,7 @@ int cmd_status(struct cli *c);
 int cmd_link(struct cli *c);
 int cmd_model(struct cli *c);
 int cmd_ber(struct cli *c);
+int cmd_sweep(struct cli *c);
 int cmd_ber_plan(struct cli *c);
 int cmd_latency_check(struct cli *c);
 int cmd_watch(struct cli *c);

@@ -332,16 +332,20 @@ void sim_pma_trial(struct sim_board *b, unsigned l, uint32_t off)
 	ln->pma_trial_down_s = ln->pma_trial_up_s = 0;
 }
 
-/* Settings on trial: kept once the lane has been up with them for
- * APENET_RMT_PMA_REVERT_MS (they become the good ones); put back when it
- * stayed down (or left out of a degraded link) that long, both counted
- * outside PRBS runs since the last write. */
+/* Settings on trial: kept once the lane has been up with them, in a link
+ * up at full width, for APENET_RMT_PMA_REVERT_MS without a PRBS run (they
+ * become the good ones); put back when it was not (down, or a degraded
+ * link) that long outside PRBS runs, both since the last write. */
 static void pma_trials(struct sim_board *b, unsigned l, struct sim_link *lk, int up, int prbs, double dt)
 {
 	for (unsigned k = 0; k < lk->lp->lanes; k++) {
 		struct sim_lane *ln = &lk->lane[k];
-		if (!ln->pma_trial || prbs)
+		if (!ln->pma_trial)
 			continue;
+		if (prbs) { /* a sweep's runs: nothing it tries becomes good */
+			ln->pma_trial_up_s = 0;
+			continue;
+		}
 		if (up && ln->phase == APENET_PHASE_UP && !ln->excluded) {
 			ln->pma_trial_down_s = 0;
 			ln->pma_trial_up_s += dt;
@@ -440,7 +444,11 @@ void sim_link_tick(struct sim_torus *t, struct sim_board *b, unsigned l, double 
 
 	int up = lk->state == APENET_LINK_UP || lk->state == APENET_LINK_DEGRADED;
 	int prbs = any_prbs(lk);
-	pma_trials(b, l, lk, up, prbs || (pl && any_prbs(pl)), dt);
+	/* a trial is judged on the whole link, as both ends see it (ALIGN OK
+	 * tells a DNP that its partner aligned): a TX setting shows at the far
+	 * receiver, which may be training, or up degraded without the lane */
+	pma_trials(b, l, lk, lk->state == APENET_LINK_UP && (!pl || pl->state == APENET_LINK_UP),
+		   prbs || (pl && any_prbs(pl)), dt);
 	for (unsigned k = 0; k < lk->lp->lanes; k++)
 		sim_lane_prbs_tick(t, b, lk, &lk->lane[k], dt);
 	/* FOLLOW ends the link's run, not one lane's: a lane that never

@@ -52,9 +52,9 @@ static void rmt_window(void)
 	printf("\nWhat the answering DNP lets its partner on link L reach (apenet_rmt_allowed); the lane\n"
 	       "registers only in the lane blocks of link L, the link the request came in on. PMA\n"
 	       "settings written through the window are provisional: the answering firmware keeps the\n"
-	       "lane's last setting it was up with for %u ms, and puts it back when the lane has been\n"
-	       "down for %u ms (outside PRBS runs) since the last write, so that a setting which cuts\n"
-	       "the link cannot strand it.\n\n"
+	       "lane's last setting the link was up with, at full width, for %u ms without a PRBS run,\n"
+	       "and puts it back when the lane or the link has been down or degraded for %u ms (outside\n"
+	       "PRBS runs) since the last write, so that a setting which cuts the link cannot strand it.\n\n"
 	       "| block | register | partner may |\n|---|---|---|\n",
 	       APENET_RMT_PMA_REVERT_MS, APENET_RMT_PMA_REVERT_MS);
 	const struct apenet_profile *p = apenet_profile(APENET_V_APENETP);

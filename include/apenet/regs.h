@@ -349,10 +349,11 @@ enum apenet_rmt_result { APENET_RMT_RESULTS(APENET_X_RMT_ENUM) };
  * A round trip takes a few microseconds (docs/design.md). */
 #define APENET_RMT_ANSWER_US 1000u
 /* PMA settings written through the window are provisional: the partner
- * keeps the lane's last good setting (one the lane was up with for this
- * long) and puts it back when the lane has been down this long, outside
- * PRBS runs, since the last write: a bad setting must not cut the link the
- * window rides on for good. */
+ * keeps the lane's last good setting (one the link was up with, at full
+ * width, for this long without a PRBS run) and puts it back when the lane
+ * or the link has been down or degraded this long, outside PRBS runs,
+ * since the last write: a bad setting must not cut the link the window
+ * rides on for good. */
 #define APENET_RMT_PMA_REVERT_MS 1000u
 /* LANE_PRBS_CTRL.FOLLOW: how long a locked checker goes without the pattern
  * before the firmware ends the run (the partner stopped its generator). */

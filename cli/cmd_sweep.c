@@ -1,0 +1,366 @@
+/* apenet sweep: search a link's PMA settings for the lowest BER (bertest/
+ * sweep.c, the strategies; bertest/sweep_link.c, a point measured on the
+ * card: the far transmitter through the remote window, this receiver
+ * here).  Output: the chosen setting with its bounds, a text heat map, and
+ * with --out DIR every point as CSV and SVG heat maps of every pair of
+ * swept parameters.  The link goes back to its settings after the sweep
+ * (also on Ctrl-C) unless --apply leaves the chosen one.  Exit 0 when the
+ * chosen setting's upper bound is below the target, 1 when not, 2 could
+ * not run or interrupted. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apenet/ber_stats.h"
+#include "apenet/finding.h"
+#include "apenet/sweep.h"
+#include "cli.h"
+
+#define USAGE                                                                                                    \
+	"usage: apenet sweep --link L [--lanes 0,1,2,3] [--params vod,pre,post1,post2,rxeq,dcgain]\n"             \
+	"                    [--range P=a:b[:step]]... [--strategy exhaustive|adaptive]\n"                       \
+	"                    [--dwell S | --dwell-bits N] [--target 1e-12] [--cl 0.95] [--pattern prbs31]\n"       \
+	"                    [--heatmap P,Q] [--out DIR] [--apply] [--seed N] [--json]"
+#define MAX_RANGES 6
+
+static volatile int sweep_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	sweep_stop = 1;
+}
+
+static void restore_signals(const struct sigaction *i, const struct sigaction *t, const struct sigaction *h,
+			    const struct sigaction *p)
+{
+	sigaction(SIGINT, i, NULL);
+	sigaction(SIGTERM, t, NULL);
+	sigaction(SIGHUP, h, NULL);
+	sigaction(SIGPIPE, p, NULL);
+}
+
+struct prog {
+	int tty;
+	double t0, last;
+	double best_upper;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void progress(void *ctx, const struct apenet_sweep_point *p, uint64_t bits, unsigned npoints)
+{
+	struct prog *g = ctx;
+	if (p->upper < g->best_upper)
+		g->best_upper = p->upper;
+	double t = now_s();
+	if (t - g->last < (g->tty ? 0.5 : 10.0))
+		return;
+	g->last = t;
+	if (g->tty)
+		fprintf(stderr, "\r%u points, %.3g bits, best upper bound so far %.2g, %.0f s   ", npoints, (double)bits,
+			g->best_upper, t - g->t0);
+	else
+		fprintf(stderr, "apenet sweep: %.0f s: %u points, %.3g bits, best upper bound so far %.2g\n", t - g->t0,
+			npoints, (double)bits, g->best_upper);
+}
+
+static int parse_lanes(const char *s, unsigned max, uint32_t *mask)
+{
+	*mask = 0;
+	while (*s) {
+		char *end;
+		long v = strtol(s, &end, 10);
+		if (end == s || v < 0 || v >= (long)max || (*end && *end != ','))
+			return -1;
+		*mask |= 1u << v;
+		s = *end ? end + 1 : end;
+	}
+	return *mask ? 0 : -1;
+}
+
+/* "vod,rxeq" into a mask of parameters; -1 naming the bad one in bad. */
+static int parse_params(const char *s, unsigned *mask, char *bad, size_t n)
+{
+	*mask = 0;
+	while (*s) {
+		const char *c = strchr(s, ',');
+		size_t len = c ? (size_t)(c - s) : strlen(s);
+		char name[16];
+		snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) - 1 ? len : sizeof(name) - 1), s);
+		int p = apenet_sweep_param_parse(name);
+		if (p < 0 || len >= sizeof(name)) {
+			snprintf(bad, n, "%.*s", (int)len, s);
+			return -1;
+		}
+		*mask |= 1u << p;
+		s = c ? c + 1 : s + len;
+	}
+	return *mask ? 0 : -1;
+}
+
+static void out_point(struct apenet_out *o, const char *key, const struct apenet_sweep_point *p)
+{
+	apenet_out_obj_begin(o, key);
+	for (unsigned k = 0; k < APENET_SWEEP_NPARAM; k++)
+		apenet_out_uint(o, apenet_sweep_param_name(k), p->v[k]);
+	apenet_out_uint(o, "bits", p->bits);
+	apenet_out_uint(o, "errors", p->errors);
+	apenet_out_dbl(o, "ber", p->ber, 3);
+	apenet_out_dbl(o, "upper", p->upper, 3);
+	apenet_out_dbl(o, "lower", p->lower, 3);
+	apenet_out_obj_end(o);
+}
+
+/* Every output file under dir; -1 with e. */
+static int write_files(const char *dir, const struct apenet_sweep *sw, const struct apenet_sweep_space *sp,
+		       const char *title, struct apenet_err *e)
+{
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return apenet_err_set(e, APENET_EIO, "--out %s: %s", dir, strerror(errno));
+	char path[APENET_PATH_MAX + 64];
+	snprintf(path, sizeof(path), "%s/points.csv", dir);
+	FILE *f = fopen(path, "w");
+	if (!f || apenet_sweep_write_csv(sw, f) || fclose(f)) {
+		if (f)
+			fclose(f);
+		return apenet_err_set(e, APENET_EIO, "%s: %s", path, strerror(errno));
+	}
+	for (unsigned a = 0; a < APENET_SWEEP_NPARAM; a++)
+		for (unsigned b = a + 1; b < APENET_SWEEP_NPARAM; b++) {
+			if (!(sp->swept & (1u << a)) || !(sp->swept & (1u << b)))
+				continue;
+			snprintf(path, sizeof(path), "%s/heatmap-%s-%s.svg", dir, apenet_sweep_param_name(a),
+				 apenet_sweep_param_name(b));
+			f = fopen(path, "w");
+			if (!f || apenet_sweep_write_heatmap_svg(sw, sp, a, b, title, f) || fclose(f)) {
+				if (f)
+					fclose(f);
+				return apenet_err_set(e, APENET_EIO, "%s: %s", path, strerror(errno));
+			}
+		}
+	return 0;
+}
+
+int cmd_sweep(struct cli *c)
+{
+	const char *link = NULL, *lanes = NULL, *params = NULL, *strategy = "adaptive", *dwell = NULL,
+		   *dwell_bits = NULL, *target = NULL, *cl = NULL, *pattern = "prbs31", *heat = NULL, *outdir = NULL,
+		   *seed = NULL, *ranges[MAX_RANGES];
+	int apply = 0, nranges = 0;
+	const struct cli_opt opts[] = {
+		{ "--link", &link, NULL },	     { "--lanes", &lanes, NULL },	{ "--params", &params, NULL },
+		{ "--strategy", &strategy, NULL },   { "--dwell", &dwell, NULL },	{ "--dwell-bits", &dwell_bits, NULL },
+		{ "--target", &target, NULL },	     { "--cl", &cl, NULL },		{ "--pattern", &pattern, NULL },
+		{ "--heatmap", &heat, NULL },	     { "--out", &outdir, NULL },	{ "--seed", &seed, NULL },
+		{ "--apply", NULL, &apply },	     { NULL, NULL, NULL },
+	};
+	const char *pos[1];
+	int npos;
+	if (cli_take_repeated(c, "sweep", "--range", ranges, MAX_RANGES, &nranges) ||
+	    cli_parse(c, "sweep", opts, pos, 0, &npos))
+		return CLI_EXIT_ERROR;
+	if (!link)
+		return cli_usage_error("sweep", "which link? --link L (e.g. --link X+)\n" USAGE);
+	struct apenet_sweep_opts so = { .cl = 0.95, .seed = 1 };
+	if (!strcmp(strategy, "exhaustive"))
+		so.strategy = APENET_SWEEP_EXHAUSTIVE;
+	else if (!strcmp(strategy, "adaptive"))
+		so.strategy = APENET_SWEEP_ADAPTIVE;
+	else
+		return cli_usage_error("sweep", "--strategy '%s': exhaustive or adaptive", strategy);
+	static const char *const pats[] = { "prbs7", "prbs15", "prbs23", "prbs31" };
+	unsigned pat = 4;
+	for (unsigned i = 0; i < 4; i++)
+		if (!strcmp(pattern, pats[i]))
+			pat = i;
+	if (pat == 4)
+		return cli_usage_error("sweep", "--pattern '%s': one of prbs7, prbs15, prbs23, prbs31", pattern);
+	double tg = 1e-12, dw = 0, dwb = 0, sd = 1;
+	if ((target && cli_number("sweep", "--target", target, 1e-18, 1e-2, &tg)) ||
+	    (cl && cli_number("sweep", "--cl", cl, 0.5, 0.999999, &so.cl)) ||
+	    (dwell && cli_number("sweep", "--dwell", dwell, 1e-6, 86400, &dw)) ||
+	    (dwell_bits && cli_number("sweep", "--dwell-bits", dwell_bits, 1e3, 1e16, &dwb)) ||
+	    (seed && cli_number("sweep", "--seed", seed, 0, 4e9, &sd)))
+		return CLI_EXIT_ERROR;
+	if (dwell && dwell_bits)
+		return cli_usage_error("sweep", "--dwell or --dwell-bits, not both");
+	so.seed = (uint64_t)sd;
+	unsigned pmask = (1u << APENET_SWEEP_NPARAM) - 1;
+	char bad[64];
+	if (params && parse_params(params, &pmask, bad, sizeof(bad)))
+		return cli_usage_error("sweep", "--params '%s': '%s' is not vod, pre, post1, post2, rxeq or dcgain", params,
+				       bad);
+	int ha = -1, hb = -1;
+	if (heat) {
+		unsigned hm = 0;
+		if (parse_params(heat, &hm, bad, sizeof(bad)) || __builtin_popcount(hm) != 2)
+			return cli_usage_error("sweep", "--heatmap '%s': two parameters, e.g. --heatmap post1,rxeq", heat);
+		ha = __builtin_ctz(hm);
+		hb = 31 - __builtin_clz(hm);
+	}
+
+	struct apenet_site site;
+	struct apenet_dev d;
+	struct apenet_err e = { 0 };
+	int rc = cli_open(c, &d, &site);
+	if (rc)
+		return rc;
+	int l = cli_link_index(d.prof, link);
+	struct apenet_sweep_link sl = { .d = &d, .pattern = pat, .target = tg, .cl = so.cl, .timeout_ms = 2000 };
+	if (l < 0) {
+		apenet_dev_close(&d);
+		return cli_usage_error("sweep", "no link '%s' on a %s", link, d.prof->name);
+	}
+	sl.link = (unsigned)l;
+	if (lanes && parse_lanes(lanes, d.prof->links[l].lanes, &sl.lanes)) {
+		apenet_dev_close(&d);
+		return cli_usage_error("sweep", "--lanes '%s': lane numbers 0..%u, comma separated", lanes,
+				       d.prof->links[l].lanes - 1u);
+	}
+	/* the space: every parameter named (all by default) over its whole
+	 * range, --range narrowing one (and naming it swept) */
+	struct apenet_sweep_space sp;
+	apenet_sweep_space_full(&sp, &d.prof->pma, NULL);
+	sp.swept = pmask;
+	for (int i = 0; i < nranges; i++)
+		if (apenet_sweep_range_parse(&sp, &d.prof->pma, ranges[i], &e)) {
+			apenet_dev_close(&d);
+			return cli_usage_error("sweep", "%s", e.msg);
+		}
+	if (ha >= 0 && (!(sp.swept & (1u << ha)) || !(sp.swept & (1u << hb)))) {
+		apenet_dev_close(&d);
+		return cli_usage_error("sweep", "--heatmap %s: both must be swept (--params, --range)", heat);
+	}
+	if (ha < 0) { /* the two swept parameters with the most values */
+		unsigned best[2] = { 0, 0 };
+		for (unsigned p = 0; p < APENET_SWEEP_NPARAM; p++) {
+			if (!(sp.swept & (1u << p)))
+				continue;
+			unsigned n = (unsigned)(sp.hi[p] - sp.lo[p]) / sp.step[p] + 1;
+			if (ha < 0 || n > best[0]) {
+				hb = ha, best[1] = best[0];
+				ha = (int)p, best[0] = n;
+			} else if (hb < 0 || n > best[1]) {
+				hb = (int)p, best[1] = n;
+			}
+		}
+		if (hb >= 0 && ha > hb) {
+			int t = ha;
+			ha = hb;
+			hb = t;
+		}
+	}
+
+	/* Ctrl-C, a kill, a closed terminal: the sweep stops and the link is
+	 * put back; a closed pipe must not kill it half way either */
+	struct sigaction sa = { 0 }, ign = { 0 }, old_int, old_term, old_hup, old_pipe;
+	sa.sa_handler = on_signal;
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	sigaction(SIGPIPE, &ign, &old_pipe);
+	sl.stop = &sweep_stop;
+	if (apenet_sweep_link_begin(&sl, &e)) {
+		restore_signals(&old_int, &old_term, &old_hup, &old_pipe);
+		apenet_dev_close(&d);
+		return cli_fail(&e);
+	}
+	unsigned nl = (unsigned)__builtin_popcount(sl.lanes ? sl.lanes : (1u << sl.nlanes) - 1);
+	double lane_bits = dwb > 0 ? dwb : dw > 0 ? dw * sl.lane_mbps * 1e6 : apenet_ber_min_bits(0, tg, so.cl);
+	so.dwell_bits = (uint64_t)ceil(lane_bits) * nl; /* the sweep counts the lanes' bits pooled */
+	for (unsigned p = 0; p < APENET_SWEEP_NPARAM; p++)
+		sp.fixed[p] = sl.orig[0][p];
+	so.start = sl.orig[0];
+	struct prog g = { .tty = isatty(2), .t0 = now_s(), .best_upper = 1 };
+	g.last = g.tty ? -1e9 : g.t0;
+	so.progress = progress;
+	so.progress_ctx = &g;
+	struct apenet_sweep sw;
+	int run = apenet_sweep_run(&sp, &so, apenet_sweep_link_measure, &sl, &sw, &e);
+	if (g.tty)
+		fputs("\r\033[K", stderr);
+	int stopped = sweep_stop;
+	sweep_stop = 0; /* what follows puts the link back: it must not stop half way */
+	struct apenet_err re = { 0 };
+	int back = run == 0 && apply ? apenet_sweep_link_set(&sl, sw.pt[sw.best].v, &re)
+				     : apenet_sweep_link_restore(&sl, &re);
+	restore_signals(&old_int, &old_term, &old_hup, &old_pipe);
+	if (run || back) {
+		if (run)
+			cli_fail(&e);
+		if (back)
+			fprintf(stderr, "apenet sweep: putting the link back: %s\n", re.msg);
+		apenet_sweep_free(&sw);
+		apenet_dev_close(&d);
+		return CLI_EXIT_ERROR;
+	}
+	char title[160];
+	uint32_t me = apenet_rd32(&d, APENET_REG_NODE_COORD);
+	snprintf(title, sizeof(title), "%s link %s (node %u,%u,%u): %s sweep", d.bdf, d.prof->links[l].name,
+		 APENET_GET(NODE_COORD, X, me), APENET_GET(NODE_COORD, Y, me), APENET_GET(NODE_COORD, Z, me), strategy);
+	if (outdir && write_files(outdir, &sw, &sp, title, &e)) {
+		apenet_sweep_free(&sw);
+		apenet_dev_close(&d);
+		return cli_fail(&e);
+	}
+	const struct apenet_sweep_point *best = &sw.pt[sw.best], *start = NULL;
+	for (size_t i = 0; i < sw.n; i++)
+		if (!memcmp(sw.pt[i].v, sl.orig[0], APENET_SWEEP_NPARAM) && sw.pt[i].bits)
+			start = &sw.pt[i];
+	if (c->fmt == APENET_OUT_TEXT && ha >= 0 && hb >= 0)
+		apenet_sweep_write_heatmap_text(&sw, &sp, (unsigned)ha, (unsigned)hb, stdout);
+
+	struct apenet_findings fs;
+	apenet_findings_init(&fs);
+	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "sweep");
+	apenet_out_str(o, "bdf", d.bdf);
+	apenet_out_str(o, "link", d.prof->links[l].name);
+	apenet_out_str(o, "strategy", strategy);
+	apenet_out_str(o, "pattern", pats[pat]);
+	apenet_out_dbl(o, "target", tg, 3);
+	apenet_out_dbl(o, "cl", so.cl, 6);
+	apenet_out_uint(o, "lanes", nl);
+	apenet_out_uint(o, "grid_points", apenet_sweep_space_size(&sp));
+	apenet_out_uint(o, "points_measured", sw.n);
+	apenet_out_uint(o, "points_dropped", sl.dropped);
+	apenet_out_uint(o, "dwell_bits", so.dwell_bits);
+	apenet_out_uint(o, "bits", sw.bits);
+	apenet_out_dbl(o, "test_time_s", (double)sw.bits / nl / (sl.lane_mbps * 1e6), 1);
+	apenet_out_uint(o, "accelerated", sl.accel);
+	apenet_out_dbl(o, "elapsed_s", now_s() - g.t0, 1);
+	if (start)
+		out_point(o, "start", start);
+	out_point(o, "chosen", best);
+	apenet_out_str(o, "applied", apply ? "yes" : "no: the link is back at its settings");
+	if (outdir)
+		apenet_out_str(o, "out", outdir);
+	int ok = best->upper <= tg;
+	if (!ok) {
+		struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_FAIL, APENET_SUBJ_LINK, l, -1,
+							      d.prof->links[l].name, "SWEEP_NO_SETTING");
+		apenet_finding_message(f, "%s: no setting measured below %.3g at %.3g confidence (best upper bound %.3g)",
+				       d.prof->links[l].name, tg, so.cl, best->upper);
+		apenet_finding_rec(f, "dwell longer (--dwell-bits), widen the ranges, or replace the cable");
+	}
+	apenet_out_str(o, "verdict", ok ? "pass" : "fail");
+	rc = cli_finish(o, &fs);
+	apenet_findings_free(&fs);
+	apenet_sweep_free(&sw);
+	apenet_dev_close(&d);
+	if (stopped)
+		return CLI_EXIT_ERROR;
+	return rc == CLI_EXIT_ERROR ? rc : ok ? CLI_EXIT_OK : CLI_EXIT_FAULT;
+}

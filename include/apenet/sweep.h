@@ -1,0 +1,156 @@
+/*
+ * PMA sweeps (issue 10, `apenet sweep`): search the grid of a lane's six
+ * analog settings for the one with the lowest bit error ratio, measuring
+ * points through a callback (the CLI runs a PRBS test per point on a link;
+ * the benchmark draws errors from the emulator's channel model).
+ *
+ * Exhaustive: every point of the grid at one dwell, as the vendor toolkits
+ * do.  Adaptive: short dwells to screen, longer ones only for candidates
+ * (racing: a point is dropped once its lower bound is above the best
+ * point's upper bound, or it falls out of a shrinking keep-list), a local
+ * search over every neighbour that differs by one step in one or two
+ * settings (the settings interact: no axis-by-axis search), restarted from
+ * several points of a spread-out screening set (the landscape has more than
+ * one optimum), and a final race of the best few at ten times the dwell
+ * (zero-error ties at the dwell are not a choice).  docs/ber.md, "Sweeps".
+ *
+ * The points are in grid order of (vod, pre, post1, post2, rxeq, dcgain);
+ * a parameter not swept stays at its `fixed` value.
+ */
+#ifndef APENET_SWEEP_H
+#define APENET_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "apenet/err.h"
+#include "apenet/regs.h"
+
+enum apenet_sweep_param {
+	APENET_SWEEP_VOD,
+	APENET_SWEEP_PRE,
+	APENET_SWEEP_POST1,
+	APENET_SWEEP_POST2,
+	APENET_SWEEP_RXEQ,
+	APENET_SWEEP_DCGAIN,
+	APENET_SWEEP_NPARAM
+};
+
+enum apenet_sweep_strategy { APENET_SWEEP_EXHAUSTIVE, APENET_SWEEP_ADAPTIVE };
+
+/* "vod", "pre", ... ; -1 for a name that is none of them. */
+const char *apenet_sweep_param_name(unsigned p);
+int apenet_sweep_param_parse(const char *name);
+
+struct apenet_sweep_space {
+	unsigned swept;                       /* mask of 1 << enum apenet_sweep_param */
+	uint8_t lo[APENET_SWEEP_NPARAM], hi[APENET_SWEEP_NPARAM], step[APENET_SWEEP_NPARAM];
+	uint8_t fixed[APENET_SWEEP_NPARAM];   /* the value of a parameter not swept */
+};
+
+/* Every parameter swept over the variant's whole range, step 1, fixed ones
+ * at start (the lane's current setting). */
+void apenet_sweep_space_full(struct apenet_sweep_space *s, const struct apenet_pma_range *r,
+			     const uint8_t start[APENET_SWEEP_NPARAM]);
+/* Points in the grid (0 when a range is empty). */
+uint64_t apenet_sweep_space_size(const struct apenet_sweep_space *s);
+/* "P=a:b[:step]" into s (a and b within range r); -1 with e naming the
+ * problem. */
+int apenet_sweep_range_parse(struct apenet_sweep_space *s, const struct apenet_pma_range *r, const char *spec,
+			     struct apenet_err *e);
+
+struct apenet_sweep_point {
+	uint8_t v[APENET_SWEEP_NPARAM];
+	uint64_t bits, errors;
+	double ber, upper, lower; /* point estimate and bounds at cl, from bits and errors */
+	unsigned level;           /* adaptive: the dwell level it reached (0 = screening) */
+};
+
+/* Measure point v for `bits` more bits: *got_bits and *got_errors are what
+ * the measurement saw (bits may differ from the request: a checker counts
+ * in words).  0, or -1 with e: the sweep stops. */
+typedef int (*apenet_sweep_measure_fn)(void *ctx, const uint8_t v[APENET_SWEEP_NPARAM], uint64_t bits,
+				       uint64_t *got_bits, uint64_t *got_errors, struct apenet_err *e);
+
+struct apenet_sweep_opts {
+	enum apenet_sweep_strategy strategy;
+	uint64_t dwell_bits;  /* exhaustive: every point; adaptive: the top level of the screening */
+	double cl;            /* bounds' confidence level */
+	uint64_t seed;        /* adaptive: the screening set is drawn from it */
+	const uint8_t *start; /* adaptive: a point screened first (the current setting); may be NULL */
+	void (*progress)(void *ctx, const struct apenet_sweep_point *last, uint64_t done_bits, unsigned npoints);
+	void *progress_ctx;
+};
+
+struct apenet_sweep {
+	struct apenet_sweep_point *pt; /* every point measured, in the order first measured */
+	size_t n, cap;
+	size_t best;                   /* index in pt of the chosen setting */
+	uint64_t bits;                 /* all bits measured: test time = bits / lane rate */
+	size_t measurements;           /* calls of the measure function */
+	/* adaptive internals: an index from a grid point to its entry in pt */
+	uint32_t *index;
+	size_t index_cap;
+};
+
+/* Runs the sweep; 0 with sw->best the chosen setting, -1 with e (what was
+ * measured stays in sw).  Free with apenet_sweep_free. */
+int apenet_sweep_run(const struct apenet_sweep_space *s, const struct apenet_sweep_opts *o,
+		     apenet_sweep_measure_fn measure, void *ctx, struct apenet_sweep *sw, struct apenet_err *e);
+void apenet_sweep_free(struct apenet_sweep *sw);
+
+/*
+ * A sweep of a link's lanes on a card (bertest/sweep_link.c): the direction
+ * far end -> this end, whose errors are made by the far transmitter's
+ * settings (vod, pre, post1, post2: written through the remote window,
+ * provisionally, APENET_RMT_PMA_REVERT_MS) and this receiver's (rxeq,
+ * dcgain: written here), counted by this end's checkers.  Every lane under
+ * test gets the same point; a point's bits and errors are the lanes'
+ * pooled.  A point the link cannot run at (it does not come up, or a
+ * checker never locks) counts as one error in one bit: the worst there is,
+ * and the sweep goes on once the link is back.
+ *
+ * begin reads every lane's setting (this is what restore puts back, and
+ * lane 0's is the adaptive search's start); measure is the sweep's
+ * callback; set writes a point and leaves it (--apply); restore writes
+ * back what begin read.  set and restore realign the link at the end so
+ * that it comes up at full width with what was written.
+ */
+struct apenet_dev;
+struct apenet_sweep_link {
+	struct apenet_dev *d;
+	unsigned link;
+	uint32_t lanes;          /* mask; 0: all the link's lanes */
+	unsigned pattern;        /* enum apenet_prbs */
+	double target, cl;       /* a point proven worse than target ends early */
+	int timeout_ms;          /* each remote access; the link coming back adds the revert time */
+	volatile int *stop;      /* non-NULL: when it becomes non-zero, measure returns -1 */
+	/* filled in by begin */
+	uint8_t orig[APENET_MAX_LANES][APENET_SWEEP_NPARAM];
+	uint32_t far_off[APENET_MAX_LANES][APENET_SWEEP_NPARAM]; /* the partner's offsets (its port, read once) */
+	unsigned nlanes;
+	uint8_t cur[APENET_SWEEP_NPARAM];
+	int have_cur;
+	unsigned dropped;        /* points the link could not run at */
+	double lane_mbps;
+	uint32_t accel;
+};
+int apenet_sweep_link_begin(struct apenet_sweep_link *sl, struct apenet_err *e);
+int apenet_sweep_link_measure(void *sl, const uint8_t v[APENET_SWEEP_NPARAM], uint64_t bits, uint64_t *got_bits,
+			      uint64_t *got_errors, struct apenet_err *e);
+int apenet_sweep_link_set(struct apenet_sweep_link *sl, const uint8_t v[APENET_SWEEP_NPARAM], struct apenet_err *e);
+int apenet_sweep_link_restore(struct apenet_sweep_link *sl, struct apenet_err *e);
+
+/* Writers: every point as CSV (header vod,pre,post1,post2,rxeq,dcgain,
+ * bits,errors,ber,upper,lower,level); a heat map of parameters a and b
+ * (each cell the best upper bound over the other parameters among the
+ * points measured there), as text (one character a decade, '.' not
+ * measured) or as a standalone SVG file.  -1 on a write error. */
+int apenet_sweep_write_csv(const struct apenet_sweep *sw, FILE *f);
+int apenet_sweep_write_heatmap_text(const struct apenet_sweep *sw, const struct apenet_sweep_space *s, unsigned a,
+				    unsigned b, FILE *f);
+int apenet_sweep_write_heatmap_svg(const struct apenet_sweep *sw, const struct apenet_sweep_space *s, unsigned a,
+				   unsigned b, const char *title, FILE *f);
+
+#endif

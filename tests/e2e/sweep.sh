@@ -1,0 +1,114 @@
+#!/bin/sh
+# apenet sweep on the emulator: an 8 m copper cable on 0,0,0 X+ fails 1e-12
+# at the default PMA settings (the model puts it near 2e-10); then
+#  - an exhaustive sweep of this end's receiver (rxeq x dcgain) measures
+#    every point of the grid, writes the CSV and the SVG heat map, finds a
+#    setting below the target, and puts the link back as it was;
+#  - an adaptive sweep that also sets the far end's transmitter (pre,
+#    through the remote window) measures a fraction of its grid, and with
+#    --apply leaves its choice on both ends: `apenet ber` then passes;
+#  - Ctrl-C in the middle: exit 2, the link back at its settings and up;
+#  - bad arguments: exit 2 with the problem named.
+# BER_ACCEL 10000 and 2 ms ticks keep a point to a fraction of a second.
+. "$(dirname "$0")/../e2e_lib.sh"
+T=$(mktemp -d /tmp/apenet-sweep-XXXXXX)
+trap 'sim_stop; rm -rf "$T"' EXIT
+unset APENET_SIM_DIR APENET_CONFIG
+A="$BIN/apenet"
+cat >"$T/sim.yaml" <<EOF
+dims: 4x1x1
+variant: apenet+
+seed: 3
+ber_accel: 10000
+tick_ms: 2
+cables:
+  - node: 0,0,0
+    link: X+
+    kind: copper
+    length: 8
+EOF
+sim_start "$T/sim" --config "$T/sim.yaml"
+N="$T/sim/node-0-0-0"
+F="$T/sim/node-1-0-0"
+state() { "$A" link --json --sim "$1" 2>/dev/null | jq -r --arg l "$2" '.links[] | select(.name == $l) | .state'; }
+up() { [ "$(state "$N" X+)" = up ] && [ "$(state "$F" X-)" = up ]; }
+# every lane's PMA settings of a link, one line
+pma() { "$A" link --json --sim "$1" 2>/dev/null | jq -c --arg l "$2" '[.links[] | select(.name == $l) | .lanes[].pma]'; }
+wait_for 60 up || fail "X+ never came up"
+near0=$(pma "$N" X+)
+far0=$(pma "$F" X-)
+echo "$near0" | jq -e 'all(.[]; .rxeq == 4 and .dcgain == 1)' >/dev/null || fail "defaults: $near0"
+
+"$A" ber --link X+ --sim "$N" --json </dev/null >"$T/before.json" 2>/dev/null
+[ $? -eq 1 ] || fail "the 8 m cable passes at the defaults: $(cat "$T/before.json")"
+
+# --- exhaustive, this end's receiver
+"$A" sweep --link X+ --sim "$N" --json --strategy exhaustive --params rxeq,dcgain \
+	--range rxeq=4:10 --range dcgain=1:3 --dwell-bits 3e11 --out "$T/ex" </dev/null >"$T/ex.json" 2>"$T/ex.err"
+rc=$?
+[ $rc -eq 0 ] || fail "exhaustive: exit $rc: $(cat "$T/ex.err") $(cat "$T/ex.json")"
+jq -e '.command == "sweep" and .strategy == "exhaustive" and .grid_points == 21 and .points_measured == 21 and
+	.chosen.upper < 1e-12 and .chosen.rxeq >= 5 and .chosen.dcgain >= 2 and
+	.start.rxeq == 4 and .start.dcgain == 1 and .start.lower > 1e-12 and
+	.accelerated == 10000 and .verdict == "pass" and (.applied | startswith("no"))' "$T/ex.json" >/dev/null ||
+	fail "exhaustive: $(cat "$T/ex.json")"
+[ "$(wc -l <"$T/ex/points.csv")" -eq 22 ] || fail "points.csv: $(cat "$T/ex/points.csv")"
+head -1 "$T/ex/points.csv" | grep -q '^vod,pre,post1,post2,rxeq,dcgain,bits,errors,ber,upper,lower,level$' ||
+	fail "points.csv header"
+grep -q '</svg>' "$T/ex/heatmap-rxeq-dcgain.svg" && [ "$(grep -c '<rect ' "$T/ex/heatmap-rxeq-dcgain.svg")" -eq 21 ] ||
+	fail "heat map: $(cat "$T/ex/heatmap-rxeq-dcgain.svg")"
+# the text form has the heat map
+"$A" sweep --link X+ --sim "$N" --strategy exhaustive --params rxeq,dcgain --range rxeq=4:5 --range dcgain=1:2 \
+	--dwell-bits 3e10 </dev/null >"$T/ex.txt" 2>/dev/null
+grep -q 'dcgain (down) x rxeq (across)' "$T/ex.txt" || fail "text heat map: $(cat "$T/ex.txt")"
+# put back: the settings as they were, the link up
+wait_for 30 up || fail "exhaustive: the link is not back up"
+[ "$(pma "$N" X+)" = "$near0" ] && [ "$(pma "$F" X-)" = "$far0" ] || fail "exhaustive: not put back: $(pma "$N" X+)"
+
+# --- adaptive, the far transmitter too, applied
+"$A" sweep --link X+ --sim "$N" --json --strategy adaptive --params pre,rxeq,dcgain --range rxeq=2:12 \
+	--dwell-bits 3e11 --apply </dev/null >"$T/ad.json" 2>"$T/ad.err"
+rc=$?
+[ $rc -eq 0 ] || fail "adaptive: exit $rc: $(cat "$T/ad.err") $(cat "$T/ad.json")"
+jq -e '.strategy == "adaptive" and .grid_points == 8 * 11 * 5 and .points_measured < .grid_points and
+	.chosen.upper < 1e-12 and .applied == "yes"' "$T/ad.json" >/dev/null || fail "adaptive: $(cat "$T/ad.json")"
+pre=$(jq .chosen.pre "$T/ad.json")
+rxeq=$(jq .chosen.rxeq "$T/ad.json")
+dcgain=$(jq .chosen.dcgain "$T/ad.json")
+wait_for 30 up || fail "adaptive: the link is not up with its setting"
+pma "$N" X+ | jq -e --argjson r "$rxeq" --argjson d "$dcgain" 'all(.[]; .rxeq == $r and .dcgain == $d)' >/dev/null ||
+	fail "adaptive: this end's receiver is not the choice: $(pma "$N" X+)"
+pma "$F" X- | jq -e --argjson p "$pre" 'all(.[]; .pre == $p)' >/dev/null ||
+	fail "adaptive: the far transmitter is not the choice: $(pma "$F" X-)"
+"$A" ber --link X+ --sim "$N" --json </dev/null >"$T/after.json" 2>"$T/after.err" ||
+	fail "after --apply, the link does not pass: $(cat "$T/after.json" "$T/after.err")"
+
+# --- Ctrl-C: put back, exit 2
+nearA=$(pma "$N" X+)
+farA=$(pma "$F" X-)
+"$A" sweep --link X+ --sim "$N" --strategy exhaustive --params vod,rxeq --dwell-bits 3e11 </dev/null \
+	>"$T/int.out" 2>"$T/int.err" &
+P=$!
+moved() { [ "$(pma "$N" X+)" != "$nearA" ] || [ "$(pma "$F" X-)" != "$farA" ]; }
+wait_for 30 moved || fail "Ctrl-C: the sweep never set a point"
+kill -INT $P
+wait $P
+rc=$?
+[ $rc -eq 2 ] || fail "Ctrl-C: exit $rc: $(cat "$T/int.err")"
+grep -q 'interrupted' "$T/int.err" || fail "Ctrl-C: $(cat "$T/int.err")"
+wait_for 30 up || fail "Ctrl-C: the link is not back up"
+[ "$(pma "$N" X+)" = "$nearA" ] && [ "$(pma "$F" X-)" = "$farA" ] ||
+	fail "Ctrl-C: not put back: $(pma "$N" X+) $(pma "$F" X-)"
+
+# --- bad arguments
+"$A" sweep --sim "$N" --strategy exhaustive 2>"$T/e1"; [ $? -eq 2 ] && grep -q 'which link' "$T/e1" || fail "no --link"
+"$A" sweep --link X+ --sim "$N" --range rxeq=0:99 2>"$T/e2"; [ $? -eq 2 ] && grep -q 'rxeq goes 0..15' "$T/e2" ||
+	fail "range: $(cat "$T/e2")"
+"$A" sweep --link X+ --sim "$N" --strategy greedy 2>"$T/e3"; [ $? -eq 2 ] && grep -q "exhaustive or adaptive" "$T/e3" ||
+	fail "strategy: $(cat "$T/e3")"
+"$A" sweep --link X+ --sim "$N" --params vod,gain 2>"$T/e4"; [ $? -eq 2 ] && grep -q "'gain' is not" "$T/e4" ||
+	fail "params: $(cat "$T/e4")"
+"$A" sweep --link X+ --sim "$N" --heatmap vod 2>"$T/e5"; [ $? -eq 2 ] && grep -q "two parameters" "$T/e5" ||
+	fail "heatmap: $(cat "$T/e5")"
+"$A" sweep --link Q+ --sim "$N" 2>"$T/e6"; [ $? -eq 2 ] && grep -q "no link 'Q+'" "$T/e6" || fail "link: $(cat "$T/e6")"
+echo "sweep: ok"
