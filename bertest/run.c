@@ -107,7 +107,7 @@ int apenet_bertest_start(struct apenet_dev *d, const struct apenet_bertest_opts 
 	unsigned first = (unsigned)__builtin_ctz(lanes);
 	/* the far end: its guards lane by lane while the link still carries
 	 * the window's packets, then every lane in one write, FOLLOW on */
-	for (unsigned k = 0; k < nl; k++)
+	for (unsigned k = 0; k < nl && !o->far_guard_set; k++)
 		if ((lanes & (1u << k)) && far_write(t, k, APENET_LANE_PRBS_RUN_MS, o->guard_ms, e))
 			return -1;
 	if (far_write(t, first, APENET_LANE_PRBS_CTRL, ctrl | APENET_SET(LANE_PRBS_CTRL, FOLLOW, 1), e))

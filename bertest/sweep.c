@@ -290,8 +290,8 @@ static int exhaustive(const struct apenet_sweep_space *s, const struct apenet_sw
 /* ---- adaptive ---- */
 
 #define LEVELS 4       /* dwell / 1000, / 100, / 10, dwell */
-#define FINALISTS 96   /* points whose neighbourhoods are measured at the dwell */
-#define RACE 8         /* points in the final race */
+#define FINALISTS 96   /* at most, points whose neighbourhoods are measured at the dwell */
+#define RACE 8         /* at most, points in the final race */
 #define RACE_FACTOR 10 /* at ten times the dwell */
 
 struct cand {
@@ -470,7 +470,15 @@ static int adaptive(const struct apenet_sweep_space *s, const struct apenet_swee
 	if (screen(s, o, sw, &c, m))
 		goto oom;
 	static const unsigned tops[LEVELS] = { 8, 4, 2, 1 };
-	static const size_t keep[LEVELS] = { 128, 96, 96, FINALISTS };
+	/* the lists scale with the grid (the full APEnet+ grid, 655,360
+	 * points, keeps 128 and 96): on a small grid the finalists'
+	 * neighbourhoods would otherwise cover it all, several times */
+	size_t fin = (size_t)(size / 6800);
+	fin = fin < 4 ? 4 : fin > FINALISTS ? FINALISTS : fin;
+	size_t k0 = (size_t)(size / 5000);
+	k0 = k0 > 128 ? 128 : k0 < fin ? fin : k0;
+	const size_t keep[LEVELS] = { k0, fin, fin, fin };
+	const size_t race = fin < RACE ? fin : RACE;
 	for (unsigned lv = 0; lv < LEVELS; lv++) {
 		uint64_t d = o->dwell_bits;
 		for (unsigned k = lv; k < LEVELS - 1; k++)
@@ -555,8 +563,8 @@ static int adaptive(const struct apenet_sweep_space *s, const struct apenet_swee
 		}
 	}
 	cand_sort(&c, sw, s);
-	if (c.n > RACE)
-		c.n = RACE;
+	if (c.n > race)
+		c.n = race;
 	for (size_t i = 0; i < c.n; i++)
 		if (measure_to(sw, c.c[i], o->dwell_bits * RACE_FACTOR, o, fn, ctx, e))
 			goto out;

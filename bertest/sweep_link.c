@@ -116,6 +116,7 @@ int apenet_sweep_link_begin(struct apenet_sweep_link *sl, struct apenet_err *e)
 	sl->nlanes = d->prof->links[sl->link].lanes;
 	sl->have_cur = 0;
 	sl->dropped = 0;
+	sl->guard_ms = 0;
 	sl->lane_mbps = apenet_rd32(d, apenet_link_off(sl->link, APENET_LINK_LANE_MBPS));
 	sl->accel = apenet_rd32(d, APENET_REG_BER_ACCEL);
 	if (!sl->accel || sl->accel == APENET_ALL_ONES)
@@ -200,6 +201,12 @@ int apenet_sweep_link_measure(void *ctx, const uint8_t v[APENET_SWEEP_NPARAM], u
 	double bps = sl->lane_mbps * 1e6 * sl->accel;
 	o.max_s = 10 + 4 * (double)o.bits / (bps > 0 ? bps : 1);
 	o.guard_ms = (unsigned)(o.max_s * 1000 + 10000);
+	/* the far guards persist between runs: written again only when a
+	 * longer dwell needs a longer one */
+	if (sl->guard_ms >= o.guard_ms) {
+		o.guard_ms = sl->guard_ms;
+		o.far_guard_set = 1;
+	}
 	o.timeout_ms = sl->timeout_ms;
 	struct apenet_bertest t;
 	int dropped = w == 1;
@@ -207,6 +214,8 @@ int apenet_sweep_link_measure(void *ctx, const uint8_t v[APENET_SWEEP_NPARAM], u
 		if (e->code != APENET_ELINK)
 			return -1;
 		dropped = 1; /* the point took the link down before the run */
+	} else if (!dropped) {
+		sl->guard_ms = o.guard_ms;
 	}
 	if (!dropped) {
 		int done;

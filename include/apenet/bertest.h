@@ -48,6 +48,8 @@ struct apenet_bertest_opts {
 	uint64_t bits;          /* > 0: a test fixed in advance, this many bits a lane */
 	double max_s;           /* give up (inconclusive) after this long; 0: no limit */
 	unsigned guard_ms;      /* the far end's LANE_PRBS_RUN_MS */
+	int far_guard_set;      /* the far lanes' RUN_MS already hold guard_ms (a sweep's next
+				 * run): not written again, a round trip a lane saved */
 	int timeout_ms;         /* each remote access */
 };
 

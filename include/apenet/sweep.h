@@ -133,6 +133,7 @@ struct apenet_sweep_link {
 	uint8_t cur[APENET_SWEEP_NPARAM];
 	int have_cur;
 	unsigned dropped;        /* points the link could not run at */
+	unsigned guard_ms;       /* what the far lanes' LANE_PRBS_RUN_MS hold (0: not written yet) */
 	double lane_mbps;
 	uint32_t accel;
 };
