@@ -19,7 +19,14 @@ static const unsigned reg_of[APENET_SWEEP_NPARAM] = {
 	APENET_LANE_PMA_VOD,   APENET_LANE_PMA_PRE,  APENET_LANE_PMA_POST1,
 	APENET_LANE_PMA_POST2, APENET_LANE_PMA_RXEQ, APENET_LANE_PMA_DCGAIN,
 };
-#define FAR_PARAMS 4 /* vod, pre, post1, post2: the far transmitter's */
+#define TX_PARAMS 4 /* vod, pre, post1, post2: a transmitter's; rxeq, dcgain a receiver's */
+
+/* A parameter set at the far end: the transmitter's when this end receives
+ * (FAR_TO_NEAR), the receiver's when the far end does (reverse). */
+static int remote(const struct apenet_sweep_link *sl, unsigned p)
+{
+	return sl->reverse ? p >= TX_PARAMS : p < TX_PARAMS;
+}
 
 static int64_t mono_ms(void)
 {
@@ -65,16 +72,17 @@ static int wait_up(struct apenet_sweep_link *sl, int ms, struct apenet_err *e)
 	}
 }
 
-/* Back from a point the link could not run at: this end's receiver as it
- * was (the far transmitter goes back by itself after the revert time). */
+/* Back from a point the link could not run at: this end's settings as they
+ * were (the far end's go back by themselves after the revert time). */
 static int recover(struct apenet_sweep_link *sl, struct apenet_err *e)
 {
 	sl->dropped++;
 	sl->have_cur = 0;
 	for (unsigned k = 0; k < sl->nlanes; k++)
 		if (mask_of(sl) & (1u << k))
-			for (unsigned p = FAR_PARAMS; p < APENET_SWEEP_NPARAM; p++)
-				apenet_wr32(sl->d, apenet_lane_off(sl->link, k, reg_of[p]), sl->orig[k][p]);
+			for (unsigned p = 0; p < APENET_SWEEP_NPARAM; p++)
+				if (!remote(sl, p))
+					apenet_wr32(sl->d, apenet_lane_off(sl->link, k, reg_of[p]), sl->orig[k][p]);
 	int up = wait_up(sl, (int)APENET_RMT_PMA_REVERT_MS * 3 + sl->timeout_ms, e);
 	if (up < 0)
 		return -1;
@@ -93,7 +101,7 @@ static int read_settings(struct apenet_sweep_link *sl, struct apenet_err *e)
 	for (unsigned k = 0; k < sl->nlanes; k++) {
 		for (unsigned p = 0; p < APENET_SWEEP_NPARAM; p++) {
 			uint64_t v;
-			if (p < FAR_PARAMS) {
+			if (remote(sl, p)) {
 				uint32_t off;
 				if (apenet_remote_lane_off(d, sl->link, k, reg_of[p], &off, e) ||
 				    apenet_remote_read(d, sl->link, off, &v, sl->timeout_ms, e))
@@ -152,15 +160,17 @@ int apenet_sweep_link_begin(struct apenet_sweep_link *sl, struct apenet_err *e)
  * test; 0, 1 when the link went down meanwhile, -1 with e. */
 static int write_point(struct apenet_sweep_link *sl, const uint8_t v[APENET_SWEEP_NPARAM], struct apenet_err *e)
 {
-	/* the far transmitter first: while it is written the link must be up,
-	 * and this end's receiver at the point could take it down */
-	for (unsigned p = 0; p < APENET_SWEEP_NPARAM; p++) {
+	/* the far end's first: while they are written the link must be up,
+	 * and this end's at the point could take it down */
+	static const unsigned order[2][APENET_SWEEP_NPARAM] = { { 0, 1, 2, 3, 4, 5 }, { 4, 5, 0, 1, 2, 3 } };
+	for (unsigned i = 0; i < APENET_SWEEP_NPARAM; i++) {
+		unsigned p = order[sl->reverse ? 1 : 0][i];
 		if (sl->have_cur && sl->cur[p] == v[p])
 			continue;
 		for (unsigned k = 0; k < sl->nlanes; k++) {
 			if (!(mask_of(sl) & (1u << k)))
 				continue;
-			if (p >= FAR_PARAMS) {
+			if (!remote(sl, p)) {
 				apenet_wr32(sl->d, apenet_lane_off(sl->link, k, reg_of[p]), v[p]);
 				continue;
 			}
@@ -194,6 +204,7 @@ int apenet_sweep_link_measure(void *ctx, const uint8_t v[APENET_SWEEP_NPARAM], u
 	struct apenet_bertest_opts o = { 0 };
 	o.link = sl->link;
 	o.lanes = mask_of(sl);
+	o.both_ends = sl->reverse; /* the far checkers, read after the run */
 	o.pattern = (enum apenet_prbs)sl->pattern;
 	o.target = sl->target;
 	o.cl = sl->cl;
@@ -234,8 +245,9 @@ int apenet_sweep_link_measure(void *ctx, const uint8_t v[APENET_SWEEP_NPARAM], u
 		}
 		if (stopped(sl, e))
 			return -1;
+		enum apenet_bertest_dir want = sl->reverse ? APENET_BERTEST_NEAR_TO_FAR : APENET_BERTEST_FAR_TO_NEAR;
 		for (unsigned i = 0; i < t.n; i++) {
-			if (t.l[i].dir != APENET_BERTEST_FAR_TO_NEAR)
+			if (t.l[i].dir != want)
 				continue;
 			if (t.l[i].no_lock)
 				dropped = 1;
@@ -287,25 +299,26 @@ static int realign(struct apenet_sweep_link *sl, struct apenet_err *e)
 static int put(struct apenet_sweep_link *sl, const uint8_t (*want)[APENET_SWEEP_NPARAM], struct apenet_err *e)
 {
 	int64_t end = mono_ms() + (int64_t)APENET_RMT_PMA_REVERT_MS * 10 + sl->timeout_ms;
-	uint8_t done[APENET_MAX_LANES][FAR_PARAMS] = { { 0 } };
+	uint8_t done[APENET_MAX_LANES][APENET_SWEEP_NPARAM] = { { 0 } };
 	for (;;) {
 		int up = wait_up(sl, (int)(end - mono_ms() > 0 ? end - mono_ms() : 0), e);
 		if (up < 0)
 			return -1;
 		int dropped = !up;
-		/* this end's receiver first, always reachable: what this end
-		 * receives is the direction a bad point broke */
+		/* this end's first, always reachable: the direction a bad point
+		 * broke is the one swept, and this end's half of it is here */
 		for (unsigned k = 0; k < sl->nlanes; k++)
 			if (mask_of(sl) & (1u << k))
-				for (unsigned p = FAR_PARAMS; p < APENET_SWEEP_NPARAM; p++)
-					apenet_wr32(sl->d, apenet_lane_off(sl->link, k, reg_of[p]), want[k][p]);
+				for (unsigned p = 0; p < APENET_SWEEP_NPARAM; p++)
+					if (!remote(sl, p))
+						apenet_wr32(sl->d, apenet_lane_off(sl->link, k, reg_of[p]), want[k][p]);
 		for (unsigned k = 0; up && k < sl->nlanes && !dropped; k++) {
 			if (!(mask_of(sl) & (1u << k)))
 				continue;
 			/* what went through stays written (a flapping link gives
 			 * a write or two each time it is up): the rest next time */
-			for (unsigned p = 0; p < FAR_PARAMS && !dropped; p++) {
-				if (done[k][p])
+			for (unsigned p = 0; p < APENET_SWEEP_NPARAM && !dropped; p++) {
+				if (done[k][p] || !remote(sl, p))
 					continue;
 				if (apenet_remote_write(sl->d, sl->link, sl->far_off[k][p], want[k][p], sl->timeout_ms, e)) {
 					if (e->code != APENET_ELINK)

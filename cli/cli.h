@@ -2,6 +2,8 @@
 #ifndef APENET_CLI_H
 #define APENET_CLI_H
 
+#include <signal.h>
+
 #include "apenet/dev.h"
 #include "apenet/out.h"
 
@@ -97,6 +99,23 @@ int cli_exit_sev(int sev);
 
 /* Link by name (case-insensitive) or index; -1. */
 int cli_link_index(const struct apenet_profile *p, const char *name);
+/* "prbs31" and the others: 0, or -1 for a name that is none. */
+int cli_parse_pattern(const char *s, enum apenet_prbs *p);
+const char *cli_pattern_name(enum apenet_prbs p);
+/* "0,1,3" into a mask of lanes below max; -1 on anything else. */
+int cli_parse_lanes(const char *s, unsigned max, uint32_t *mask);
+/* "vod,rxeq" into a mask of PMA parameters (apenet/sweep.h); -1 naming the
+ * bad one in bad. */
+int cli_parse_params(const char *s, unsigned *mask, char *bad, size_t n);
+/* The health database a command reads: --db, else the config's first
+ * supervisor's; 0, or the exit code after saying why. */
+int cli_db_path(const struct cli *c, const char *cmd, const char *db, const char *config, char *path, size_t n);
+/* SIGINT, SIGTERM and SIGHUP to handler, SIGPIPE ignored (a closed pipe
+ * must not kill a command half way through a test of the card), and back. */
+#define CLI_CATCH_N 4
+
+void cli_catch_signals(void (*handler)(int), struct sigaction saved[CLI_CATCH_N]);
+void cli_restore_signals(const struct sigaction saved[CLI_CATCH_N]);
 
 int cmd_list(struct cli *c);
 int cmd_regs(struct cli *c);
@@ -106,6 +125,8 @@ int cmd_link(struct cli *c);
 int cmd_model(struct cli *c);
 int cmd_ber(struct cli *c);
 int cmd_sweep(struct cli *c);
+int cmd_qualify(struct cli *c);
+int cmd_cable(struct cli *c);
 int cmd_ber_plan(struct cli *c);
 int cmd_latency_check(struct cli *c);
 int cmd_watch(struct cli *c);

@@ -27,42 +27,6 @@ static void on_signal(int sig)
 	ber_stop = 1;
 }
 
-static int parse_pattern(const char *s, enum apenet_prbs *p)
-{
-	static const struct {
-		const char *name;
-		enum apenet_prbs p;
-	} pats[] = { { "prbs7", APENET_PRBS7 }, { "prbs15", APENET_PRBS15 }, { "prbs23", APENET_PRBS23 },
-		     { "prbs31", APENET_PRBS31 } };
-	for (unsigned i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
-		if (!strcmp(s, pats[i].name)) {
-			*p = pats[i].p;
-			return 0;
-		}
-	return -1;
-}
-
-static const char *pattern_name(enum apenet_prbs p)
-{
-	static const char *const n[] = { "prbs7", "prbs15", "prbs23", "prbs31" };
-	return (unsigned)p < 4 ? n[p] : "?";
-}
-
-/* "0,1,3" into a mask of lanes below max; -1 on anything else. */
-static int parse_lanes(const char *s, unsigned max, uint32_t *mask)
-{
-	*mask = 0;
-	while (*s) {
-		char *end;
-		long v = strtol(s, &end, 10);
-		if (end == s || v < 0 || v >= (long)max || (*end && *end != ','))
-			return -1;
-		*mask |= 1u << v;
-		s = *end ? end + 1 : end;
-	}
-	return *mask ? 0 : -1;
-}
-
 /* The least bits any lane has checked, and the most it may need: progress. */
 static void progress(const struct apenet_bertest *t, int tty, double *last)
 {
@@ -139,7 +103,7 @@ int cmd_ber(struct cli *c)
 	if (!link)
 		return cli_usage_error("ber", "which link? --link L (e.g. --link X+)\n" USAGE);
 	struct apenet_bertest_opts o = { 0 };
-	if (parse_pattern(pattern, &o.pattern))
+	if (cli_parse_pattern(pattern, &o.pattern))
 		return cli_usage_error("ber", "--pattern '%s': one of prbs7, prbs15, prbs23, prbs31", pattern);
 	if ((target && cli_number("ber", "--target", target, 1e-18, 1e-2, &tg)) ||
 	    (cl && cli_number("ber", "--cl", cl, 0.5, 0.999999, &conf)) ||
@@ -165,7 +129,7 @@ int cmd_ber(struct cli *c)
 		return cli_usage_error("ber", "no link '%s' on a %s", link, d.prof->name);
 	}
 	o.link = (unsigned)l;
-	if (lanes && parse_lanes(lanes, d.prof->links[l].lanes, &o.lanes)) {
+	if (lanes && cli_parse_lanes(lanes, d.prof->links[l].lanes, &o.lanes)) {
 		apenet_dev_close(&d);
 		return cli_usage_error("ber", "--lanes '%s': lane numbers 0..%u, comma separated", lanes,
 				       d.prof->links[l].lanes - 1u);
@@ -229,7 +193,7 @@ int cmd_ber(struct cli *c)
 	struct apenet_out *o2 = apenet_out_new(c->fmt, stdout, "ber");
 	apenet_out_str(o2, "bdf", d.bdf);
 	apenet_out_str(o2, "link", d.prof->links[l].name);
-	apenet_out_str(o2, "pattern", pattern_name(o.pattern));
+	apenet_out_str(o2, "pattern", cli_pattern_name(o.pattern));
 	apenet_out_dbl(o2, "target", tg, 3);
 	apenet_out_dbl(o2, "cl", conf, 6);
 	apenet_out_uint(o2, "accelerated", t.accel); /* > 1: the emulator counts this much faster than wall time */

@@ -175,15 +175,12 @@ int cmd_db(struct cli *c)
 	if (rc)
 		return rc;
 	double days = cfg.svr.retention_days;
-	char path[APENET_PATH_MAX], listen[256];
-	struct apenet_err e = { 0 };
-	if (db)
-		snprintf(path, sizeof(path), "%s", db);
-	else if (apenet_config_instance(&cfg.svr, 1, listen, sizeof(listen), path, sizeof(path), &e)) {
-		apenet_config_free(&cfg);
-		return cli_input_error(c, "db", "NO_DATABASE", "%s", e.msg);
-	}
 	apenet_config_free(&cfg);
+	char path[APENET_PATH_MAX];
+	struct apenet_err e = { 0 };
+	rc = cli_db_path(c, "db", db, config, path, sizeof(path));
+	if (rc)
+		return rc;
 	if (days_s && cli_number("db", "--older-than-days", days_s, 0, 36500, &days))
 		return CLI_EXIT_ERROR;
 

@@ -1,7 +1,7 @@
 /* apenet sweep: search a link's PMA settings for the lowest BER (bertest/
  * sweep.c, the strategies; bertest/sweep_link.c, a point measured on the
- * card: the far transmitter through the remote window, this receiver
- * here).  Output: the chosen setting with its bounds, a text heat map, and
+ * card: --direction in, the far transmitter through the remote window and
+ * this receiver here; out, this transmitter and the far receiver).  Output: the chosen setting with its bounds, a text heat map, and
  * with --out DIR every point as CSV and SVG heat maps of every pair of
  * swept parameters.  The link goes back to its settings after the sweep
  * (also on Ctrl-C) unless --apply leaves the chosen one.  Exit 0 when the
@@ -26,7 +26,7 @@
 	"usage: apenet sweep --link L [--lanes 0,1,2,3] [--params vod,pre,post1,post2,rxeq,dcgain]\n"             \
 	"                    [--range P=a:b[:step]]... [--strategy exhaustive|adaptive]\n"                       \
 	"                    [--dwell S | --dwell-bits N] [--target 1e-12] [--cl 0.95] [--pattern prbs31]\n"       \
-	"                    [--heatmap P,Q] [--out DIR] [--apply] [--seed N] [--json]"
+	"                    [--direction in|out] [--heatmap P,Q] [--out DIR] [--apply] [--seed N] [--json]"
 #define MAX_RANGES 6
 
 static volatile int sweep_stop;
@@ -35,15 +35,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	sweep_stop = 1;
-}
-
-static void restore_signals(const struct sigaction *i, const struct sigaction *t, const struct sigaction *h,
-			    const struct sigaction *p)
-{
-	sigaction(SIGINT, i, NULL);
-	sigaction(SIGTERM, t, NULL);
-	sigaction(SIGHUP, h, NULL);
-	sigaction(SIGPIPE, p, NULL);
 }
 
 struct prog {
@@ -74,40 +65,6 @@ static void progress(void *ctx, const struct apenet_sweep_point *p, uint64_t bit
 	else
 		fprintf(stderr, "apenet sweep: %.0f s: %u points, %.3g bits, best upper bound so far %.2g\n", t - g->t0,
 			npoints, (double)bits, g->best_upper);
-}
-
-static int parse_lanes(const char *s, unsigned max, uint32_t *mask)
-{
-	*mask = 0;
-	while (*s) {
-		char *end;
-		long v = strtol(s, &end, 10);
-		if (end == s || v < 0 || v >= (long)max || (*end && *end != ','))
-			return -1;
-		*mask |= 1u << v;
-		s = *end ? end + 1 : end;
-	}
-	return *mask ? 0 : -1;
-}
-
-/* "vod,rxeq" into a mask of parameters; -1 naming the bad one in bad. */
-static int parse_params(const char *s, unsigned *mask, char *bad, size_t n)
-{
-	*mask = 0;
-	while (*s) {
-		const char *c = strchr(s, ',');
-		size_t len = c ? (size_t)(c - s) : strlen(s);
-		char name[16];
-		snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) - 1 ? len : sizeof(name) - 1), s);
-		int p = apenet_sweep_param_parse(name);
-		if (p < 0 || len >= sizeof(name)) {
-			snprintf(bad, n, "%.*s", (int)len, s);
-			return -1;
-		}
-		*mask |= 1u << p;
-		s = c ? c + 1 : s + len;
-	}
-	return *mask ? 0 : -1;
 }
 
 static void out_point(struct apenet_out *o, const char *key, const struct apenet_sweep_point *p)
@@ -157,14 +114,14 @@ int cmd_sweep(struct cli *c)
 {
 	const char *link = NULL, *lanes = NULL, *params = NULL, *strategy = "adaptive", *dwell = NULL,
 		   *dwell_bits = NULL, *target = NULL, *cl = NULL, *pattern = "prbs31", *heat = NULL, *outdir = NULL,
-		   *seed = NULL, *ranges[MAX_RANGES];
+		   *seed = NULL, *direction = "in", *ranges[MAX_RANGES];
 	int apply = 0, nranges = 0;
 	const struct cli_opt opts[] = {
 		{ "--link", &link, NULL },	     { "--lanes", &lanes, NULL },	{ "--params", &params, NULL },
 		{ "--strategy", &strategy, NULL },   { "--dwell", &dwell, NULL },	{ "--dwell-bits", &dwell_bits, NULL },
 		{ "--target", &target, NULL },	     { "--cl", &cl, NULL },		{ "--pattern", &pattern, NULL },
 		{ "--heatmap", &heat, NULL },	     { "--out", &outdir, NULL },	{ "--seed", &seed, NULL },
-		{ "--apply", NULL, &apply },	     { NULL, NULL, NULL },
+		{ "--apply", NULL, &apply },	     { "--direction", &direction, NULL }, { NULL, NULL, NULL },
 	};
 	const char *pos[1];
 	int npos;
@@ -174,18 +131,17 @@ int cmd_sweep(struct cli *c)
 	if (!link)
 		return cli_usage_error("sweep", "which link? --link L (e.g. --link X+)\n" USAGE);
 	struct apenet_sweep_opts so = { .cl = 0.95, .seed = 1 };
+	if (strcmp(direction, "in") && strcmp(direction, "out"))
+		return cli_usage_error("sweep", "--direction '%s': in (far end -> this end) or out (this end -> far end)",
+				       direction);
 	if (!strcmp(strategy, "exhaustive"))
 		so.strategy = APENET_SWEEP_EXHAUSTIVE;
 	else if (!strcmp(strategy, "adaptive"))
 		so.strategy = APENET_SWEEP_ADAPTIVE;
 	else
 		return cli_usage_error("sweep", "--strategy '%s': exhaustive or adaptive", strategy);
-	static const char *const pats[] = { "prbs7", "prbs15", "prbs23", "prbs31" };
-	unsigned pat = 4;
-	for (unsigned i = 0; i < 4; i++)
-		if (!strcmp(pattern, pats[i]))
-			pat = i;
-	if (pat == 4)
+	enum apenet_prbs pat;
+	if (cli_parse_pattern(pattern, &pat))
 		return cli_usage_error("sweep", "--pattern '%s': one of prbs7, prbs15, prbs23, prbs31", pattern);
 	double tg = 1e-12, dw = 0, dwb = 0, sd = 1;
 	if ((target && cli_number("sweep", "--target", target, 1e-18, 1e-2, &tg)) ||
@@ -199,13 +155,13 @@ int cmd_sweep(struct cli *c)
 	so.seed = (uint64_t)sd;
 	unsigned pmask = (1u << APENET_SWEEP_NPARAM) - 1;
 	char bad[64];
-	if (params && parse_params(params, &pmask, bad, sizeof(bad)))
+	if (params && cli_parse_params(params, &pmask, bad, sizeof(bad)))
 		return cli_usage_error("sweep", "--params '%s': '%s' is not vod, pre, post1, post2, rxeq or dcgain", params,
 				       bad);
 	int ha = -1, hb = -1;
 	if (heat) {
 		unsigned hm = 0;
-		if (parse_params(heat, &hm, bad, sizeof(bad)) || __builtin_popcount(hm) != 2)
+		if (cli_parse_params(heat, &hm, bad, sizeof(bad)) || __builtin_popcount(hm) != 2)
 			return cli_usage_error("sweep", "--heatmap '%s': two parameters, e.g. --heatmap post1,rxeq", heat);
 		ha = __builtin_ctz(hm);
 		hb = 31 - __builtin_clz(hm);
@@ -224,7 +180,8 @@ int cmd_sweep(struct cli *c)
 		return cli_usage_error("sweep", "no link '%s' on a %s", link, d.prof->name);
 	}
 	sl.link = (unsigned)l;
-	if (lanes && parse_lanes(lanes, d.prof->links[l].lanes, &sl.lanes)) {
+	sl.reverse = !strcmp(direction, "out");
+	if (lanes && cli_parse_lanes(lanes, d.prof->links[l].lanes, &sl.lanes)) {
 		apenet_dev_close(&d);
 		return cli_usage_error("sweep", "--lanes '%s': lane numbers 0..%u, comma separated", lanes,
 				       d.prof->links[l].lanes - 1u);
@@ -265,16 +222,11 @@ int cmd_sweep(struct cli *c)
 
 	/* Ctrl-C, a kill, a closed terminal: the sweep stops and the link is
 	 * put back; a closed pipe must not kill it half way either */
-	struct sigaction sa = { 0 }, ign = { 0 }, old_int, old_term, old_hup, old_pipe;
-	sa.sa_handler = on_signal;
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	sigaction(SIGPIPE, &ign, &old_pipe);
+	struct sigaction saved[CLI_CATCH_N];
+	cli_catch_signals(on_signal, saved);
 	sl.stop = &sweep_stop;
 	if (apenet_sweep_link_begin(&sl, &e)) {
-		restore_signals(&old_int, &old_term, &old_hup, &old_pipe);
+		cli_restore_signals(saved);
 		apenet_dev_close(&d);
 		return cli_fail(&e);
 	}
@@ -297,7 +249,7 @@ int cmd_sweep(struct cli *c)
 	struct apenet_err re = { 0 };
 	int back = run == 0 && apply ? apenet_sweep_link_set(&sl, sw.pt[sw.best].v, &re)
 				     : apenet_sweep_link_restore(&sl, &re);
-	restore_signals(&old_int, &old_term, &old_hup, &old_pipe);
+	cli_restore_signals(saved);
 	if (run || back) {
 		if (run)
 			cli_fail(&e);
@@ -329,7 +281,8 @@ int cmd_sweep(struct cli *c)
 	apenet_out_str(o, "bdf", d.bdf);
 	apenet_out_str(o, "link", d.prof->links[l].name);
 	apenet_out_str(o, "strategy", strategy);
-	apenet_out_str(o, "pattern", pats[pat]);
+	apenet_out_str(o, "direction", sl.reverse ? "out" : "in");
+	apenet_out_str(o, "pattern", cli_pattern_name(pat));
 	apenet_out_dbl(o, "target", tg, 3);
 	apenet_out_dbl(o, "cl", so.cl, 6);
 	apenet_out_uint(o, "lanes", nl);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "apenet/sampler.h"
 #include "apenet/snapfile.h"
 #include "apenet/view.h"
+#include "apenet/sweep.h"
 #include "cli.h"
 
 int cli_take_repeated(struct cli *c, const char *cmd, const char *name, const char **vals, int max, int *n)
@@ -218,4 +220,96 @@ void cli_out_replay(struct apenet_out *o, const struct apenet_view *v)
 	apenet_out_int(o, "s1_host_time_ms", v->host_ms[1]);
 	apenet_out_dbl(o, "interval_s", apenet_view_dt(v), 3);
 	apenet_out_obj_end(o);
+}
+
+int cli_parse_pattern(const char *s, enum apenet_prbs *p)
+{
+	static const struct {
+		const char *name;
+		enum apenet_prbs p;
+	} pats[] = { { "prbs7", APENET_PRBS7 }, { "prbs15", APENET_PRBS15 }, { "prbs23", APENET_PRBS23 },
+		     { "prbs31", APENET_PRBS31 } };
+	for (unsigned i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+		if (!strcmp(s, pats[i].name)) {
+			*p = pats[i].p;
+			return 0;
+		}
+	return -1;
+}
+
+const char *cli_pattern_name(enum apenet_prbs p)
+{
+	static const char *const n[] = { "prbs7", "prbs15", "prbs23", "prbs31" };
+	return (unsigned)p < 4 ? n[p] : "?";
+}
+
+/* "0,1,3" into a mask of lanes below max; -1 on anything else. */
+int cli_parse_lanes(const char *s, unsigned max, uint32_t *mask)
+{
+	*mask = 0;
+	while (*s) {
+		char *end;
+		long v = strtol(s, &end, 10);
+		if (end == s || v < 0 || v >= (long)max || (*end && *end != ','))
+			return -1;
+		*mask |= 1u << v;
+		s = *end ? end + 1 : end;
+	}
+	return *mask ? 0 : -1;
+}
+
+/* "vod,rxeq" into a mask of parameters; -1 naming the bad one in bad. */
+int cli_parse_params(const char *s, unsigned *mask, char *bad, size_t n)
+{
+	*mask = 0;
+	while (*s) {
+		const char *c = strchr(s, ',');
+		size_t len = c ? (size_t)(c - s) : strlen(s);
+		char name[16];
+		snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) - 1 ? len : sizeof(name) - 1), s);
+		int p = apenet_sweep_param_parse(name);
+		if (p < 0 || len >= sizeof(name)) {
+			snprintf(bad, n, "%.*s", (int)len, s);
+			return -1;
+		}
+		*mask |= 1u << p;
+		s = c ? c + 1 : s + len;
+	}
+	return *mask ? 0 : -1;
+}
+
+int cli_db_path(const struct cli *c, const char *cmd, const char *db, const char *config, char *path, size_t n)
+{
+	struct apenet_config cfg;
+	int rc = cli_config(cmd, config, &cfg);
+	if (rc)
+		return rc;
+	char listen[256];
+	struct apenet_err e = { 0 };
+	if (db)
+		snprintf(path, n, "%s", db);
+	else if (apenet_config_instance(&cfg.svr, 1, listen, sizeof(listen), path, n, &e))
+		rc = cli_input_error(c, cmd, "NO_DATABASE", "%s", e.msg);
+	apenet_config_free(&cfg);
+	return rc;
+}
+
+/* Signals of a long command that must put the card back on every way out. */
+static const int catch_sigs[CLI_CATCH_N] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+void cli_catch_signals(void (*handler)(int), struct sigaction saved[CLI_CATCH_N])
+{
+	struct sigaction sa, ign;
+	memset(&sa, 0, sizeof(sa));
+	memset(&ign, 0, sizeof(ign));
+	sa.sa_handler = handler;
+	ign.sa_handler = SIG_IGN;
+	for (int i = 0; i < CLI_CATCH_N; i++)
+		sigaction(catch_sigs[i], catch_sigs[i] == SIGPIPE ? &ign : &sa, &saved[i]);
+}
+
+void cli_restore_signals(const struct sigaction saved[CLI_CATCH_N])
+{
+	for (int i = 0; i < CLI_CATCH_N; i++)
+		sigaction(catch_sigs[i], &saved[i], NULL);
 }

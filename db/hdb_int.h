@@ -48,6 +48,8 @@ enum hdb_st {
 	/* cables */
 	ST_CABLE_UPSERT,
 	ST_CABLE_GET,
+	ST_CERT_INSERT,
+	ST_CERT_EACH,
 	/* retention and upkeep */
 	ST_RETENTION,
 	ST_VACUUM,

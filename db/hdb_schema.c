@@ -159,6 +159,24 @@ static const char *const hdb_migrations[APENET_HDB_SCHEMA] = {
 	"ALTER TABLE node DROP COLUMN torus_recv_ms;"
 	"ALTER TABLE node DROP COLUMN worst;"
 	"ALTER TABLE node DROP COLUMN changed_ms;",
+
+	/* 2 -> 3: cable certificates (issue 10, `apenet qualify`): one row a
+	 * qualification of a link, both directions of its cable, the cable by
+	 * the serial number of the module at the tested end (a copper cable's
+	 * two plugs carry the same one).  The lanes' figures are kept as the
+	 * JSON the command printed: read back whole, never queried by field. */
+	"CREATE TABLE certificate ("
+	"  id INTEGER PRIMARY KEY,"
+	"  serial TEXT NOT NULL REFERENCES cable (serial),"
+	"  node_id INTEGER NOT NULL REFERENCES node (id), link TEXT NOT NULL,"
+	"  far_node_id INTEGER REFERENCES node (id), far_link TEXT,"
+	"  pattern TEXT NOT NULL, target REAL NOT NULL, cl REAL NOT NULL,"
+	"  verdict TEXT NOT NULL CHECK (verdict IN ('pass', 'fail', 'inconclusive')),"
+	"  bits INTEGER NOT NULL, errors INTEGER NOT NULL, upper REAL NOT NULL, lower REAL NOT NULL,"
+	"  swept INTEGER NOT NULL, pma_near TEXT NOT NULL, pma_far TEXT NOT NULL, lanes TEXT NOT NULL,"
+	"  started_ms INTEGER NOT NULL, finished_ms INTEGER NOT NULL);"
+	"CREATE INDEX certificate_serial ON certificate (serial, finished_ms);"
+	"CREATE INDEX certificate_node ON certificate (node_id, link, finished_ms);",
 };
 
 int apenet_hdb_migrate(sqlite3 *db, const char *path, int64_t from, int64_t to, struct apenet_err *e)

@@ -105,6 +105,15 @@ static const char *const hdb_sql[ST_N] = {
 			 " c.first_ms, c.last_ms FROM cable c LEFT JOIN node a ON a.id = c.a_node_id"
 			 " LEFT JOIN node b ON b.id = c.b_node_id WHERE c.serial = ?1",
 
+	[ST_CERT_INSERT] = "INSERT INTO certificate (serial, node_id, link, far_node_id, far_link, pattern, target, cl,"
+			   " verdict, bits, errors, upper, lower, swept, pma_near, pma_far, lanes, started_ms, finished_ms)"
+			   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+	[ST_CERT_EACH] = "SELECT c.id, c.serial, n.x, n.y, n.z, c.link, c.far_link IS NOT NULL, f.x, f.y, f.z,"
+			 " coalesce(c.far_link, ''), c.pattern, c.target, c.cl, c.verdict, c.bits, c.errors, c.upper,"
+			 " c.lower, c.swept, c.pma_near, c.pma_far, c.lanes, c.started_ms, c.finished_ms"
+			 " FROM certificate c JOIN node n ON n.id = c.node_id LEFT JOIN node f ON f.id = c.far_node_id"
+			 " WHERE c.serial = ?1 ORDER BY c.finished_ms DESC, c.id DESC",
+
 	[ST_RETENTION] = "DELETE FROM transition WHERE recv_ms < ?1 AND id NOT IN"
 			 " (SELECT e.transition_id FROM evidence e JOIN incident i ON i.id = e.incident_id"
 			 "  WHERE i.state = 'open' AND e.transition_id IS NOT NULL)",

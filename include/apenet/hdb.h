@@ -50,7 +50,7 @@
  * it is someone else's and is never written. */
 #define APENET_HDB_APP_ID 0x41506864
 /* The schema this library writes (PRAGMA user_version). */
-#define APENET_HDB_SCHEMA 2
+#define APENET_HDB_SCHEMA 3
 
 struct apenet_hdb;
 
@@ -283,6 +283,34 @@ int apenet_hdb_cable_seen(struct apenet_hdb *db, const struct apenet_hdb_cable *
 			  struct apenet_err *e);
 /* 1 found, 0 not, -1. */
 int apenet_hdb_cable_get(struct apenet_hdb *db, const char *serial, struct apenet_hdb_cable *out, struct apenet_err *e);
+
+/* ---- certificates (`apenet qualify`, `apenet cable`) ---- */
+
+struct apenet_hdb_cert {
+	int64_t id;              /* readers, and what cert_put returns */
+	char serial[32];         /* the cable: the tested end's module serial (stored in cable first) */
+	unsigned node[3];        /* the tested end */
+	char link[8];
+	int has_far;
+	unsigned far[3];
+	char far_link[8];
+	char pattern[8];         /* "prbs31" */
+	double target, cl;
+	char verdict[16];        /* "pass", "fail", "inconclusive" */
+	uint64_t bits, errors;   /* pooled over the lanes and both directions */
+	double upper, lower;
+	int swept;               /* the defaults failed, a sweep chose the setting */
+	char pma_near[96];       /* each lane's six settings, "vod/pre/post1/post2/rxeq/dcgain" space-separated */
+	char pma_far[96];
+	char lanes[2048];        /* the lanes as JSON: [{"lane", "from", "to", "bits", "errors", ...}] */
+	int64_t started_ms, finished_ms;
+};
+/* Stores a certificate (its cable must be stored, apenet_hdb_cable_seen). */
+int apenet_hdb_cert_put(struct apenet_hdb *db, const struct apenet_hdb_cert *c, int64_t *id, struct apenet_err *e);
+typedef int (*apenet_hdb_cert_fn)(void *arg, const struct apenet_hdb_cert *c);
+/* A cable's certificates, newest first. */
+int apenet_hdb_certs_each(struct apenet_hdb *db, const char *serial, apenet_hdb_cert_fn cb, void *arg,
+			  struct apenet_err *e);
 
 /* ---- retention ---- */
 

@@ -147,4 +147,15 @@ enum apenet_module_file_err apenet_module_load_file(const char *path, struct ape
 void apenet_module_from_window(const uint8_t window[APENET_EE_DATA_LEN], uint32_t ee_status,
 			       struct apenet_module_image *img);
 
+/* Who a module is: what a cable certificate keys on. */
+struct apenet_module_id {
+	char vendor[17], part[17], serial[17];
+	double length_m;   /* a copper cable's length; NaN when the module does not say (optical) */
+	int copper;
+};
+/* The identity in an image (either layout); -1 with err naming what is
+ * wrong (an image the decoder refuses, a blank serial number). */
+int apenet_module_identity(const struct apenet_module_image *img, struct apenet_module_id *id, char *err,
+			   size_t errlen);
+
 #endif /* APENET_MODULE_H */

@@ -105,7 +105,10 @@ void apenet_sweep_free(struct apenet_sweep *sw);
  * far end -> this end, whose errors are made by the far transmitter's
  * settings (vod, pre, post1, post2: written through the remote window,
  * provisionally, APENET_RMT_PMA_REVERT_MS) and this receiver's (rxeq,
- * dcgain: written here), counted by this end's checkers.  Every lane under
+ * dcgain: written here), counted by this end's checkers; or (reverse) this
+ * end -> far end: this transmitter here, the far receiver through the
+ * window, counted by the far checkers (read through the window once each
+ * run has ended: the window is blind while the link runs PRBS).  Every lane under
  * test gets the same point; a point's bits and errors are the lanes'
  * pooled.  A point the link cannot run at (it does not come up, or a
  * checker never locks) counts as one error in one bit: the worst there is,
@@ -126,6 +129,8 @@ struct apenet_sweep_link {
 	double target, cl;       /* a point proven worse than target ends early */
 	int timeout_ms;          /* each remote access; the link coming back adds the revert time */
 	volatile int *stop;      /* non-NULL: when it becomes non-zero, measure returns -1 */
+	int reverse;             /* the direction this end -> far end: this transmitter here, the far
+				  * receiver through the window, the far checkers read after each run */
 	/* filled in by begin */
 	uint8_t orig[APENET_MAX_LANES][APENET_SWEEP_NPARAM];
 	uint32_t far_off[APENET_MAX_LANES][APENET_SWEEP_NPARAM]; /* the partner's offsets (its port, read once) */
