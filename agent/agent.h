@@ -145,6 +145,7 @@ struct agent {
 
 	int stop;               /* SIGTERM / SIGINT seen */
 	int reloads, reload_errors;
+	unsigned presets_applied; /* PMA presets this card took a half of, at the last setup */
 	char reload_error[1024];
 };
 
@@ -152,7 +153,10 @@ int64_t agent_now_ms(void);     /* CLOCK_REALTIME, ms */
 int64_t agent_mono_us(void);    /* CLOCK_MONOTONIC, us */
 
 /* period.c */
-int agent_card_setup(struct agent *a);      /* watchdog, THR_*, LDM_HOST, enable */
+int agent_card_setup(struct agent *a);      /* watchdog, THR_*, LDM_HOST, enable, PMA presets */
+/* presets.c: the PMA presets of agent.pma_presets_dir this card owns a half
+ * of, written to it (at card setup: start and reload). */
+void agent_presets_apply(struct agent *a);
 void agent_card_disarm(struct agent *a);    /* WD_CTRL off: a planned stop */
 void agent_period(struct agent *a);
 int agent_state_init(struct agent *a, struct apenet_err *e);

@@ -142,6 +142,7 @@ static void write_status(struct agent *a, struct apenet_out *o)
 	apenet_out_str(o, "config", a->config_path[0] ? a->config_path : NULL);
 	apenet_out_str(o, "config_from", a->config_from);
 	apenet_out_uint(o, "reloads", (uint64_t)a->reloads);
+	apenet_out_uint(o, "pma_presets", a->presets_applied);
 	apenet_out_uint(o, "reload_errors", (uint64_t)a->reload_errors);
 	apenet_out_str(o, "last_reload_error", a->reload_error[0] ? a->reload_error : NULL);
 	apenet_out_str(o, "bdf", a->smp.dev.bdf);

@@ -68,6 +68,7 @@ int agent_card_setup(struct agent *a)
 	a->wd_armed = 1;
 	apenet_log(APENET_LOG_INFO, "%s: watchdog armed: the DNP expects a beat every %g ms, expires this host after %g",
 		   d->bdf, c->watchdog_period_ms, c->watchdog_timeout_beats);
+	agent_presets_apply(a);
 	return 0;
 }
 

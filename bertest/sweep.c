@@ -470,12 +470,12 @@ static int adaptive(const struct apenet_sweep_space *s, const struct apenet_swee
 	if (screen(s, o, sw, &c, m))
 		goto oom;
 	static const unsigned tops[LEVELS] = { 8, 4, 2, 1 };
-	/* the lists scale with the grid (the full APEnet+ grid, 655,360
-	 * points, keeps 128 and 96): on a small grid the finalists'
-	 * neighbourhoods would otherwise cover it all, several times */
-	size_t fin = (size_t)(size / 6800);
+	/* the lists scale with the grid (a grid of 245,000 points or more
+	 * keeps 128 and 96): on a small grid the finalists' neighbourhoods
+	 * would otherwise cover it all, several times */
+	size_t fin = (size_t)(size / 2500);
 	fin = fin < 4 ? 4 : fin > FINALISTS ? FINALISTS : fin;
-	size_t k0 = (size_t)(size / 5000);
+	size_t k0 = (size_t)(size / 1900);
 	k0 = k0 > 128 ? 128 : k0 < fin ? fin : k0;
 	const size_t keep[LEVELS] = { k0, fin, fin, fin };
 	const size_t race = fin < RACE ? fin : RACE;

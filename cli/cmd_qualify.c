@@ -72,7 +72,7 @@ static int run_test(struct apenet_dev *d, unsigned link, const struct q_opts *q,
 	o.timeout_ms = 2000;
 	if (apenet_bertest_start(d, &o, t, e))
 		return -1;
-	int done;
+	int done = 0;
 	while (!q_stop && !(done = apenet_bertest_poll(t, e))) {
 		struct timespec ts = { 0, 50000000 };
 		nanosleep(&ts, NULL);

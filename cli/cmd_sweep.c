@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "apenet/ber_stats.h"
+#include "apenet/config.h"
 #include "apenet/finding.h"
+#include "apenet/preset.h"
 #include "apenet/sweep.h"
 #include "cli.h"
 
@@ -26,7 +28,8 @@
 	"usage: apenet sweep --link L [--lanes 0,1,2,3] [--params vod,pre,post1,post2,rxeq,dcgain]\n"             \
 	"                    [--range P=a:b[:step]]... [--strategy exhaustive|adaptive]\n"                       \
 	"                    [--dwell S | --dwell-bits N] [--target 1e-12] [--cl 0.95] [--pattern prbs31]\n"       \
-	"                    [--direction in|out] [--heatmap P,Q] [--out DIR] [--apply] [--seed N] [--json]"
+	"                    [--direction in|out] [--heatmap P,Q] [--out DIR] [--apply] [--save NAME]\n"     \
+	"                    [--config FILE] [--seed N] [--json]"
 #define MAX_RANGES 6
 
 static volatile int sweep_stop;
@@ -114,14 +117,15 @@ int cmd_sweep(struct cli *c)
 {
 	const char *link = NULL, *lanes = NULL, *params = NULL, *strategy = "adaptive", *dwell = NULL,
 		   *dwell_bits = NULL, *target = NULL, *cl = NULL, *pattern = "prbs31", *heat = NULL, *outdir = NULL,
-		   *seed = NULL, *direction = "in", *ranges[MAX_RANGES];
+		   *seed = NULL, *direction = "in", *save = NULL, *config = NULL, *ranges[MAX_RANGES];
 	int apply = 0, nranges = 0;
 	const struct cli_opt opts[] = {
 		{ "--link", &link, NULL },	     { "--lanes", &lanes, NULL },	{ "--params", &params, NULL },
 		{ "--strategy", &strategy, NULL },   { "--dwell", &dwell, NULL },	{ "--dwell-bits", &dwell_bits, NULL },
 		{ "--target", &target, NULL },	     { "--cl", &cl, NULL },		{ "--pattern", &pattern, NULL },
 		{ "--heatmap", &heat, NULL },	     { "--out", &outdir, NULL },	{ "--seed", &seed, NULL },
-		{ "--apply", NULL, &apply },	     { "--direction", &direction, NULL }, { NULL, NULL, NULL },
+		{ "--apply", NULL, &apply },	     { "--direction", &direction, NULL }, { "--save", &save, NULL },
+		{ "--config", &config, NULL },	     { NULL, NULL, NULL },
 	};
 	const char *pos[1];
 	int npos;
@@ -153,6 +157,21 @@ int cmd_sweep(struct cli *c)
 	if (dwell && dwell_bits)
 		return cli_usage_error("sweep", "--dwell or --dwell-bits, not both");
 	so.seed = (uint64_t)sd;
+	/* --save: where the preset goes, known before anything runs */
+	char presets[APENET_PATH_MAX] = "";
+	if (save) {
+		if (!apenet_preset_name_ok(save))
+			return cli_usage_error("sweep", "--save '%s': a preset name is letters, digits, '-', '_' and '.' (not first)",
+					       save);
+		struct apenet_config cfg;
+		int crc = cli_config("sweep", config, &cfg);
+		if (crc)
+			return crc;
+		snprintf(presets, sizeof(presets), "%s", cfg.agent.pma_presets_dir);
+		apenet_config_free(&cfg);
+		if (!presets[0])
+			return cli_usage_error("sweep", "--save: the config has no agent.pma_presets_dir");
+	}
 	unsigned pmask = (1u << APENET_SWEEP_NPARAM) - 1;
 	char bad[64];
 	if (params && cli_parse_params(params, &pmask, bad, sizeof(bad)))
@@ -269,6 +288,32 @@ int cmd_sweep(struct cli *c)
 		return cli_fail(&e);
 	}
 	const struct apenet_sweep_point *best = &sw.pt[sw.best], *start = NULL;
+	char saved_to[APENET_PATH_MAX + 80] = "";
+	if (save) {
+		/* the transmitter's end and the receiver's: this end and the
+		 * partner, by the direction swept */
+		struct apenet_preset pr;
+		memset(&pr, 0, sizeof(pr));
+		snprintf(pr.name, sizeof(pr.name), "%s", save);
+		pr.lanes = sl.lanes ? sl.lanes : (1u << sl.nlanes) - 1;
+		memcpy(pr.v, best->v, sizeof(pr.v));
+		uint32_t pt = apenet_rd32(&d, apenet_link_off(sl.link, APENET_LINK_PARTNER));
+		unsigned near[3] = { APENET_GET(NODE_COORD, X, me), APENET_GET(NODE_COORD, Y, me),
+				     APENET_GET(NODE_COORD, Z, me) };
+		unsigned far[3] = { APENET_GET(LINK_PARTNER, X, pt), APENET_GET(LINK_PARTNER, Y, pt),
+				    APENET_GET(LINK_PARTNER, Z, pt) };
+		unsigned fport = APENET_GET(LINK_PARTNER, PORT, pt);
+		const char *flink = fport < d.prof->nlinks ? d.prof->links[fport].name : "?";
+		memcpy(pr.tx_node, sl.reverse ? near : far, sizeof(pr.tx_node));
+		snprintf(pr.tx_link, sizeof(pr.tx_link), "%s", sl.reverse ? d.prof->links[l].name : flink);
+		memcpy(pr.rx_node, sl.reverse ? far : near, sizeof(pr.rx_node));
+		snprintf(pr.rx_link, sizeof(pr.rx_link), "%s", sl.reverse ? flink : d.prof->links[l].name);
+		if (apenet_preset_write(presets, &pr, saved_to, sizeof(saved_to), &e)) {
+			apenet_sweep_free(&sw);
+			apenet_dev_close(&d);
+			return cli_fail(&e);
+		}
+	}
 	for (size_t i = 0; i < sw.n; i++)
 		if (!memcmp(sw.pt[i].v, sl.orig[0], APENET_SWEEP_NPARAM) && sw.pt[i].bits)
 			start = &sw.pt[i];
@@ -300,6 +345,8 @@ int cmd_sweep(struct cli *c)
 	apenet_out_str(o, "applied", apply ? "yes" : "no: the link is back at its settings");
 	if (outdir)
 		apenet_out_str(o, "out", outdir);
+	if (saved_to[0])
+		apenet_out_str(o, "saved", saved_to);
 	int ok = best->upper <= tg;
 	if (!ok) {
 		struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_FAIL, APENET_SUBJ_LINK, l, -1,

@@ -71,6 +71,8 @@ static const struct apenet_config_desc agent_keys[] = {
 	AS(lock_dir, PATH_OR_EMPTY, "", "where the lock file apenet-agent-BDF.lock keeps a second agent off the card; empty: /run/lock, or the node directory of an emulated card"),
 	AS(edac_root, PATH, "/sys/devices/system/edac/mc", "the EDAC memory controllers (mc*/ce_count, mc*/ue_count); none there: memory is reported normal and agent-status says EDAC is absent"),
 	AS(log_level, LOG_LEVEL, "notice", "the least severe messages logged: err, warn, notice, info or debug"),
+	AS(pma_presets_dir, PATH_OR_EMPTY, "/etc/apenet/pma.d",
+	   "PMA presets (apenet sweep --save NAME writes NAME.yaml here): at start and on reload the agent applies the half of each that its card owns; empty: none"),
 };
 #undef AN
 #undef AS

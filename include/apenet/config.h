@@ -100,8 +100,9 @@ struct apenet_agent_config {
 	char lock_dir[APENET_PATH_MAX];/* "": the card's own lock directory */
 	char edac_root[APENET_PATH_MAX];
 	char log_level[16];
+	char pma_presets_dir[APENET_PATH_MAX]; /* apenet sweep --save: presets the agent applies ("": none) */
 };
-#define APENET_NAGENT 27
+#define APENET_NAGENT 28
 
 /*
  * The supervisor's settings (the `supervisor:` section): the daemon

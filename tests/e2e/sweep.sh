@@ -44,7 +44,7 @@ echo "$near0" | jq -e 'all(.[]; .rxeq == 4 and .dcgain == 1)' >/dev/null || fail
 
 # --- exhaustive, this end's receiver
 "$A" sweep --link X+ --sim "$N" --json --strategy exhaustive --params rxeq,dcgain \
-	--range rxeq=4:10 --range dcgain=1:3 --dwell-bits 3e11 --out "$T/ex" </dev/null >"$T/ex.json" 2>"$T/ex.err"
+	--range rxeq=4:10 --range dcgain=1:3 --out "$T/ex" </dev/null >"$T/ex.json" 2>"$T/ex.err"
 rc=$?
 [ $rc -eq 0 ] || fail "exhaustive: exit $rc: $(cat "$T/ex.err") $(cat "$T/ex.json")"
 jq -e '.command == "sweep" and .strategy == "exhaustive" and .grid_points == 21 and .points_measured == 21 and
@@ -82,6 +82,38 @@ pma "$F" X- | jq -e --argjson p "$pre" 'all(.[]; .pre == $p)' >/dev/null ||
 	fail "adaptive: the far transmitter is not the choice: $(pma "$F" X-)"
 "$A" ber --link X+ --sim "$N" --json </dev/null >"$T/after.json" 2>"$T/after.err" ||
 	fail "after --apply, the link does not pass: $(cat "$T/after.json" "$T/after.err")"
+
+# --- --save: the choice as a preset; an agent on the far node (the
+# transmitter of this direction) applies its half at start
+mkdir -p "$T/pma.d" "$T/ag"
+cat >"$T/ag.yaml" <<EOF
+agent:
+  state_dir: $T/ag/state
+  blackbox_dir: $T/ag/bb
+  socket: $T/ag/sock
+  edac_root: $T/ag/edac
+  user: ""
+  pma_presets_dir: $T/pma.d
+supervisors:
+  targets: []
+EOF
+"$A" sweep --link X+ --sim "$N" --json --strategy exhaustive --params pre,rxeq --range pre=6:6 --range rxeq=9:9 \
+	--dwell-bits 3e10 --save x0-xplus --config "$T/ag.yaml" </dev/null >"$T/save.json" 2>"$T/save.err"
+[ $? -le 1 ] || fail "--save: $(cat "$T/save.err")"
+jq -e --arg p "$T/pma.d/x0-xplus.yaml" '.saved == $p' "$T/save.json" >/dev/null || fail "--save: $(cat "$T/save.json")"
+grep -q '^name: x0-xplus$' "$T/pma.d/x0-xplus.yaml" && grep -q 'node: "1,0,0"' "$T/pma.d/x0-xplus.yaml" &&
+	grep -q '  pre: 6$' "$T/pma.d/x0-xplus.yaml" && grep -q '  rxeq: 9$' "$T/pma.d/x0-xplus.yaml" ||
+	fail "preset: $(cat "$T/pma.d/x0-xplus.yaml")"
+printf 'name: broken\nlanes: "0,9"\n' >"$T/pma.d/broken.yaml" # logged and skipped, not fatal
+wait_for 30 up || fail "--save: the link is not back up"
+"$BIN/apenet-agent" --config "$T/ag.yaml" --foreground --sim "$F" 2>"$T/ag/log" &
+AGP=$!
+applied() { "$A" agent-status --socket "$T/ag/sock" --json 2>/dev/null | jq -e '.agent.pma_presets == 1' >/dev/null; }
+wait_for 30 applied || { kill $AGP; fail "the agent did not apply the preset: $(cat "$T/ag/log")"; }
+pma "$F" X- | jq -e 'all(.[]; .pre == 6)' >/dev/null || { kill $AGP; fail "far TX not from the preset: $(pma "$F" X-)"; }
+grep -q "broken.yaml:2:.*lanes" "$T/ag/log" || { kill $AGP; fail "the bad preset was not named: $(cat "$T/ag/log")"; }
+kill -TERM $AGP
+wait $AGP
 
 # --- Ctrl-C: put back, exit 2
 nearA=$(pma "$N" X+)
