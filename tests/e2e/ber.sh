@@ -2,7 +2,10 @@
 # apenet ber on the emulator (BER_ACCEL 1000: the checkers count a thousand
 # times faster than wall time, and the output says so):
 #  - a good cable passes, every lane, early (at the sequential schedule's
-#    PASS point, about 3e12 bits a lane for 1e-12 at 95%);
+#    PASS point, about 3e12 bits a lane for 1e-12 at 95%). Good is not
+#    perfect: the emulated 2 m cable at 7 Gbps runs 1e-15..5e-15 a lane
+#    (docs/channel-model.md), so a few runs in a hundred see an error and
+#    pass later; errors are allowed, with a lower bound above 0;
 #  - a cable with an injected BER fails early, every lane named;
 #  - a weak lane in one direction (lane-ber: what 1,0,0 receives on lane 2)
 #    is found by --both-ends in that direction only (from 0,0,0 to 1,0,0);
@@ -32,8 +35,8 @@ rc=$?
 [ $rc -eq 0 ] || fail "good cable: exit $rc: $(cat "$T/good.err")"
 jq -e '.command == "ber" and .verdict == "pass" and .pattern == "prbs31" and .accelerated == 1000 and
 	.target == 1e-12 and (.lanes | length) == 4 and
-	([.lanes[] | select(.verdict == "pass" and .errors == 0 and .bits >= 2996000000000 and
-		.upper < 1e-12 and .lower == 0 and .cl == 0.95)] | length) == 4 and
+	([.lanes[] | select(.verdict == "pass" and .bits >= 2996000000000 and .upper < 1e-12 and .cl == 0.95 and
+		((.errors == 0 and .lower == 0) or (.errors > 0 and .lower > 0)))] | length) == 4 and
 	.pooled.bits == ([.lanes[].bits] | add)' "$T/good.json" >/dev/null || fail "good cable: $(cat "$T/good.json")"
 up || fail "good cable: the link is not back in traffic"
 # the text form, and a progress log when stderr is not a terminal
