@@ -15,6 +15,8 @@
  *   ctl.c         agent-status over a unix socket
  *   files.c       state dir, boot counter, lock file, dump files and retention
  *   edac.c        EDAC counters from sysfs
+ *   report.c      transitions and heartbeats to the supervisors (snmp/notify.c)
+ *   mib.c         APENET-MIB through the host's snmpd (AgentX subagent)
  */
 #ifndef APENET_AGENT_DAEMON_H
 #define APENET_AGENT_DAEMON_H
@@ -26,6 +28,8 @@
 #include "apenet/agent.h"
 #include "apenet/blackbox.h"
 #include "apenet/config.h"
+#include "apenet/mibtab.h"
+#include "apenet/notify.h"
 #include "apenet/sampler.h"
 #include "apenet/verdict.h"
 
@@ -143,6 +147,10 @@ struct agent {
 	uid_t uid;
 	gid_t gid;
 
+	/* APENET-MIB over AgentX (mib.c) */
+	struct apenet_mib mib;
+	int mib_on;
+
 	int stop;               /* SIGTERM / SIGINT seen */
 	int reloads, reload_errors;
 	unsigned presets_applied; /* PMA presets this card took a half of, at the last setup */
@@ -201,6 +209,17 @@ void agent_report_heartbeat(struct agent *a, int64_t now_ms);
 /* the notifier's descriptors appended at fds[*n]; lowers *timeout_ms */
 int agent_report_pollfds(struct agent *a, struct pollfd *fds, unsigned *n, unsigned max, int *timeout_ms);
 void agent_report_dispatch(struct agent *a, const struct pollfd *fds, unsigned n);
+
+/* The report of a transition (report.c), for the supervisors and the trap sinks. */
+void agent_report_of_event(const struct agent *a, const struct apenet_event *ev, struct apenet_report *out);
+
+/* mib.c: APENET-MIB through the host's snmpd (AgentX) */
+int agent_mib_open(struct agent *a, struct apenet_err *e);
+void agent_mib_close(struct agent *a);
+void agent_mib_period(struct agent *a);  /* the tables are stale */
+void agent_mib_event(struct agent *a, const struct apenet_event *ev); /* to snmpd's trap sinks */
+int agent_mib_pollfds(struct agent *a, struct pollfd *fds, unsigned *n, unsigned max, int *timeout_ms);
+void agent_mib_dispatch(struct agent *a, const struct pollfd *fds, unsigned n);
 
 /* loop.c */
 int agent_loop(struct agent *a);

@@ -128,7 +128,10 @@ static int start(struct agent *a)
 	}
 	if (agent_drop_privileges(a))
 		return 2;
-	/* after the drop: the spool and net-snmp's directory belong to the user */
+	/* after the drop: the spool and net-snmp's directory belong to the
+	 * user; AgentX first: net-snmp's role is chosen before it starts */
+	if (agent_mib_open(a, &e))
+		return fail("AgentX", &e);
 	if (agent_report_open(a, &e))
 		return fail("reports", &e);
 
@@ -159,6 +162,7 @@ static void stop(struct agent *a)
 	/* first: a planned stop must not read as a dead host */
 	agent_card_disarm(a);
 	agent_report_close(a);
+	agent_mib_close(a);
 	agent_ctl_close(a);
 	if (a->tfd >= 0)
 		close(a->tfd);

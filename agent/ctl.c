@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "apenet/agentx.h"
 #include "apenet/notify.h"
 #include "apenet/log.h"
 #include "apenet/out.h"
@@ -169,6 +170,20 @@ static void write_status(struct agent *a, struct apenet_out *o)
 	 * round trip (~1 us), a cost no emulator figure shows */
 	apenet_out_uint(o, "reads_last", a->prev ? a->prev->reads : 0);
 	out_num(o, "baseline_s", a->long_dt, 1);
+	apenet_out_obj_end(o);
+
+	/* APENET-MIB through snmpd: connected, and how often it was read */
+	struct apenet_agentx_stats ax;
+	apenet_agentx_stats(&ax);
+	apenet_out_obj_begin(o, "agentx");
+	apenet_out_bool(o, "enabled", a->mib_on);
+	apenet_out_bool(o, "connected", ax.connected);
+	apenet_out_str(o, "socket", ax.socket[0] ? ax.socket : NULL);
+	apenet_out_uint(o, "ping_s", ax.ping_s);
+	apenet_out_uint(o, "connects", ax.connects);
+	apenet_out_uint(o, "requests", a->mib.requests);
+	apenet_out_uint(o, "refreshes", a->mib.refreshes);
+	apenet_out_uint(o, "notifications", ax.notifications);
 	apenet_out_obj_end(o);
 
 	apenet_out_obj_begin(o, "watchdog");

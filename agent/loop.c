@@ -46,7 +46,8 @@ void agent_reload(struct agent *a)
 	}
 	const struct apenet_config_table *t = apenet_config_table_find("agent");
 	for (size_t i = 0; i < t->n; i++) {
-		static const char *const at_start[] = { "user", "state_dir", "blackbox_dir", "socket", "lock_dir", NULL };
+		static const char *const at_start[] = { "user",	    "state_dir", "blackbox_dir", "socket",
+							"lock_dir", "agentx_socket", NULL };
 		const struct apenet_config_desc *d = &t->rows[i];
 		for (const char *const *k = at_start; *k; k++) {
 			if (strcmp(*k, d->key))
@@ -59,6 +60,11 @@ void agent_reload(struct agent *a)
 			snprintf(now, d->size, "%s", old);
 		}
 	}
+	/* the numbers that take effect at start: net-snmp's role and ping */
+	if (n.agent.agentx != a->cfg.agent.agentx || n.agent.agentx_ping_s != a->cfg.agent.agentx_ping_s)
+		apenet_log(APENET_LOG_NOTICE, "reload: agentx and agentx_ping_s take effect when the agent restarts");
+	n.agent.agentx = a->cfg.agent.agentx;
+	n.agent.agentx_ping_s = a->cfg.agent.agentx_ping_s;
 	double old_period = a->cfg.agent.period_ms, old_baseline = a->cfg.agent.baseline_s;
 	apenet_config_free(&a->cfg);
 	a->cfg = n;
@@ -109,6 +115,7 @@ static void on_timer(struct agent *a)
 		}
 	}
 	agent_period(a);
+	agent_mib_period(a);
 	now = agent_now_ms();
 	agent_report_heartbeat(a, now);
 	if (a->dump_wanted && now - a->last_dump_ms >= (int64_t)(a->cfg.agent.blackbox_holdoff_s * 1000)) {
@@ -142,7 +149,7 @@ static void on_signal(struct agent *a)
 
 int agent_loop(struct agent *a)
 {
-	enum { MAXFDS = 2 + 1 + AGENT_MAX_CLIENTS + 16 + APENET_NOTIFY_MAX_FDS };
+	enum { MAXFDS = 2 + 1 + AGENT_MAX_CLIENTS + 16 + APENET_NOTIFY_MAX_FDS + 8 };
 	while (!a->stop) {
 		struct pollfd fds[MAXFDS];
 		unsigned n = 0;
@@ -154,6 +161,8 @@ int agent_loop(struct agent *a)
 		unsigned rep0 = n;
 		int timeout = -1;
 		agent_report_pollfds(a, fds, &n, MAXFDS, &timeout);
+		unsigned mib0 = n;
+		agent_mib_pollfds(a, fds, &n, MAXFDS, &timeout);
 		if (poll(fds, n, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -167,7 +176,8 @@ int agent_loop(struct agent *a)
 		if (fds[0].revents)
 			on_timer(a);
 		agent_ctl_dispatch(a, fds + ctl0, rep0 - ctl0);
-		agent_report_dispatch(a, fds + rep0, n - rep0);
+		agent_report_dispatch(a, fds + rep0, mib0 - rep0);
+		agent_mib_dispatch(a, fds + mib0, n - mib0);
 	}
 	return 0;
 }

@@ -58,13 +58,10 @@ static void submit(struct agent *a, struct apenet_report *r)
 	}
 }
 
-/* The hook agent_emit calls for every event, after logging it. */
-static void on_event(void *ctx, const struct apenet_event *ev)
+/* The report of a transition, as the supervisors and the trap sinks get it. */
+void agent_report_of_event(const struct agent *a, const struct apenet_event *ev, struct apenet_report *out)
 {
-	struct agent *a = ctx;
 	struct apenet_report r;
-	if (ev->kind != APENET_EV_TRANSITION)
-		return; /* notices (counters cleared) stay in the log and events.jsonl */
 	apenet_report_init(&r, APENET_REPORT_HEALTH);
 	r.x = ev->node[0];
 	r.y = ev->node[1];
@@ -86,6 +83,17 @@ static void on_event(void *ctx, const struct apenet_event *ev)
 		 : ev->path == APENET_PATH_WATCHDOG    ? APENET_REPORT_PATH_WATCHDOG
 						       : APENET_REPORT_PATH_SELF;
 	snprintf(r.via, sizeof(r.via), "%.7s", ev->via);
+	*out = r;
+}
+
+/* The hook agent_emit calls for every event, after logging it. */
+static void on_event(void *ctx, const struct apenet_event *ev)
+{
+	struct agent *a = ctx;
+	struct apenet_report r;
+	if (ev->kind != APENET_EV_TRANSITION)
+		return; /* notices (counters cleared) stay in the log and events.jsonl */
+	agent_report_of_event(a, ev, &r);
 	submit(a, &r);
 }
 

@@ -112,6 +112,7 @@ void agent_emit(struct agent *a, struct apenet_event *ev)
 	to_file(a, ev);
 	if (a->notify)
 		a->notify(a->notify_ctx, ev);
+	agent_mib_event(a, ev);
 	if (ev->kind == APENET_EV_TRANSITION && ev->new_status != APENET_H_NORMAL && ev->new_status != ev->old_status &&
 	    !a->dump_wanted) {
 		a->dump_wanted = 1;

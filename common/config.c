@@ -73,6 +73,14 @@ static const struct apenet_config_desc agent_keys[] = {
 	AS(log_level, LOG_LEVEL, "notice", "the least severe messages logged: err, warn, notice, info or debug"),
 	AS(pma_presets_dir, PATH_OR_EMPTY, "/etc/apenet/pma.d",
 	   "PMA presets (apenet sweep --save NAME writes NAME.yaml here): at start and on reload the agent applies the half of each that its card owns; empty: none"),
+	AN(agentx, 0, 1, 1, "0/1",
+	   "1: serve APENET-MIB's node tables (card, links, lanes, sensors, LDM, watchdog) through the host's snmpd as an AgentX subagent (snmpd.conf: master agentx; docs/snmp.md); 0: not; at start"),
+	AS(agentx_socket, TEXT, "",
+	   "the master agent's AgentX socket: a path, or tcp:HOST:PORT; empty: net-snmp's default (/var/agentx/master); at start"),
+	AN(agentx_ping_s, 1, 3600, 15, "s",
+	   "how often the subagent checks that snmpd is there, and reconnects when it was restarted; at start"),
+	AN(agentx_traps, 0, 1, 0, "0/1",
+	   "1: every transition also goes to snmpd's trap sinks (trap2sink, informsink) as an apenetHealthChange notification"),
 };
 #undef AN
 #undef AS

@@ -15,9 +15,10 @@ want_test=${2:-}
 # pkg-config module : Debian package
 libs="libpci:libpci-dev netsnmp:libsnmp-dev sqlite3:libsqlite3-dev yaml-0.1:libyaml-dev cmocka:libcmocka-dev ncursesw:libncurses-dev"
 # command : Debian package (needed by the tests only): the notifier's tests
-# run the real SNMP receiver (snmptrapd), check the MIB with smilint and
-# snmptranslate, and fetch the IETF base MIBs with npm (mk/mibs.sh).
-tools="lspci:pciutils jq:jq tmux:tmux valgrind:valgrind snmptrapd:snmptrapd snmptranslate:snmp smilint:smitools npm:npm"
+# run the real SNMP receiver (snmptrapd), the AgentX tests the real snmpd,
+# check the MIB with smilint and snmptranslate, and fetch the IETF base MIBs
+# with npm (mk/mibs.sh).
+tools="lspci:pciutils jq:jq tmux:tmux valgrind:valgrind snmptrapd:snmptrapd snmpd:snmpd snmptranslate:snmp smilint:smitools npm:npm"
 
 missing=""
 command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"

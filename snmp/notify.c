@@ -33,6 +33,7 @@
 #include "apenet/ldm.h"
 #include "apenet/log.h"
 #include "apenet/mib.h"
+#include "apenet/agentx.h"
 #include "apenet/notify.h"
 #include "apenet/regs.h"
 #include "apenet/report_pdu.h"
@@ -103,6 +104,10 @@ int apenet_snmp_init(const char *dir, struct apenet_err *e)
 	 * default modules are not even looked for. */
 	char mibs[] = "mibs :";
 	netsnmp_config_remember(mibs);
+	/* an AgentX subagent, when the daemon asked for one (snmp/agentx.c):
+	 * its role is set before init_snmp reads the configuration */
+	if (apenet_agentx_prepare(e))
+		return -1;
 	init_snmp("apenet");
 	apenet_snmp_ready = 1;
 	return 0;

@@ -101,8 +101,12 @@ struct apenet_agent_config {
 	char edac_root[APENET_PATH_MAX];
 	char log_level[16];
 	char pma_presets_dir[APENET_PATH_MAX]; /* apenet sweep --save: presets the agent applies ("": none) */
+	double agentx;                 /* 1: serve APENET-MIB through the host's snmpd (AgentX subagent) */
+	char agentx_socket[APENET_PATH_MAX]; /* the master's AgentX socket ("": net-snmp's default) */
+	double agentx_ping_s;          /* how often the subagent checks for (and reconnects to) the master */
+	double agentx_traps;           /* 1: transitions also to snmpd's trap sinks */
 };
-#define APENET_NAGENT 28
+#define APENET_NAGENT 32
 
 /*
  * The supervisor's settings (the `supervisor:` section): the daemon

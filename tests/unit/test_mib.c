@@ -136,6 +136,72 @@ static void test_event_objects(void **state)
 #undef CHECK_OBJ
 }
 
+/* The node tables: every table and column of include/apenet/mib.h at the
+ * OID the MIB gives it, and of the base type the agent serves it as
+ * (snmptranslate -Tp names them: String, Counter64, Gauge, ...). */
+static void tree_type(const char *name, char *type, size_t len)
+{
+	char cmd[4096], line[512];
+	snprintf(cmd, sizeof(cmd), "snmptranslate -M '%s' -m APENET-MIB -Tp APENET-MIB::apenetObjects 2>/dev/null",
+		 mibpath);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	type[0] = 0;
+	while (fgets(line, sizeof(line), p)) {
+		char *r = strstr(line, "-R-- ");
+		char t[32], n[160];
+		if (r && sscanf(r + 5, "%31s %159s", t, n) == 2 && !strncmp(n, name, strlen(name)) &&
+		    n[strlen(name)] == '(')
+			snprintf(type, len, "%s", t);
+	}
+	pclose(p);
+}
+
+static const char *smi_type_of(const char *t)
+{
+	if (!strcmp(t, "STRING"))
+		return "String";
+	if (!strcmp(t, "COUNTER64"))
+		return "Counter64";
+	if (!strcmp(t, "COUNTER"))
+		return "Counter";
+	if (!strcmp(t, "GAUGE"))
+		return "Gauge";
+	if (!strcmp(t, "UNSIGNED"))
+		return "Unsigned";
+	return "EnumVal|Integer32";
+}
+
+static void test_node_tables(void **state)
+{
+	(void)state;
+	if (!have_tools())
+		skip();
+#define CHECK_TABLE(id, name, arc)                                               \
+	do {                                                                     \
+		static const unsigned long o[] = { APENET_OID_OBJECTS, arc };    \
+		check(name, o, sizeof(o) / sizeof(o[0]));                        \
+	} while (0);
+	APENET_MIB_TABLES(CHECK_TABLE)
+#undef CHECK_TABLE
+#define CHECK_COL(tab, col, name, arc, type)                                                       \
+	do {                                                                                       \
+		static const unsigned long o[] = { APENET_OID_OBJECTS, APENET_MIB_T_##tab, 1, arc }; \
+		check(name, o, sizeof(o) / sizeof(o[0]));                                          \
+		char t[32];                                                                        \
+		tree_type(name, t, sizeof(t));                                                     \
+		if (!t[0] || !strstr(smi_type_of(#type), t))                                       \
+			fail_msg("%s: served as %s, the MIB says %s", name, #type, t[0] ? t : "nothing"); \
+	} while (0);
+	APENET_MIB_CARD_COLUMNS(CHECK_COL)
+	APENET_MIB_LINK_COLUMNS(CHECK_COL)
+	APENET_MIB_LANE_COLUMNS(CHECK_COL)
+	APENET_MIB_SENSOR_COLUMNS(CHECK_COL)
+	APENET_MIB_LDM_COLUMNS(CHECK_COL)
+	APENET_MIB_WATCHDOG_COLUMNS(CHECK_COL)
+#undef CHECK_COL
+}
+
 /* The OBJECTS clause of a notification, as the arcs under apenetEvent. */
 static int objects_of(const char *note, int *arcs, int max)
 {
@@ -195,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_module_and_arcs),
 		cmocka_unit_test(test_notifications),
 		cmocka_unit_test(test_event_objects),
+		cmocka_unit_test(test_node_tables),
 		cmocka_unit_test(test_notification_objects_in_the_notifiers_order),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

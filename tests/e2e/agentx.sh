@@ -1,0 +1,188 @@
+#!/bin/sh
+# APENET-MIB through the real snmpd: the node agent as an AgentX subagent.
+# snmpd on a private loopback port with a private AgentX socket and a trap
+# sink (a real snmptrapd); the agent on an emulated 2x2x1 torus.
+#  - snmpwalk, snmpbulkwalk, snmpget and snmptable read the tables; both
+#    walks return the same OIDs in lexicographic order (the tools stop at an
+#    OID that does not increase);
+#  - the values are what `apenet link --json` shows for the same card:
+#    state, partner, lanes, PMA settings; counters within a period's traffic;
+#    Counter64 past 2^32;
+#  - a row that does not exist is noSuchInstance, and the agent lives on;
+#  - an unplugged cable: the link's row says down and LINK_DOWN within
+#    seconds, and snmpd's trap sink receives the apenetHealthChange;
+#  - snmpd restarted: the subagent is back within two ping intervals
+#    (agentx_ping_s, 2 s here), without an agent restart.
+# Every wait polls with a deadline.
+. "$(dirname "$0")/../e2e_lib.sh"
+T=$(mktemp -d /tmp/apenet-agentx-XXXXXX)
+AGENT=""
+cleanup() {
+	[ -n "$AGENT" ] && { kill -TERM "$AGENT" 2>/dev/null; wait "$AGENT" 2>/dev/null; }
+	for f in "$T/snmpd.pid" "$T/trapd.pid"; do
+		[ -s "$f" ] || continue
+		p=$(cat "$f")
+		kill -TERM "$p" 2>/dev/null
+		wait_for 10 sh -c "! kill -0 $p 2>/dev/null"
+	done
+	sim_stop
+	[ -n "${KEEP:-}" ] || rm -rf "$T"
+}
+trap cleanup EXIT
+unset APENET_SIM_DIR APENET_CONFIG
+A="$BIN/apenet"
+SNMPD=/usr/sbin/snmpd
+TRAPD=/usr/sbin/snmptrapd
+[ -x "$SNMPD" ] || fail "no $SNMPD (Debian snmpd; make test installs it)"
+SRC=${APENET_SRCDIR:-$(pwd)}
+M="-M $SRC/build/mibs:/usr/share/snmp/mibs:$SRC/mibs -m APENET-MIB"
+MIB=.1.3.6.1.4.1.8072.9999.9999.65
+PING=2
+
+# a port per run, moved on until the daemon binds it
+base=$(( 20000 + ($$ * 13) % 30000 ))
+TRAPPORT=""
+for try in 1 2 3 4 5 6 7 8; do
+	p=$((base + try * 29))
+	rm -f "$T/trapd.log"
+	SNMP_PERSISTENT_DIR="$T/trapd-persist" "$TRAPD" -f -Lf "$T/trapd.log" -C -c /dev/null --disableAuthorization=yes \
+		-M /dev/null -m "" -On -n -F "NOTE %v\n" -p "$T/trapd.pid" "udp:127.0.0.1:$p" 2>>"$T/trapd.err" &
+	if wait_for 10 grep -q "NET-SNMP version" "$T/trapd.log" 2>/dev/null && kill -0 $! 2>/dev/null; then
+		TRAPPORT=$p
+		break
+	fi
+	kill $! 2>/dev/null
+done
+[ -n "$TRAPPORT" ] || fail "snmptrapd did not start: $(cat "$T/trapd.err")"
+
+cat >"$T/snmpd.conf" <<EOF
+master agentx
+agentXSocket $T/agentx.sock
+agentXPerms 0660 0770
+rocommunity public 127.0.0.1
+trap2sink 127.0.0.1:$TRAPPORT public
+EOF
+# snmpd_start: on $PORT (a new one found when it is not set)
+snmpd_start() {
+	for try in 1 2 3 4 5 6 7 8; do
+		p=${PORT:-$((base + 500 + try * 31))}
+		: >"$T/snmpd.log"
+		SNMP_PERSISTENT_DIR="$T/snmpd-persist" "$SNMPD" -f -Lf "$T/snmpd.log" -C -c "$T/snmpd.conf" -M /dev/null -m "" \
+			-p "$T/snmpd.pid" "udp:127.0.0.1:$p" 2>>"$T/snmpd.err" &
+		if wait_for 10 grep -q "NET-SNMP version" "$T/snmpd.log" 2>/dev/null && kill -0 $! 2>/dev/null; then
+			PORT=$p
+			return 0
+		fi
+		kill $! 2>/dev/null
+		[ -n "${PORT:-}" ] && break
+	done
+	fail "snmpd did not start: $(cat "$T/snmpd.err" "$T/snmpd.log")"
+}
+snmpd_start
+H="127.0.0.1:$PORT"
+S="-v2c -c public -t 3 -r 1"
+
+sim_start "$T/sim" --dims 2x2x1 --seed 7
+N="$T/sim/node-0-0-0"
+mkdir -p "$T/ag"
+cat >"$T/ag/agent.yaml" <<EOF
+agent:
+  state_dir: $T/ag/state
+  blackbox_dir: $T/ag/blackbox
+  socket: $T/ag/agent.sock
+  edac_root: $T/ag/edac
+  user: ""
+  agentx_socket: $T/agentx.sock
+  agentx_ping_s: $PING
+  agentx_traps: 1
+supervisors:
+  targets: []
+EOF
+"$BIN/apenet-agent" --config "$T/ag/agent.yaml" --foreground --sim "$N" 2>"$T/ag/log" &
+AGENT=$!
+st() { "$A" agent-status --json --socket "$T/ag/agent.sock" >"$T/st.json" 2>/dev/null && jq -e "$1" "$T/st.json" >/dev/null; }
+wait_for 30 st '.agentx.connected' || fail "the agent did not connect to snmpd: $(cat "$T/ag/log")"
+
+# --- walks: the whole tree, in order, both ways
+get() { snmpget $S -On -Oqv -M /dev/null -m "" "$H" "$@" 2>&1; }
+walk_ok() { # TOOL OUT: a walk that ends cleanly
+	$1 $S -On $M "$H" "$MIB" >"$2" 2>"$2.err" && [ ! -s "$2.err" ] && [ -s "$2" ]
+}
+wait_for 20 walk_ok snmpwalk "$T/walk" || fail "snmpwalk: $(cat "$T/walk.err")"
+walk_ok snmpbulkwalk "$T/bulk" || fail "snmpbulkwalk: $(cat "$T/bulk.err")"
+cut -d' ' -f1 "$T/walk" >"$T/walk.oids"
+cut -d' ' -f1 "$T/bulk" >"$T/bulk.oids"
+cmp -s "$T/walk.oids" "$T/bulk.oids" || fail "walk and bulkwalk differ: $(diff "$T/walk.oids" "$T/bulk.oids" | head)"
+# card 1; 6 links of 4 lanes; 8 sensors; 7 LDM words; the watchdog
+n=$(wc -l <"$T/walk")
+[ "$n" -eq $((12 + 6 * 25 + 24 * 10 + 8 * 9 + 7 * 20 + 8)) ] || fail "walk: $n varbinds: $(head -3 "$T/walk")"
+grep -q "not increasing" "$T/walk.err" "$T/bulk.err" && fail "OIDs out of order"
+
+# --- the values are apenet link's
+"$A" link --json --sim "$N" >"$T/link.json" || fail "apenet link"
+for l in 1 2 3 4 5 6; do
+	j=$((l - 1))
+	want=$(jq -r --argjson j $j '.links[$j] | [.name, .state, .lanes_up, .partner.node.x, .partner.node.y,
+		.partner.node.z, .partner.link] | @tsv' "$T/link.json")
+	set -- $want
+	[ "$(get "$MIB.1.3.1.2.1.$l")" = "\"$1\"" ] || fail "link $l name: $(get "$MIB.1.3.1.2.1.$l") vs $1"
+	[ "$2" = up ] && [ "$(get "$MIB.1.3.1.3.1.$l")" = 3 ] || fail "link $l state: $(get "$MIB.1.3.1.3.1.$l") vs $2"
+	[ "$(get "$MIB.1.3.1.4.1.$l")/$(get "$MIB.1.3.1.5.1.$l")" = "$3" ] || fail "link $l lanes vs $3"
+	[ "$(get "$MIB.1.3.1.7.1.$l")" = "\"$4,$5,$6\"" ] && [ "$(get "$MIB.1.3.1.8.1.$l")" = "\"$7\"" ] ||
+		fail "link $l partner: $(get "$MIB.1.3.1.7.1.$l") $(get "$MIB.1.3.1.8.1.$l") vs $4,$5,$6 $7"
+done
+# PMA settings of every lane of X+
+for k in 0 1 2 3; do
+	want=$(jq -r --argjson k $k '.links[0].lanes[$k].pma | [.vod, .pre, .post1, .post2, .rxeq, .dcgain] | @tsv' "$T/link.json")
+	got=$(for c in 6 7 8 9 10 11; do get "$MIB.1.4.1.$c.1.1.$((k + 1))"; done | tr '\n' '\t' | sed 's/\t$//')
+	[ "$got" = "$want" ] || fail "lane $k PMA: $got vs $want"
+done
+# counters: the agent's sample and apenet link's, taken a moment apart, are
+# within a second of traffic (4 lanes at 7 Gbps: under 3.5e9 bytes)
+snmp_tx=$(get "$MIB.1.3.1.9.1.1")
+"$A" link --json --sim "$N" >"$T/link2.json"
+cli_tx=$(jq '.links[0].counters.tx_bytes' "$T/link2.json")
+[ "$cli_tx" -ge "$snmp_tx" ] && [ $((cli_tx - snmp_tx)) -lt 3500000000 ] || fail "tx_bytes: snmp $snmp_tx cli $cli_tx"
+# Counter64 past 2^32 (a few seconds of traffic)
+big() { v=$(get "$MIB.1.3.1.9.1.1"); [ "$v" -gt 4294967296 ] 2>/dev/null; }
+wait_for 60 big || fail "apenetLinkTxBytes never passed 2^32: $(get "$MIB.1.3.1.9.1.1")"
+snmpget $S $M "$H" "$MIB.1.3.1.9.1.1" | grep -q "Counter64: " || fail "not a Counter64"
+# the card's row: its PCI address, its node
+[ "$(get "$MIB.1.2.1.2.1")" = "\"$(jq -r .bdf "$T/link.json")\"" ] || fail "card bdf: $(get "$MIB.1.2.1.2.1")"
+[ "$(get "$MIB.1.2.1.5.1")" = '"0,0,0"' ] || fail "card node: $(get "$MIB.1.2.1.5.1")"
+# by name, with the MIB: snmptable shows the six links
+snmptable $S $M -Cf , -CH "$H" APENET-MIB::apenetLinkTable >"$T/table" 2>"$T/table.err" || fail "snmptable: $(cat "$T/table.err")"
+[ "$(wc -l <"$T/table")" -eq 6 ] && grep -q '^X+,up,4,4,' "$T/table" || fail "snmptable: $(cat "$T/table")"
+
+# --- a row that is not there: noSuchInstance (and nothing breaks)
+get "$MIB.1.3.1.2.1.9" | grep -q "No Such Instance" || fail "link 9: $(get "$MIB.1.3.1.2.1.9")"
+get "$MIB.1.3.1.2.2.1" | grep -q "No Such Instance" || fail "card 2: $(get "$MIB.1.3.1.2.2.1")"
+get "$MIB.1.3.1.99.1.1" | grep -q "No Such" || fail "column 99: $(get "$MIB.1.3.1.99.1.1")"
+kill -0 $AGENT || fail "the agent died"
+
+# --- an unplugged cable: the row and the trap sink say so
+"$BIN/apenet-sim" inject --dir "$T/sim" --node 0,0,0 cable-unplug --link X+ >/dev/null || fail inject
+down() { [ "$(get "$MIB.1.3.1.3.1.1")" = 1 ] && [ "$(get "$MIB.1.3.1.24.1.1")" = '"LINK_DOWN"' ] &&
+	[ "$(get "$MIB.1.3.1.23.1.1")" = 3 ]; }
+wait_for 30 down || fail "X+ not down in the MIB: state $(get "$MIB.1.3.1.3.1.1") code $(get "$MIB.1.3.1.24.1.1")"
+"$A" link --json --sim "$N" | jq -e '.links[0].state == "down"' >/dev/null || fail "apenet link: X+ not down"
+trapped() { grep "OID: $MIB.0.1" "$T/trapd.log" | grep -q "STRING: \"LINK_DOWN\""; }
+wait_for 30 trapped || fail "no apenetHealthChange LINK_DOWN at the trap sink: $(tail -5 "$T/trapd.log")"
+st '.agentx.notifications >= 1' || fail "agent-status: no notification counted"
+"$BIN/apenet-sim" inject --dir "$T/sim" --node 0,0,0 clear >/dev/null || fail inject
+
+# --- snmpd restarted: back within two ping intervals, the agent untouched
+c0=$(jq .agentx.connects "$T/st.json")
+sp=$(cat "$T/snmpd.pid")
+kill -TERM "$sp"
+gone() { ! kill -0 "$sp" 2>/dev/null; }
+wait_for 20 gone || fail "snmpd did not stop"
+snmpd_start
+t0=$(date +%s%N)
+served() { [ "$(get "$MIB.1.3.1.2.1.1")" = '"X+"' ]; }
+# two ping intervals, and a second for a loaded machine to run the ping
+wait_for $((2 * PING + 1)) served || fail "not served $((2 * PING + 1)) s after snmpd came back: $(get "$MIB.1.3.1.2.1.1")"
+t1=$(date +%s%N)
+kill -0 $AGENT || fail "the agent died"
+st ".agentx.connects > $c0" || fail "agent-status: connects $(jq .agentx.connects "$T/st.json") after $c0"
+echo "agentx: walk and bulkwalk agree ($n varbinds, in order), values as apenet link, Counter64 past 2^32, noSuchInstance, LINK_DOWN in the table and at the trap sink, back $(( (t1 - t0) / 1000000 )) ms after snmpd restarted (ping ${PING} s)"

@@ -1,0 +1,289 @@
+/*
+ * The node tables through net-snmp's own agent, in process: the agent
+ * library as the daemon runs it (subagent role; here with no master to
+ * reach), the tables of snmp/mibtab.c + snmp/mib_node.c registered on it,
+ * and real GET / GETNEXT / GETBULK PDUs sent through the agent's internal
+ * callback transport, the path a request from snmpd takes once the AgentX
+ * layer has decoded it (snmp_synch_response runs both ends: one process,
+ * one thread).  The values come from a view built here, so every number is
+ * known: Counter64 past 2^32, lexicographic order of a whole walk,
+ * noSuchInstance, and the cache: one fill per period however many
+ * requests, none without a request.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+#include <net-snmp/library/snmpCallbackDomain.h>
+
+/* The agent's end of its internal transport: exported by the agent
+ * library, declared in no installed header. */
+extern int callback_master_num;
+
+#include "apenet/config.h"
+#include "apenet/mib.h"
+#include "apenet/mib_node.h"
+#include "apenet/regs.h"
+
+static char dir[64];
+static struct apenet_view view;
+static struct apenet_config cfg;
+static struct apenet_findings raised;
+static struct apenet_mib mib;
+static netsnmp_session *cli;
+static unsigned fills;
+
+#define TX0 0x123456789ull /* past 2^32 */
+
+static void refresh(struct apenet_mib *m, void *ctx)
+{
+	(void)ctx;
+	fills++;
+	struct apenet_mib_node_in in = { .v = &view, .cfg = &cfg, .raised = &raised, .now_ms = 1000, .periods = 7 };
+	apenet_mib_node_fill(m, &in);
+}
+
+static void make_view(void)
+{
+	memset(&view, 0, sizeof(view));
+	view.prof = apenet_profile(APENET_V_APENETP);
+	assert_non_null(view.prof);
+	snprintf(view.bdf, sizeof(view.bdf), "0000:03:00.0");
+	struct apenet_snapshot *s = &view.s1;
+	s->prof = view.prof;
+	s->nlinks = view.prof->nlinks;
+	s->g.NODE_COORD = APENET_SET(NODE_COORD, X, 1) | APENET_SET(NODE_COORD, Y, 2) | APENET_SET(NODE_COORD, Z, 0);
+	s->g.ID_FW_VERSION = 0x040302;
+	s->g.SENS_FPGA_TEMP = 61500;
+	s->g.SENS_VCORE = 900;
+	s->g.SENS_VCORE_NOM = 900;
+	s->g.SENS_V12 = 12000;
+	s->g.LDM_OWN = 0x80000000u;
+	s->g.WD_CTRL = 1;
+	s->g.WD_PERIOD_US = 100000;
+	for (unsigned l = 0; l < s->nlinks; l++) {
+		struct apenet_snap_link *k = &s->link[l];
+		k->LINK_STATE = APENET_SET(LINK_STATE, STATE, l == 1 ? APENET_LINK_DOWN : APENET_LINK_UP) |
+				APENET_SET(LINK_STATE, LANES_UP, l == 1 ? 0 : 0xf) | APENET_SET(LINK_STATE, LANES_USED, 0xf);
+		k->LINK_LANE_MBPS = 7000;
+		k->LINK_TX_BYTES = TX0 + l;
+		k->LINK_LDM_RX = 0x80000000u | (l == 2 ? (1u << 26) : 0);
+		for (unsigned q = 0; q < 4; q++)
+			k->lane[q].LANE_PMA_VOD = 10 * l + q;
+	}
+	view.s0 = view.s1;
+	view.host_ms[0] = view.host_ms[1] = 900;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/apenet-mibtab-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	char port[128], persist[96];
+	snprintf(port, sizeof(port), "%s/no-master", dir);
+	snprintf(persist, sizeof(persist), "%s/persist", dir);
+	snmp_disable_log();
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DONT_READ_CONFIGS, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
+	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_PERSISTENT_DIR, persist);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_ALARM_DONT_USE_SIG, 1);
+	netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_MIBDIRS, dir);
+	/* a subagent whose master is not there: nothing listens, nothing retries */
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, 1);
+	netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET, port);
+	netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_NO_CONNECTION_WARNINGS, 1);
+	assert_int_equal(init_agent("apenet-test"), 0);
+
+	apenet_config_defaults(&cfg);
+	apenet_findings_init(&raised);
+	struct apenet_finding *f =
+		apenet_finding_add(&raised, APENET_SEV_FAIL, APENET_SUBJ_LINK, 1, -1, "X-", "LINK_DOWN");
+	(void)f;
+	make_view();
+	struct apenet_err e = { 0 };
+	assert_int_equal(apenet_mib_node_init(&mib, view.prof, 1, &e), 0);
+	mib.refresh = refresh;
+	assert_int_equal(apenet_mib_register(&mib, &e), 0);
+
+	char mibs[] = "mibs :"; /* no MIB files: the OIDs are numbers */
+	netsnmp_config_remember(mibs);
+	init_snmp("apenet-test");
+	netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL, 0);
+	/* the agent's internal transport, as the AgentX layer uses it */
+	cli = netsnmp_callback_open(callback_master_num, NULL, NULL, NULL);
+	assert_non_null(cli);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	snmp_close(cli);
+	apenet_mib_free(&mib);
+	snmp_shutdown("apenet-test");
+	apenet_findings_free(&raised);
+	apenet_config_free(&cfg);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* One request; the response PDU (the caller frees it). */
+static netsnmp_pdu *ask(int cmd, const oid *o, size_t n, int reps)
+{
+	netsnmp_pdu *req = snmp_pdu_create(cmd), *resp = NULL;
+	req->version = SNMP_VERSION_2c;
+	/* what the AgentX layer sets: snmpd already checked access */
+	req->flags |= UCD_MSG_FLAG_ALWAYS_IN_VIEW;
+	req->community = (u_char *)strdup("internal");
+	req->community_len = strlen("internal");
+	if (cmd == SNMP_MSG_GETBULK) {
+		req->non_repeaters = 0;
+		req->max_repetitions = reps;
+	}
+	snmp_add_null_var(req, o, n);
+	int st = snmp_synch_response(cli, req, &resp);
+	if (st != STAT_SUCCESS)
+		print_message("synch: %s\n", snmp_api_errstring(cli->s_snmp_errno));
+	assert_int_equal(st, STAT_SUCCESS);
+	assert_non_null(resp);
+	assert_int_equal(resp->errstat, SNMP_ERR_NOERROR);
+	return resp;
+}
+
+#define OBJ(...) ((const oid[]){ APENET_OID_OBJECTS, __VA_ARGS__ })
+#define OBJLEN(...) (APENET_OID_MIB_LEN + 1 + sizeof((const oid[]){ __VA_ARGS__ }) / sizeof(oid))
+
+static void test_values(void **state)
+{
+	(void)state;
+	apenet_mib_stale(&mib);
+	netsnmp_pdu *r = ask(SNMP_MSG_GET, OBJ(3, 1, APENET_MIB_LINK_TX_BYTES, 1, 1), OBJLEN(3, 1, 9, 1, 1), 0);
+	assert_int_equal(r->variables->type, ASN_COUNTER64);
+	uint64_t v = ((uint64_t)r->variables->val.counter64->high << 32) | r->variables->val.counter64->low;
+	assert_true(v == TX0);
+	snmp_free_pdu(r);
+	/* the card's node, the link X-'s state and verdict, a lane's VOD */
+	r = ask(SNMP_MSG_GET, OBJ(2, 1, APENET_MIB_CARD_NODE, 1), OBJLEN(2, 1, 5, 1), 0);
+	assert_int_equal(r->variables->type, ASN_OCTET_STR);
+	assert_int_equal(r->variables->val_len, 5);
+	assert_memory_equal(r->variables->val.string, "1,2,0", 5);
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(3, 1, APENET_MIB_LINK_STATE, 1, 2), OBJLEN(3, 1, 3, 1, 2), 0);
+	assert_int_equal(*r->variables->val.integer, 1); /* down(1) */
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(3, 1, APENET_MIB_LINK_CODE, 1, 2), OBJLEN(3, 1, 24, 1, 2), 0);
+	assert_memory_equal(r->variables->val.string, "LINK_DOWN", 9);
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(4, 1, APENET_MIB_LANE_VOD, 1, 3, 2), OBJLEN(4, 1, 6, 1, 3, 2), 0);
+	assert_int_equal(*r->variables->val.integer, 21); /* link 2 (index 3), lane 1 (index 2) */
+	snmp_free_pdu(r);
+	/* the word received on link index 2 has the host-expired bit: LDM row 4 */
+	r = ask(SNMP_MSG_GET, OBJ(6, 1, APENET_MIB_LDM_HOST_EXPIRED, 1, 4), OBJLEN(6, 1, 6, 1, 4), 0);
+	assert_int_equal(*r->variables->val.integer, 1); /* true */
+	snmp_free_pdu(r);
+	/* FPGA temperature in thousandths of a degree */
+	r = ask(SNMP_MSG_GET, OBJ(5, 1, APENET_MIB_SENSOR_VALUE, 1, 1), OBJLEN(5, 1, 4, 1, 1), 0);
+	assert_int_equal(*r->variables->val.integer, 61500);
+	snmp_free_pdu(r);
+}
+
+static void test_missing_rows(void **state)
+{
+	(void)state;
+	netsnmp_pdu *r = ask(SNMP_MSG_GET, OBJ(3, 1, APENET_MIB_LINK_NAME, 1, 99), OBJLEN(3, 1, 2, 1, 99), 0);
+	assert_int_equal(r->variables->type, SNMP_NOSUCHINSTANCE);
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(3, 1, APENET_MIB_LINK_NAME, 2, 1), OBJLEN(3, 1, 2, 2, 1), 0);
+	assert_int_equal(r->variables->type, SNMP_NOSUCHINSTANCE);
+	snmp_free_pdu(r);
+}
+
+/* A GETNEXT walk of apenetObjects: strictly increasing, every row and
+ * column once, then out of the subtree. */
+static void test_walk_order(void **state)
+{
+	(void)state;
+	oid cur[MAX_OID_LEN], base[] = { APENET_OID_OBJECTS };
+	size_t n = sizeof(base) / sizeof(base[0]), baselen = n, count = 0;
+	memcpy(cur, base, sizeof(base));
+	for (;;) {
+		netsnmp_pdu *r = ask(SNMP_MSG_GETNEXT, cur, n, 0);
+		netsnmp_variable_list *v = r->variables;
+		if (v->type == SNMP_ENDOFMIBVIEW || snmp_oidtree_compare(base, baselen, v->name, v->name_length) != 0) {
+			snmp_free_pdu(r);
+			break;
+		}
+		assert_true(snmp_oid_compare(v->name, v->name_length, cur, n) > 0);
+		memcpy(cur, v->name, v->name_length * sizeof(oid));
+		n = v->name_length;
+		count++;
+		snmp_free_pdu(r);
+	}
+	unsigned nl = view.prof->nlinks;
+	size_t want = 12 + nl * 25 + (size_t)nl * 4 * 10 + 8 * 9 + (nl + 1) * 20 + 8;
+	assert_int_equal(count, want);
+}
+
+/* GETBULK returns the same sequence as GETNEXT. */
+static void test_bulk(void **state)
+{
+	(void)state;
+	netsnmp_pdu *r = ask(SNMP_MSG_GETBULK, OBJ(3), OBJLEN(3), 10);
+	int k = 0;
+	for (netsnmp_variable_list *v = r->variables; v; v = v->next_variable, k++) {
+		/* apenetLinkName of links 1..6, then apenetLinkState of links 1.. */
+		oid col = v->name[APENET_OID_MIB_LEN + 3], row = v->name[v->name_length - 1];
+		assert_int_equal(col, k < 6 ? 2 : 3);
+		assert_int_equal(row, (oid)(k % 6 + 1));
+	}
+	assert_int_equal(k, 10);
+	snmp_free_pdu(r);
+}
+
+/* One fill per stale mark, however many requests; none without one. */
+static void test_cache(void **state)
+{
+	(void)state;
+	apenet_mib_stale(&mib);
+	unsigned f0 = fills;
+	for (int i = 0; i < 5; i++)
+		snmp_free_pdu(ask(SNMP_MSG_GET, OBJ(3, 1, 2, 1, 1), OBJLEN(3, 1, 2, 1, 1), 0));
+	assert_int_equal(fills, f0 + 1);
+	/* new values show after the next period's mark, not before */
+	view.s1.link[0].LINK_TX_BYTES = TX0 + 1000;
+	netsnmp_pdu *r = ask(SNMP_MSG_GET, OBJ(3, 1, 9, 1, 1), OBJLEN(3, 1, 9, 1, 1), 0);
+	assert_true(r->variables->val.counter64->low == (u_long)(TX0 & 0xffffffffu));
+	snmp_free_pdu(r);
+	apenet_mib_stale(&mib);
+	assert_int_equal(fills, f0 + 1);
+	r = ask(SNMP_MSG_GET, OBJ(3, 1, 9, 1, 1), OBJLEN(3, 1, 9, 1, 1), 0);
+	assert_true(r->variables->val.counter64->low == (u_long)((TX0 + 1000) & 0xffffffffu));
+	snmp_free_pdu(r);
+	assert_int_equal(fills, f0 + 2);
+	view.s1.link[0].LINK_TX_BYTES = TX0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_missing_rows),
+		cmocka_unit_test(test_walk_order),
+		cmocka_unit_test(test_bulk),
+		cmocka_unit_test(test_cache),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
