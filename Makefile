@@ -150,6 +150,10 @@ $(B)/tests/%: $(B)/obj/tests/e2e/%.o $(B)/obj/tests/e2e/e2e_util.o $(SIM_A) $(LI
 $(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+# bench_agentx walks snmpd with net-snmp's client library.
+$(B)/bench/bench_agentx: $(B)/obj/bench/bench_agentx.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) -o $@
 # bench_ber_stats draws its error streams with the emulator's RNG (sim/rng.c);
 # bench_sweep its errors from the emulator's channel model too.
 $(B)/bench/bench_ber_stats: $(B)/obj/bench/bench_ber_stats.o $(SIM_A) $(LIB_A)

@@ -125,8 +125,22 @@ void apenet_agentx_dispatch(const struct pollfd *fds, int n)
 			NETSNMP_LARGE_FD_SET(fds[j].fd, &ready);
 			any = 1;
 		}
-	if (any)
+	if (any) {
 		snmp_read2(&ready);
+		/* A request crosses the agent library's internal callback
+		 * transport (a pipe) twice before its answer goes back to snmpd:
+		 * what became readable meanwhile is read now, not one poll turn
+		 * later each (a few rounds at most: the loop has other work). */
+		for (int round = 0; round < 8; round++) {
+			int numfds = 0, block = 0;
+			struct timeval tv = { 0, 0 }, zero = { 0, 0 };
+			NETSNMP_LARGE_FD_ZERO(&ready);
+			snmp_select_info2(&numfds, &ready, &tv, &block);
+			if (numfds <= 0 || netsnmp_large_fd_set_select(numfds, &ready, NULL, NULL, &zero) <= 0)
+				break;
+			snmp_read2(&ready);
+		}
+	}
 	snmp_timeout();
 	netsnmp_large_fd_set_cleanup(&ready);
 	run_alarms();

@@ -67,7 +67,7 @@ snmpd_start() {
 	for try in 1 2 3 4 5 6 7 8; do
 		p=${PORT:-$((base + 500 + try * 31))}
 		: >"$T/snmpd.log"
-		SNMP_PERSISTENT_DIR="$T/snmpd-persist" "$SNMPD" -f -Lf "$T/snmpd.log" -C -c "$T/snmpd.conf" -M /dev/null -m "" \
+		SNMP_PERSISTENT_DIR="$T/snmpd-persist" "$SNMPD" -f -Lf "$T/snmpd.log" -C -c "$T/snmpd.conf" -I -smux -M /dev/null -m "" \
 			-p "$T/snmpd.pid" "udp:127.0.0.1:$p" 2>>"$T/snmpd.err" &
 		if wait_for 10 grep -q "NET-SNMP version" "$T/snmpd.log" 2>/dev/null && kill -0 $! 2>/dev/null; then
 			PORT=$p
