@@ -49,10 +49,8 @@ int agent_mib_open(struct agent *a, struct apenet_err *e)
 		return -1;
 	a->mib.refresh = refresh;
 	a->mib.ctx = a;
-	if (apenet_mib_register(&a->mib, e)) {
-		apenet_mib_free(&a->mib);
-		return -1;
-	}
+	/* registered after the first period (agent_mib_period): no row is
+	 * served before there is a sample to fill it */
 	a->mib_on = 1;
 	apenet_log(APENET_LOG_NOTICE, "AgentX: serving APENET-MIB through %s (ping every %g s)%s",
 		   c->agentx_socket[0] ? c->agentx_socket : "net-snmp's default socket", c->agentx_ping_s,
@@ -70,8 +68,20 @@ void agent_mib_close(struct agent *a)
 
 void agent_mib_period(struct agent *a)
 {
-	if (a->mib_on)
-		apenet_mib_stale(&a->mib);
+	if (!a->mib_on)
+		return;
+	if (!a->mib.registered) {
+		struct apenet_err e = { 0 };
+		if (!a->have_prev)
+			return;
+		if (apenet_mib_register(&a->mib, &e)) {
+			apenet_log(APENET_LOG_ERR, "AgentX: %s; APENET-MIB not served", e.msg);
+			apenet_mib_free(&a->mib);
+			a->mib_on = 0;
+			return;
+		}
+	}
+	apenet_mib_stale(&a->mib);
 }
 
 void agent_mib_event(struct agent *a, const struct apenet_event *ev)

@@ -125,6 +125,14 @@ static const struct apenet_config_desc svr_keys[] = {
 	SS(state_dir, PATH, "/var/lib/apenet",
 	   "where net-snmp's persistent files (the SNMPv3 engine ID) go: state_dir/supervisor-N for instance N"),
 	SS(log_level, LOG_LEVEL, "notice", "the least severe messages logged: err, warn, notice, info or debug"),
+	SN(agentx, 0, 1, 1, "0/1",
+	   "1: serve the cluster tables (apenetNodeTable, apenetIncidentTable) through the host's snmpd as an AgentX subagent (docs/snmp.md); 0: not; at start. Two instances on one host: set it on one"),
+	SS(agentx_socket, TEXT, "",
+	   "the master agent's AgentX socket: a path, or tcp:HOST:PORT; empty: net-snmp's default (/var/agentx/master); at start"),
+	SN(agentx_ping_s, 1, 3600, 15, "s",
+	   "how often the subagent checks that snmpd is there, and reconnects when it was restarted; at start"),
+	SN(agentx_cache_ms, 100, 600000, 5000, "ms",
+	   "the cluster tables are read from the health database again at most this often (a walk is served from one read)"),
 };
 #undef SN
 #undef SS

@@ -109,6 +109,9 @@ void apenet_mib_stale(struct apenet_mib *m)
 	m->stale = 1;
 }
 
+static int add_rows(struct apenet_mib_tab *t, netsnmp_tdata *td);
+static void clear_rows(netsnmp_tdata *td);
+
 void apenet_mib_fresh(struct apenet_mib *m)
 {
 	if (!m->stale)
@@ -117,6 +120,18 @@ void apenet_mib_fresh(struct apenet_mib *m)
 	m->refreshes++;
 	if (m->refresh)
 		m->refresh(m, m->ctx);
+	/* a table whose rows changed gets its tdata rows again */
+	for (unsigned i = 0; i < m->ntab; i++) {
+		struct apenet_mib_tab *t = &m->tab[i];
+		if (!t->rows_changed)
+			continue;
+		t->rows_changed = 0;
+		if (t->tdata) {
+			clear_rows(t->tdata);
+			if (add_rows(t, t->tdata))
+				clear_rows(t->tdata); /* no memory, or a duplicate: an empty table, not a wrong one */
+		}
+	}
 }
 
 /* ---- net-snmp ------------------------------------------------------------ */
@@ -130,8 +145,6 @@ static int mib_handler(netsnmp_mib_handler *handler, netsnmp_handler_registratio
 		/* read-only: the table helper answers SETs notWritable */
 		return SNMP_ERR_NOERROR;
 	}
-	t->owner->requests++;
-	apenet_mib_fresh(t->owner);
 	for (netsnmp_request_info *rq = requests; rq; rq = rq->next) {
 		if (rq->processed)
 			continue;
@@ -177,6 +190,65 @@ static int mib_handler(netsnmp_mib_handler *handler, netsnmp_handler_registratio
 	return SNMP_ERR_NOERROR;
 }
 
+/* Runs before the table helper finds the rows: a refill that changes the
+ * rows (a dynamic table) is in place before the lookup. */
+static int fresh_handler(netsnmp_mib_handler *handler, netsnmp_handler_registration *reginfo,
+			 netsnmp_agent_request_info *reqinfo, netsnmp_request_info *requests)
+{
+	struct apenet_mib_tab *t = reginfo->my_reg_void;
+	if (reqinfo->mode == MODE_GET || reqinfo->mode == MODE_GETNEXT || reqinfo->mode == MODE_GETBULK) {
+		t->owner->requests++;
+		apenet_mib_fresh(t->owner);
+	}
+	return netsnmp_call_next_handler(handler, reginfo, reqinfo, requests);
+}
+
+/* The tdata rows of t's current rows (after a change of the row set). */
+static int add_rows(struct apenet_mib_tab *t, netsnmp_tdata *td)
+{
+	for (unsigned r = 0; r < t->nrows; r++) {
+		netsnmp_tdata_row *row = netsnmp_tdata_create_row();
+		if (!row)
+			return -1;
+		row->data = (void *)(uintptr_t)(r + 1);
+		for (unsigned k = 0; k < t->nidx; k++) {
+			u_long x = t->idx[(size_t)r * t->nidx + k];
+			netsnmp_tdata_row_add_index(row, ASN_UNSIGNED, &x, sizeof(x));
+		}
+		if (netsnmp_tdata_add_row(td, row) != SNMPERR_SUCCESS) {
+			netsnmp_tdata_delete_row(row);
+			return -2;
+		}
+	}
+	return 0;
+}
+
+static void clear_rows(netsnmp_tdata *td)
+{
+	netsnmp_tdata_row *row;
+	while ((row = netsnmp_tdata_row_first(td)) != NULL)
+		netsnmp_tdata_delete_row(netsnmp_tdata_remove_row(td, row));
+}
+
+int apenet_mib_set_rows(struct apenet_mib_tab *t, unsigned nrows, struct apenet_err *e)
+{
+	if (nrows != t->nrows) {
+		uint32_t *idx = realloc(t->idx, ((size_t)nrows * t->nidx + 1) * sizeof(*idx));
+		if (!idx)
+			return apenet_err_set(e, APENET_EIO, "%s: out of memory for %u rows", t->name, nrows);
+		t->idx = idx;
+		struct apenet_mib_val *val = realloc(t->val, ((size_t)nrows * t->ncols + 1) * sizeof(*val));
+		if (!val)
+			return apenet_err_set(e, APENET_EIO, "%s: out of memory for %u rows", t->name, nrows);
+		t->val = val;
+		t->nrows = nrows;
+	}
+	memset(t->idx, 0, ((size_t)nrows * t->nidx + 1) * sizeof(*t->idx));
+	memset(t->val, 0, ((size_t)nrows * t->ncols + 1) * sizeof(*t->val));
+	t->rows_changed = 1;
+	return 0;
+}
+
 static int register_tab(struct apenet_mib_tab *t, struct apenet_err *e)
 {
 	oid base[] = { APENET_OID_OBJECTS, 0 };
@@ -200,30 +272,24 @@ static int register_tab(struct apenet_mib_tab *t, struct apenet_err *e)
 	ti->min_column = t->cols[0].arc;
 	ti->max_column = t->cols[0].arc + t->ncols - 1;
 	const char *why = NULL;
-	for (unsigned r = 0; r < t->nrows && !why; r++) {
-		netsnmp_tdata_row *row = netsnmp_tdata_create_row();
-		if (!row) {
-			why = "out of memory";
-			break;
-		}
-		row->data = (void *)(uintptr_t)(r + 1);
-		for (unsigned k = 0; k < t->nidx; k++) {
-			u_long x = t->idx[(size_t)r * t->nidx + k];
-			netsnmp_tdata_row_add_index(row, ASN_UNSIGNED, &x, sizeof(x));
-		}
-		if (netsnmp_tdata_add_row(td, row) != SNMPERR_SUCCESS) {
-			netsnmp_tdata_delete_row(row);
-			why = "a duplicate row index";
-		}
-	}
+	int k = add_rows(t, td);
+	if (k)
+		why = k == -1 ? "out of memory" : "a duplicate row index";
 	if (!why && netsnmp_tdata_register(reg, td, ti) != MIB_REGISTERED_OK) {
 		why = "net-snmp refused the registration (registered twice?)";
 		reg = NULL; /* freed by the failed registration */
 	}
+	netsnmp_mib_handler *pre = why ? NULL : netsnmp_create_handler("apenet_mib_fresh", fresh_handler);
+	if (!why && (!pre || netsnmp_inject_handler(reg, pre) != SNMPERR_SUCCESS)) {
+		/* registered, but without the refill: take it back */
+		if (pre)
+			netsnmp_handler_free(pre);
+		netsnmp_unregister_handler(reg);
+		reg = NULL;
+		why = "cannot add the refresh handler";
+	}
 	if (why) {
-		netsnmp_tdata_row *row;
-		while ((row = netsnmp_tdata_row_first(td)) != NULL)
-			netsnmp_tdata_delete_row(netsnmp_tdata_remove_row(td, row));
+		clear_rows(td);
 		netsnmp_tdata_delete_table(td);
 		netsnmp_table_registration_info_free(ti);
 		if (reg)
@@ -259,11 +325,8 @@ void apenet_mib_unregister(struct apenet_mib *m)
 		if (t->tinfo)
 			netsnmp_table_registration_info_free(t->tinfo);
 		if (t->tdata) {
-			netsnmp_tdata *td = t->tdata;
-			netsnmp_tdata_row *row;
-			while ((row = netsnmp_tdata_row_first(td)) != NULL)
-				netsnmp_tdata_delete_row(netsnmp_tdata_remove_row(td, row));
-			netsnmp_tdata_delete_table(td);
+			clear_rows(t->tdata);
+			netsnmp_tdata_delete_table(t->tdata);
 		}
 		t->reg = t->tdata = t->tinfo = NULL;
 	}

@@ -4,7 +4,9 @@
  * worth); the batch is committed when it is full, when its oldest report
  * waited batch_max_ms (the poll timeout says when), and at every tick, when
  * the deduction also looks at the time.  No sleeps; net-snmp's own timers
- * (a listening session has none to speak of) run after every poll.
+ * (a listening session has none to speak of; the AgentX subagent's ping
+ * has) run after every poll, and the AgentX session's descriptors join the
+ * poll when the cluster tables are served.
  */
 #include <errno.h>
 #include <poll.h>
@@ -19,6 +21,7 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 
+#include "apenet/agentx.h"
 #include "apenet/log.h"
 #include "sup.h"
 
@@ -69,13 +72,15 @@ int sup_loop(struct sup *s)
 {
 	const unsigned max_batch = (unsigned)s->cfg.svr.batch_max_events;
 	while (!s->stop && !s->failed) {
-		struct pollfd fds[3] = { { s->tfd, POLLIN, 0 }, { s->sfd, POLLIN, 0 }, { s->sock, POLLIN, 0 } };
+		struct pollfd fds[3 + 8] = { { s->tfd, POLLIN, 0 }, { s->sfd, POLLIN, 0 }, { s->sock, POLLIN, 0 } };
 		int timeout = -1;
 		if (s->nq) {
 			int64_t due = s->q_first_mono + (int64_t)s->cfg.svr.batch_max_ms - sup_mono_ms();
 			timeout = due < 0 ? 0 : (int)due;
 		}
-		if (poll(fds, 3, timeout) < 0) {
+		/* the AgentX session's descriptors and timers (snmp/agentx.c) */
+		int nax = s->mib_on ? apenet_agentx_pollfds(fds + 3, 8, &timeout) : 0;
+		if (poll(fds, (nfds_t)(3 + nax), timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			apenet_log(APENET_LOG_ERR, "poll: %s", strerror(errno));
@@ -91,13 +96,17 @@ int sup_loop(struct sup *s)
 			on_signals(s);
 		if (fds[2].revents & POLLIN)
 			sup_recv_read(s, max_batch > s->nq ? max_batch - (unsigned)s->nq : 1);
+		if (s->mib_on)
+			apenet_agentx_dispatch(fds + 3, nax); /* runs net-snmp's alarms too */
 		run_alarms();
 		int full = s->nq >= max_batch;
 		int due = s->nq && sup_mono_ms() - s->q_first_mono >= (int64_t)s->cfg.svr.batch_max_ms;
 		if (tick || full || due || s->stop)
 			sup_batch_flush(s, tick);
-		if (tick)
+		if (tick) {
 			retention(s, sup_mono_ms());
+			sup_mib_tick(s, sup_mono_ms());
+		}
 		if (s->reload) {
 			s->reload = 0;
 			sup_reload(s);

@@ -156,8 +156,11 @@ static int start(struct sup *s)
 		apenet_err_set(&e, APENET_EIO, "%s: %s", s->snmp_dir, strerror(errno));
 		return fail("", &e);
 	}
+	sup_mib_want(s);
 	if (sup_recv_open(s, &e))
 		return fail("", &e);
+	if (sup_mib_open(s, &e))
+		return fail("AgentX", &e);
 	apenet_log(APENET_LOG_NOTICE,
 		   "instance %u listening on %s (SNMP%s), database %s, torus %ux%ux%u, batches of %g reports or %g ms, "
 		   "config %s",
@@ -192,6 +195,7 @@ void sup_reload(struct sup *s)
 	keep.heartbeat_flush_ms = n->heartbeat_flush_ms;
 	keep.retention_days = n->retention_days;
 	keep.evidence_max = n->evidence_max;
+	keep.agentx_cache_ms = n->agentx_cache_ms;
 	memcpy(keep.log_level, n->log_level, sizeof(keep.log_level));
 	/* node names may change; the torus itself stays as started */
 	if (!memcmp(s->cfg.cl.dims, nc.cl.dims, sizeof(nc.cl.dims))) {
@@ -212,6 +216,7 @@ void sup_reload(struct sup *s)
 static void stop(struct sup *s)
 {
 	sup_recv_close(s);
+	sup_mib_close(s); /* after the receiver's session: this one ends net-snmp */
 	sup_batch_free(s);
 	apenet_deduce_close(s->ded);
 	apenet_hdb_close(s->db);

@@ -27,6 +27,7 @@
 #include "apenet/deduce.h"
 #include "apenet/err.h"
 #include "apenet/hdb.h"
+#include "apenet/mibtab.h"
 #include "apenet/notify.h"
 
 struct snmp_pdu;
@@ -87,6 +88,10 @@ struct sup {
 	int failed;           /* the database could not commit: stop, unacknowledged */
 	struct sup_counters n;
 	int64_t last_reject_log_ms;
+	/* the cluster tables over AgentX (mib.c) */
+	struct apenet_mib mib;
+	int mib_on;
+	int64_t mib_stale_mono;
 };
 
 int64_t sup_now_ms(void);  /* epoch */
@@ -108,6 +113,12 @@ void sup_batch_free(struct sup *s);
 
 int sup_restore(struct sup *s, struct apenet_err *e);
 int sup_deduce_config(const struct apenet_config *cfg, struct apenet_deduce_config *dc, struct apenet_err *e);
+
+/* mib.c: the cluster tables through the host's snmpd */
+void sup_mib_want(struct sup *s);                  /* before sup_recv_open */
+int sup_mib_open(struct sup *s, struct apenet_err *e);
+void sup_mib_close(struct sup *s);
+void sup_mib_tick(struct sup *s, int64_t mono);    /* stale every agentx_cache_ms */
 
 int sup_loop(struct sup *s);
 /* SIGHUP: the config again; a bad file is logged and the old one stays. */

@@ -62,7 +62,8 @@ enum apenet_mib_event_object { APENET_MIB_EVENT_OBJECTS(APENET_MIB_ENUM_) };
  * apenetObjects.T.1.C, T the table's arc, C the column.  Each row of a
  * list: X(TABLE, COLUMN, name, column arc, ASN.1 base type).  The index
  * columns (not-accessible) are not listed: every table's own index is its
- * column 1 (apenetWatchdogTable has none: it is indexed by the card).
+ * column 1 (apenetWatchdogTable has none: it is indexed by the card;
+ * apenetNodeTable has three, X, Y and Z).
  */
 #define APENET_MIB_TABLES(X) \
 	X(CARD, "apenetCardTable", 2) \
@@ -70,7 +71,9 @@ enum apenet_mib_event_object { APENET_MIB_EVENT_OBJECTS(APENET_MIB_ENUM_) };
 	X(LANE, "apenetLaneTable", 4) \
 	X(SENSOR, "apenetSensorTable", 5) \
 	X(LDM, "apenetLdmTable", 6) \
-	X(WATCHDOG, "apenetWatchdogTable", 7)
+	X(WATCHDOG, "apenetWatchdogTable", 7) \
+	X(NODES, "apenetNodeTable", 8) \
+	X(INCIDENT, "apenetIncidentTable", 9)
 
 #define APENET_MIB_CARD_COLUMNS(X) \
 	X(CARD, BDF, "apenetCardBdf", 2, STRING) \
@@ -168,6 +171,31 @@ enum apenet_mib_event_object { APENET_MIB_EVENT_OBJECTS(APENET_MIB_ENUM_) };
 	X(WATCHDOG, HOST_STATE, "apenetWdHostState", 7, INTEGER) \
 	X(WATCHDOG, EXPIRE_COUNT, "apenetWdExpireCount", 8, COUNTER)
 
+/* The cluster tables a supervisor serves (snmp/mib_cluster.c):
+ * apenetNodeTable is indexed by X, Y, Z (its columns 1 to 3). */
+#define APENET_MIB_NODES_COLUMNS(X) \
+	X(NODES, NAME, "apenetNodeName", 4, STRING) \
+	X(NODES, CLASS, "apenetNodeClass", 5, INTEGER) \
+	X(NODES, SUMMARY, "apenetNodeSummary", 6, STRING) \
+	X(NODES, SELF_AGE, "apenetNodeSelfAge", 7, UNSIGNED) \
+	X(NODES, TORUS_AGE, "apenetNodeTorusAge", 8, UNSIGNED) \
+	X(NODES, BOOT_ID, "apenetNodeBootId", 9, STRING) \
+	X(NODES, LDM_WORD, "apenetNodeLdmWord", 10, UNSIGNED) \
+	X(NODES, OPEN_INCIDENTS, "apenetNodeOpenIncidents", 11, GAUGE) \
+	X(NODES, IN_LAYOUT, "apenetNodeInLayout", 12, INTEGER)
+
+#define APENET_MIB_INCIDENT_COLUMNS(X) \
+	X(INCIDENT, COMPONENT, "apenetIncidentComponent", 2, STRING) \
+	X(INCIDENT, NODE, "apenetIncidentNode", 3, STRING) \
+	X(INCIDENT, NODE_NAME, "apenetIncidentNodeName", 4, STRING) \
+	X(INCIDENT, LINK, "apenetIncidentLink", 5, STRING) \
+	X(INCIDENT, FAR_NODE, "apenetIncidentFarNode", 6, STRING) \
+	X(INCIDENT, FAR_LINK, "apenetIncidentFarLink", 7, STRING) \
+	X(INCIDENT, RULE, "apenetIncidentRule", 8, STRING) \
+	X(INCIDENT, OPENED, "apenetIncidentOpened", 9, UNSIGNED) \
+	X(INCIDENT, FIRST_FAULT, "apenetIncidentFirstFault", 10, STRING) \
+	X(INCIDENT, EVIDENCE, "apenetIncidentEvidence", 11, GAUGE)
+
 #define APENET_MIB_COL_ENUM_(t, c, name, arc, type) APENET_MIB_##t##_##c = arc,
 enum apenet_mib_card_col { APENET_MIB_CARD_COLUMNS(APENET_MIB_COL_ENUM_) };
 enum apenet_mib_link_col { APENET_MIB_LINK_COLUMNS(APENET_MIB_COL_ENUM_) };
@@ -175,6 +203,8 @@ enum apenet_mib_lane_col { APENET_MIB_LANE_COLUMNS(APENET_MIB_COL_ENUM_) };
 enum apenet_mib_sensor_col { APENET_MIB_SENSOR_COLUMNS(APENET_MIB_COL_ENUM_) };
 enum apenet_mib_ldm_col { APENET_MIB_LDM_COLUMNS(APENET_MIB_COL_ENUM_) };
 enum apenet_mib_watchdog_col { APENET_MIB_WATCHDOG_COLUMNS(APENET_MIB_COL_ENUM_) };
+enum apenet_mib_nodes_col { APENET_MIB_NODES_COLUMNS(APENET_MIB_COL_ENUM_) };
+enum apenet_mib_incident_col { APENET_MIB_INCIDENT_COLUMNS(APENET_MIB_COL_ENUM_) };
 #undef APENET_MIB_COL_ENUM_
 #define APENET_MIB_TABLE_ENUM_(t, name, arc) APENET_MIB_T_##t = arc,
 enum apenet_mib_table_arc { APENET_MIB_TABLES(APENET_MIB_TABLE_ENUM_) };

@@ -8,9 +8,10 @@
  * helper, which keeps the rows in index order and does GETNEXT and
  * GETBULK.  The values are a cache: the daemon marks the set stale once per
  * period (apenet_mib_stale) and the first request after that fills every
- * table again through the set's refresh callback, so a walk costs one
- * fill per period, never a register read per varbind, and an agent nobody
- * polls fills nothing.
+ * table again through the set's refresh callback (a handler ahead of the
+ * table helper, as net-snmp's cache helper does), so a walk costs one fill
+ * per period, never a register read per varbind, and an agent nobody polls
+ * fills nothing.
  */
 #ifndef APENET_MIBTAB_H
 #define APENET_MIBTAB_H
@@ -58,6 +59,7 @@ struct apenet_mib_tab {
 	struct apenet_mib_val *val; /* nrows * ncols */
 	struct apenet_mib *owner;
 	void *tdata, *reg, *tinfo; /* net-snmp's, while registered */
+	int rows_changed;     /* apenet_mib_set_rows was called: the rows are rebuilt */
 };
 
 struct apenet_mib {
@@ -84,6 +86,11 @@ void apenet_mib_set_u(struct apenet_mib_tab *t, unsigned r, unsigned arc, uint64
 void apenet_mib_set_str(struct apenet_mib_tab *t, unsigned r, unsigned arc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 const struct apenet_mib_val *apenet_mib_cell(const struct apenet_mib_tab *t, unsigned r, unsigned arc);
+/* A table whose rows change (the supervisor's nodes and incidents): the
+ * refresh callback sets the new number of rows (every cell and index
+ * zeroed), then every row's index (any order) and cells; the rows are
+ * rebuilt before the request that asked for the refill is looked up. */
+int apenet_mib_set_rows(struct apenet_mib_tab *t, unsigned nrows, struct apenet_err *e);
 /* Row of an index (-1: none). */
 long apenet_mib_find_row(const struct apenet_mib_tab *t, const uint32_t *idx);
 

@@ -11,14 +11,18 @@
 #  - a row that does not exist is noSuchInstance, and the agent lives on;
 #  - an unplugged cable: the link's row says down and LINK_DOWN within
 #    seconds, and snmpd's trap sink receives the apenetHealthChange;
-#  - snmpd restarted: the subagent is back within two ping intervals
-#    (agentx_ping_s, 2 s here), without an agent restart.
+#  - the supervisor's cluster tables through the same snmpd: one row per
+#    node as `apenet health` classes it, one per open incident;
+#  - snmpd restarted: both subagents are back within two ping intervals
+#    (agentx_ping_s, 2 s here), without a restart of theirs.
 # Every wait polls with a deadline.
 . "$(dirname "$0")/../e2e_lib.sh"
 T=$(mktemp -d /tmp/apenet-agentx-XXXXXX)
 AGENT=""
+SUP=""
 cleanup() {
 	[ -n "$AGENT" ] && { kill -TERM "$AGENT" 2>/dev/null; wait "$AGENT" 2>/dev/null; }
+	[ -n "$SUP" ] && { kill -TERM "$SUP" 2>/dev/null; wait "$SUP" 2>/dev/null; }
 	for f in "$T/snmpd.pid" "$T/trapd.pid"; do
 		[ -s "$f" ] || continue
 		p=$(cat "$f")
@@ -84,6 +88,33 @@ S="-v2c -c public -t 3 -r 1"
 
 sim_start "$T/sim" --dims 2x2x1 --seed 7
 N="$T/sim/node-0-0-0"
+
+# the supervisor, serving its cluster tables through the same snmpd
+mkdir -p "$T/sup"
+cat >"$T/sup/sup.yaml" <<EOF
+cluster:
+  dims: 2x2x1
+supervisor:
+  state_dir: $T/sup
+  agentx_socket: $T/agentx.sock
+  agentx_ping_s: $PING
+  agentx_cache_ms: 300
+EOF
+SUPPORT=""
+for try in 1 2 3 4 5 6 7 8; do
+	p=$((base + 900 + try * 37))
+	"$BIN/apenet-supervisor" --config "$T/sup/sup.yaml" --foreground --listen "127.0.0.1:$p" --db "$T/sup/h.db" \
+		2>>"$T/sup/log" &
+	SUP=$!
+	if wait_for 20 grep -q "listening on 127.0.0.1:$p" "$T/sup/log" && kill -0 $SUP 2>/dev/null; then
+		SUPPORT=$p
+		break
+	fi
+	kill $SUP 2>/dev/null
+	wait $SUP 2>/dev/null
+	SUP=""
+done
+[ -n "$SUPPORT" ] || fail "the supervisor did not start: $(cat "$T/sup/log")"
 mkdir -p "$T/ag"
 cat >"$T/ag/agent.yaml" <<EOF
 agent:
@@ -96,7 +127,8 @@ agent:
   agentx_ping_s: $PING
   agentx_traps: 1
 supervisors:
-  targets: []
+  targets: ["127.0.0.1:$SUPPORT"]
+  heartbeat_s: 0.5
 EOF
 "$BIN/apenet-agent" --config "$T/ag/agent.yaml" --foreground --sim "$N" 2>"$T/ag/log" &
 AGENT=$!
@@ -106,7 +138,8 @@ wait_for 30 st '.agentx.connected' || fail "the agent did not connect to snmpd: 
 # --- walks: the whole tree, in order, both ways
 get() { snmpget $S -On -Oqv -M /dev/null -m "" "$H" "$@" 2>&1; }
 walk_ok() { # TOOL OUT: a walk that ends cleanly
-	$1 $S -On $M "$H" "$MIB" >"$2" 2>"$2.err" && [ ! -s "$2.err" ] && [ -s "$2" ]
+	$1 $S -On $M "$H" "$MIB" >"$2" 2>"$2.err" && [ ! -s "$2.err" ] && [ -s "$2" ] &&
+		grep -q "^$MIB\.1\.2\.1\.2\.1 = STRING: .*:.*\." "$2" # the agent's tables are there
 }
 wait_for 20 walk_ok snmpwalk "$T/walk" || fail "snmpwalk: $(cat "$T/walk.err")"
 walk_ok snmpbulkwalk "$T/bulk" || fail "snmpbulkwalk: $(cat "$T/bulk.err")"
@@ -114,7 +147,7 @@ cut -d' ' -f1 "$T/walk" >"$T/walk.oids"
 cut -d' ' -f1 "$T/bulk" >"$T/bulk.oids"
 cmp -s "$T/walk.oids" "$T/bulk.oids" || fail "walk and bulkwalk differ: $(diff "$T/walk.oids" "$T/bulk.oids" | head)"
 # card 1; 6 links of 4 lanes; 8 sensors; 7 LDM words; the watchdog
-n=$(wc -l <"$T/walk")
+n=$(grep -c "^$MIB\.1\.[2-7]\." "$T/walk")
 [ "$n" -eq $((12 + 6 * 25 + 24 * 10 + 8 * 9 + 7 * 20 + 8)) ] || fail "walk: $n varbinds: $(head -3 "$T/walk")"
 grep -q "not increasing" "$T/walk.err" "$T/bulk.err" && fail "OIDs out of order"
 
@@ -171,6 +204,28 @@ wait_for 30 trapped || fail "no apenetHealthChange LINK_DOWN at the trap sink: $
 st '.agentx.notifications >= 1' || fail "agent-status: no notification counted"
 "$BIN/apenet-sim" inject --dir "$T/sim" --node 0,0,0 clear >/dev/null || fail inject
 
+# --- the cluster tables: as apenet health has them
+# (X.Y.Z index -> class name) from SNMP and from the database, compared
+NODES=$MIB.1.8.1
+cluster_same() {
+	"$A" health --db "$T/sup/h.db" --json >"$T/health.json" 2>/dev/null || return 1
+	jq -r '.nodes[] | "\(.node.x).\(.node.y).\(.node.z) \(.class)"' "$T/health.json" | sort >"$T/h.nodes"
+	snmpwalk $S -On -M /dev/null -m "" "$H" "$NODES.5" 2>/dev/null |
+		sed -n "s/^$NODES\.5\.\([0-9.]*\) = INTEGER: \([0-9]\)\$/\1 \2/p" |
+		awk '{ split("normal sick broken silent", c, " "); print $1, c[$2] }' | sort >"$T/s.nodes"
+	[ "$(wc -l <"$T/s.nodes")" -eq 4 ] && cmp -s "$T/h.nodes" "$T/s.nodes" &&
+		grep -q "^0.0.0 " "$T/s.nodes" && ! grep -q "^0.0.0 silent" "$T/s.nodes" || return 1
+	# the open incidents: the same numbers and components
+	jq -r '.incidents[] | "\(.id) \(.component)"' "$T/health.json" | sort >"$T/h.inc"
+	snmpwalk $S -On -M /dev/null -m "" "$H" "$MIB.1.9.1.2" 2>/dev/null |
+		sed -n "s/^$MIB\.1\.9\.1\.2\.\([0-9]*\) = STRING: \"\(.*\)\"\$/\1 \2/p" | sort >"$T/s.inc"
+	cmp -s "$T/h.inc" "$T/s.inc"
+}
+wait_for 30 cluster_same || fail "cluster tables differ from apenet health: nodes $(tr '\n' ';' <"$T/s.nodes") vs $(tr '\n' ';' <"$T/h.nodes"); incidents $(tr '\n' ';' <"$T/s.inc") vs $(tr '\n' ';' <"$T/h.inc")"
+# a node never heard: its age says never; a node not in the torus: no row
+[ "$(get "$NODES.7.1.1.0")" = 4294967295 ] || fail "1,1,0 self age: $(get "$NODES.7.1.1.0")"
+get "$NODES.4.9.9.9" | grep -q "No Such Instance" || fail "node 9,9,9: $(get "$NODES.4.9.9.9")"
+
 # --- snmpd restarted: back within two ping intervals, the agent untouched
 c0=$(jq .agentx.connects "$T/st.json")
 sp=$(cat "$T/snmpd.pid")
@@ -179,10 +234,11 @@ gone() { ! kill -0 "$sp" 2>/dev/null; }
 wait_for 20 gone || fail "snmpd did not stop"
 snmpd_start
 t0=$(date +%s%N)
-served() { [ "$(get "$MIB.1.3.1.2.1.1")" = '"X+"' ]; }
+served() { [ "$(get "$MIB.1.3.1.2.1.1")" = '"X+"' ] && get "$NODES.5.0.0.0" | grep -q '^[1-4]$'; }
 # two ping intervals, and a second for a loaded machine to run the ping
 wait_for $((2 * PING + 1)) served || fail "not served $((2 * PING + 1)) s after snmpd came back: $(get "$MIB.1.3.1.2.1.1")"
 t1=$(date +%s%N)
 kill -0 $AGENT || fail "the agent died"
+kill -0 $SUP || fail "the supervisor died"
 st ".agentx.connects > $c0" || fail "agent-status: connects $(jq .agentx.connects "$T/st.json") after $c0"
-echo "agentx: walk and bulkwalk agree ($n varbinds, in order), values as apenet link, Counter64 past 2^32, noSuchInstance, LINK_DOWN in the table and at the trap sink, back $(( (t1 - t0) / 1000000 )) ms after snmpd restarted (ping ${PING} s)"
+echo "agentx: walk and bulkwalk agree ($n varbinds, in order), values as apenet link, Counter64 past 2^32, noSuchInstance, LINK_DOWN in the table and at the trap sink, cluster tables as apenet health, both back $(( (t1 - t0) / 1000000 )) ms after snmpd restarted (ping ${PING} s)"

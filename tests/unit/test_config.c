@@ -1297,9 +1297,12 @@ static void test_supervisor_full(void **state)
 		"  silent_ms: 5000\n  settle_ms: 0\n  explain_ms: 10000\n  late_ms: 60000\n  restore_hold_ms: 0\n"
 		"  resync_ms: 30000\n  group_min: 4\n  evidence_max: 1000\n  heartbeat_flush_ms: 0\n  retention_days: 0\n"
 		"  listen: \"10.0.0.1:162, [::1]:10162 ,sup3.example:1\"\n"
-		"  db: \"/srv/h1.db,/srv/h2.db,/srv/h3.db\"\n  state_dir: /srv/apenet\n  log_level: debug\n",
+		"  db: \"/srv/h1.db,/srv/h2.db,/srv/h3.db\"\n  state_dir: /srv/apenet\n  log_level: debug\n"
+		"  agentx: 0\n  agentx_socket: tcp:localhost:705\n  agentx_ping_s: 3\n  agentx_cache_ms: 250\n",
 		&cfg);
 	const struct apenet_supervisor_config *s = &cfg.svr;
+	assert_true(s->agentx == 0 && s->agentx_ping_s == 3 && s->agentx_cache_ms == 250);
+	assert_string_equal(s->agentx_socket, "tcp:localhost:705");
 	assert_true(s->batch_max_events == 500 && s->batch_max_ms == 0 && s->recv_buffer_kib == 65536);
 	assert_true(s->tick_ms == 50 && s->silent_ms == 5000 && s->settle_ms == 0 && s->explain_ms == 10000);
 	assert_true(s->late_ms == 60000 && s->restore_hold_ms == 0 && s->resync_ms == 30000);
@@ -1338,7 +1341,8 @@ static void test_supervisor_errors(void **state)
 	load_err_at("supervisor:\n  tick_ms: 100\n  tik_ms: 3\n", "tik_ms", 0,
 		    "unknown key 'tik_ms' (expected one of: batch_max_events, batch_max_ms, recv_buffer_kib, tick_ms, "
 		    "silent_ms, settle_ms, explain_ms, late_ms, restore_hold_ms, resync_ms, group_min, evidence_max, "
-		    "heartbeat_flush_ms, retention_days, listen, db, state_dir, log_level)");
+		    "heartbeat_flush_ms, retention_days, listen, db, state_dir, log_level, agentx, agentx_socket, "
+		    "agentx_ping_s, agentx_cache_ms)");
 	load_err_at("supervisor: on\n", "on", 0, "'supervisor': expected a map, found a value");
 	load_err_at("supervisor:\n  - listen\n", "-", 0, "'supervisor': expected a map, found a list");
 	load_err_val("supervisor:\n  db: [/a, /b]\n", "db", "'db': expected a value, found a list");

@@ -31,6 +31,7 @@ extern int callback_master_num;
 
 #include "apenet/config.h"
 #include "apenet/mib.h"
+#include "apenet/mib_cluster.h"
 #include "apenet/mib_node.h"
 #include "apenet/regs.h"
 
@@ -276,6 +277,69 @@ static void test_cache(void **state)
 	view.s1.link[0].LINK_TX_BYTES = TX0;
 }
 
+/* Rows that come and go: the supervisor's node table over a real health
+ * database; the layout grows from 2 to 3 nodes and the next request after
+ * the stale mark sees 3 rows, in index order. */
+static struct apenet_hdb *cdb;
+static void cluster_refresh(struct apenet_mib *m, void *ctx)
+{
+	(void)ctx;
+	struct apenet_err e = { 0 };
+	struct apenet_mib_cluster_in in = { .db = cdb, .now_ms = 1000000, .silence_ms = 3500 };
+	assert_int_equal(apenet_mib_cluster_fill(m, &in, &e), 0);
+}
+
+static size_t count_rows(oid col)
+{
+	oid cur[MAX_OID_LEN], base[] = { APENET_OID_OBJECTS, APENET_MIB_T_NODES, 1, 0 };
+	size_t blen = sizeof(base) / sizeof(base[0]), n = blen, count = 0;
+	base[blen - 1] = col;
+	memcpy(cur, base, sizeof(base));
+	for (;;) {
+		netsnmp_pdu *r = ask(SNMP_MSG_GETNEXT, cur, n, 0);
+		netsnmp_variable_list *v = r->variables;
+		if (v->type == SNMP_ENDOFMIBVIEW || snmp_oidtree_compare(base, blen, v->name, v->name_length) != 0) {
+			snmp_free_pdu(r);
+			return count;
+		}
+		assert_true(snmp_oid_compare(v->name, v->name_length, cur, n) > 0);
+		memcpy(cur, v->name, v->name_length * sizeof(oid));
+		n = v->name_length;
+		count++;
+		snmp_free_pdu(r);
+	}
+}
+
+static void test_dynamic_rows(void **state)
+{
+	(void)state;
+	char path[128];
+	struct apenet_err e = { 0 };
+	snprintf(path, sizeof(path), "%s/h.db", dir);
+	assert_int_equal(apenet_hdb_open(path, APENET_HDB_CREATE, &cdb, &e), 0);
+	unsigned d2[3] = { 2, 1, 1 }, d3[3] = { 3, 1, 1 };
+	assert_int_equal(apenet_hdb_layout(cdb, d2, NULL, NULL, &e), 0);
+	struct apenet_mib cm = { 0 };
+	assert_int_equal(apenet_mib_cluster_init(&cm, &e), 0);
+	cm.refresh = cluster_refresh;
+	assert_int_equal(apenet_mib_register(&cm, &e), 0);
+	assert_int_equal(count_rows(APENET_MIB_NODES_NAME), 2);
+	/* a node never heard is silent(4) */
+	netsnmp_pdu *r = ask(SNMP_MSG_GET, OBJ(APENET_MIB_T_NODES, 1, APENET_MIB_NODES_CLASS, 1, 0, 0),
+			     OBJLEN(8, 1, 5, 1, 0, 0), 0);
+	assert_int_equal(*r->variables->val.integer, 4);
+	snmp_free_pdu(r);
+	assert_int_equal(apenet_hdb_layout(cdb, d3, NULL, NULL, &e), 0);
+	assert_int_equal(count_rows(APENET_MIB_NODES_NAME), 2); /* not stale yet: the cache */
+	apenet_mib_stale(&cm);
+	assert_int_equal(count_rows(APENET_MIB_NODES_NAME), 3);
+	r = ask(SNMP_MSG_GET, OBJ(8, 1, 5, 2, 0, 0), OBJLEN(8, 1, 5, 2, 0, 0), 0);
+	assert_int_equal(*r->variables->val.integer, 4);
+	snmp_free_pdu(r);
+	apenet_mib_free(&cm);
+	apenet_hdb_close(cdb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_walk_order),
 		cmocka_unit_test(test_bulk),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_dynamic_rows),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
