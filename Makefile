@@ -54,7 +54,8 @@ ALL_CFLAGS = $(CPPFLAGS) $(WARN) $(CFLAGS)
 # Libraries inside the project.
 LIB_SRCS := $(wildcard common/*.c collectors/*.c lofamo/*.c snmp/*.c db/*.c bertest/*.c)
 SIM_SRCS := $(filter-out sim/sim_main.c,$(wildcard sim/*.c))
-CLI_SRCS := $(wildcard cli/*.c)
+# check_apenet (the monitoring plugin) is its own program: not in apenet.
+CLI_SRCS := $(filter-out cli/check_apenet%.c,$(wildcard cli/*.c))
 AGENT_SRCS := $(wildcard agent/*.c)
 SUP_SRCS := $(wildcard supervisor/*.c)
 LIB_A := $(B)/libapenet.a
@@ -64,7 +65,8 @@ LIBS := $(LIBPCI_LIBS) $(YAML_LIBS) -lm
 # the agent), not into every command.
 SNMP_LIBS := -lnetsnmpagent $(NETSNMP_LIBS) $(SQLITE3_LIBS)
 
-PROGS := $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-supervisor $(B)/bin/apenet-regmap-doc
+PROGS := $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-supervisor $(B)/bin/apenet-regmap-doc \
+	$(B)/bin/check_apenet
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 E2E_SRCS := $(wildcard tests/e2e/test_*.c)
@@ -126,6 +128,11 @@ $(B)/bin/apenet-agent: $(call obj,$(AGENT_SRCS)) $(LIB_A)
 # The supervisor: its daemon (supervisor/) over the library (db/, the
 # deduction in lofamo/, the report codec in snmp/).
 $(B)/bin/apenet-supervisor: $(call obj,$(SUP_SRCS)) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) -o $@
+# The Nagios/Icinga plugin: the agent's socket, or APENET-MIB through snmpd.
+$(B)/bin/check_apenet: $(call obj,cli/check_apenet.c cli/check_apenet_snmp.c) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) -o $@
@@ -236,6 +243,8 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(systemdunitdir)
 	install -m 755 $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-supervisor \
 		$(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/lib/nagios/plugins
+	install -m 755 $(B)/bin/check_apenet $(DESTDIR)$(PREFIX)/lib/nagios/plugins/
 	install -m 644 include/apenet/*.h $(DESTDIR)$(PREFIX)/include/apenet/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(PC_LIBDIR)' 'includedir=$${prefix}/include' '' \

@@ -1,0 +1,637 @@
+/*
+ * check_apenet: a Nagios/Icinga plugin (Monitoring Plugins conventions: one
+ * status line with perfdata, exit 0/1/2/3 for OK/WARNING/CRITICAL/UNKNOWN)
+ * for one APEnet+ node.
+ *   local:  check_apenet [--socket PATH]      the node agent's own verdict
+ *   SNMP:   check_apenet -H HOST [-p PORT]    APENET-MIB's node tables
+ * The local mode asks the agent over its unix socket, as `apenet
+ * agent-status` does, and reads the JSON with the library's one tree reader
+ * (JSON is YAML): the agent holds the card and its thresholds, so the plugin
+ * needs no access to the card and judges what the agent raised.  The SNMP
+ * mode has the per-link rates and the sensors too, so -w/-c and --temp-* are
+ * thresholds there.  docs/commands/check_apenet.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apenet/conf.h"
+#include "check_apenet.h"
+
+#define PROG "check_apenet"
+#define DEFAULT_SOCKET "/run/apenet/agent.sock"
+
+static const char *const state_name[] = { "OK", "WARNING", "CRITICAL", "UNKNOWN" };
+
+struct opts {
+	const char *socket;
+	struct ck_snmp_opts snmp;
+	double crc_warn, crc_crit, temp_warn, temp_crit; /* NAN: not given */
+};
+
+/* A line being built; what does not fit is cut (the line stays one line). */
+struct buf {
+	char s[4096];
+	size_t n;
+};
+
+static void __attribute__((format(printf, 2, 3))) put(struct buf *b, const char *fmt, ...)
+{
+	if (b->n >= sizeof(b->s) - 1)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vsnprintf(b->s + b->n, sizeof(b->s) - b->n, fmt, ap);
+	va_end(ap);
+	if (r > 0)
+		b->n = b->n + (size_t)r < sizeof(b->s) ? b->n + (size_t)r : sizeof(b->s) - 1;
+}
+
+/* Text from the agent or a remote snmpd must not end the line or start the
+ * perfdata early. */
+static void clean(char *s)
+{
+	for (; *s; s++)
+		if (*s == '|' || (unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = *s == '|' ? '/' : ' ';
+}
+
+static int unknown(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int unknown(const char *fmt, ...)
+{
+	char m[2304];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	clean(m);
+	printf("APENET UNKNOWN - %s\n", m);
+	return CK_UNKNOWN;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " PROG " [--socket PATH] [-t SECONDS]\n"
+		"       " PROG " -H HOST [-p PORT] [-C COMMUNITY] [-P 1|2c] [-t SECONDS]\n"
+		"                    [-w CRC_PER_MIN] [-c CRC_PER_MIN] [--temp-warn C] [--temp-crit C]\n"
+		"\n"
+		"Checks one APEnet+ node for Nagios/Icinga: one status line with perfdata, exit\n"
+		"0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.\n"
+		"\n"
+		"Local mode (no -H): asks the node agent (apenet-agent) on its unix socket and\n"
+		"judges the findings it has raised and its watchdog.\n"
+		"  -s, --socket PATH     the agent's socket (default " DEFAULT_SOCKET ")\n"
+		"SNMP mode: walks APENET-MIB's card, link, sensor and watchdog tables.\n"
+		"  -H, --hostname HOST   snmpd serving APENET-MIB (the agent as an AgentX subagent)\n"
+		"  -p, --port PORT       UDP port (default 161)\n"
+		"  -C, --community NAME  SNMP community (default public)\n"
+		"  -P, --protocol 1|2c   SNMP version (default 2c)\n"
+		"  -w, --warning N       WARNING when a link has more than N CRC errors/min\n"
+		"  -c, --critical N      CRITICAL when a link has more than N CRC errors/min\n"
+		"      --temp-warn C     WARNING when fpga_temp is above C (default: the agent's limit)\n"
+		"      --temp-crit C     CRITICAL when fpga_temp is above C (default: the agent's limit)\n"
+		"Both modes:\n"
+		"  -t, --timeout SECONDS give up after this long (default 10)\n"
+		"  -h, --help            this text\n"
+		"  -V, --version         the version\n"
+		"\n"
+		"CRITICAL: a severity fail (card, link, sensor), a link down, the watchdog broken,\n"
+		"or a threshold's -c/--temp-crit crossed.  WARNING: a severity warn, a link\n"
+		"degraded, training or in a PRBS test, the watchdog sick, or -w/--temp-warn crossed.\n"
+		"UNKNOWN: no answer, or an answer without the tables.\n");
+}
+
+static int number(const char *opt, const char *s, double min, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(d) || d < min || d > max) {
+		unknown("%s '%s': not a number in [%g, %g] (" PROG " --help)", opt, s, min, max);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+/* 0, or the exit code after printing the complaint. */
+static int parse(int argc, char **argv, struct opts *o)
+{
+	enum { OPT_TEMP_WARN = 256, OPT_TEMP_CRIT };
+	static const struct option lo[] = {
+		{ "hostname", required_argument, NULL, 'H' }, { "port", required_argument, NULL, 'p' },
+		{ "community", required_argument, NULL, 'C' }, { "protocol", required_argument, NULL, 'P' },
+		{ "timeout", required_argument, NULL, 't' },  { "socket", required_argument, NULL, 's' },
+		{ "warning", required_argument, NULL, 'w' },  { "critical", required_argument, NULL, 'c' },
+		{ "temp-warn", required_argument, NULL, OPT_TEMP_WARN },
+		{ "temp-crit", required_argument, NULL, OPT_TEMP_CRIT },
+		{ "help", no_argument, NULL, 'h' },           { "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	*o = (struct opts){ .snmp = { .port = 161, .community = "public", .timeout_s = 10 },
+			    .crc_warn = NAN, .crc_crit = NAN, .temp_warn = NAN, .temp_crit = NAN };
+	opterr = 0; /* the complaint goes on the status line, not to stderr */
+	double d;
+	int c;
+	while ((c = getopt_long(argc, argv, ":H:p:C:P:t:s:w:c:hV", lo, NULL)) != -1) {
+		switch (c) {
+		case 'H':
+			if (!*optarg)
+				return unknown("-H: an empty host name");
+			o->snmp.host = optarg;
+			break;
+		case 'p':
+			if (number("-p", optarg, 1, 65535, &d))
+				return CK_UNKNOWN;
+			if (d != floor(d))
+				return unknown("-p '%s': not a port number", optarg);
+			o->snmp.port = (unsigned)d;
+			break;
+		case 'C':
+			o->snmp.community = optarg;
+			break;
+		case 'P':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2c"))
+				return unknown("-P '%s': the SNMP version is 1 or 2c", optarg);
+			o->snmp.v1 = !strcmp(optarg, "1");
+			break;
+		case 't':
+			if (number("-t", optarg, 0.1, 3600, &o->snmp.timeout_s))
+				return CK_UNKNOWN;
+			break;
+		case 's':
+			o->socket = optarg;
+			break;
+		case 'w':
+			if (number("-w", optarg, 0, 1e12, &o->crc_warn))
+				return CK_UNKNOWN;
+			break;
+		case 'c':
+			if (number("-c", optarg, 0, 1e12, &o->crc_crit))
+				return CK_UNKNOWN;
+			break;
+		case OPT_TEMP_WARN:
+			if (number("--temp-warn", optarg, -100, 500, &o->temp_warn))
+				return CK_UNKNOWN;
+			break;
+		case OPT_TEMP_CRIT:
+			if (number("--temp-crit", optarg, -100, 500, &o->temp_crit))
+				return CK_UNKNOWN;
+			break;
+		case 'h': /* UNKNOWN, as the Monitoring Plugins' own do */
+			usage(stdout);
+			return CK_UNKNOWN;
+		case 'V':
+			printf(PROG " (apenet-diag) 0.1\n");
+			return CK_UNKNOWN;
+		case ':':
+			return unknown("%s needs a value (" PROG " --help)", argv[optind - 1]);
+		default:
+			if (optopt)
+				return unknown("unknown option '-%c' (" PROG " --help)", optopt);
+			return unknown("unknown option '%s' (" PROG " --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return unknown("unexpected argument '%s' (" PROG " --help)", argv[optind]);
+	if (o->socket && o->snmp.host)
+		return unknown("--socket (local mode) and -H (SNMP mode) exclude each other");
+	if (!o->snmp.host && (!isnan(o->crc_warn) || !isnan(o->crc_crit) || !isnan(o->temp_warn) || !isnan(o->temp_crit)))
+		return unknown("-w, -c, --temp-warn and --temp-crit need -H: the agent's status document has no rates or "
+			       "readings, and in local mode the agent's own thresholds judge");
+	if (!isnan(o->crc_warn) && !isnan(o->crc_crit) && o->crc_warn > o->crc_crit)
+		return unknown("-w %g is above -c %g", o->crc_warn, o->crc_crit);
+	if (!isnan(o->temp_warn) && !isnan(o->temp_crit) && o->temp_warn > o->temp_crit)
+		return unknown("--temp-warn %g is above --temp-crit %g", o->temp_warn, o->temp_crit);
+	return 0;
+}
+
+/* ---- local mode: the agent's status document ---- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The whole answer (NUL-terminated), or NULL with the reason in err. */
+static char *ask(const char *path, double timeout_s, char *err, size_t errn)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errn, "%s: too long for a unix socket", path);
+		return NULL;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) || write(fd, "status\n", 7) != 7) {
+		snprintf(err, errn, "no agent answers on %s: %s (is apenet-agent running? --socket)", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	int64_t deadline = now_ms() + (int64_t)(timeout_s * 1000);
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+	const char *why = NULL;
+	while (buf && !why) {
+		if (n + 1 >= cap) {
+			/* the document is tens of kB; a runaway peer is cut off */
+			char *nb = cap < (16u << 20) ? realloc(buf, cap * 2) : NULL;
+			if (!nb) {
+				why = cap < (16u << 20) ? "out of memory" : "the answer is over 16 MB";
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		int64_t left = deadline - now_ms();
+		struct pollfd p = { fd, POLLIN, 0 };
+		int pr = left > 0 ? poll(&p, 1, (int)left) : 0;
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr == 0) {
+			why = "the agent did not answer in time (-t)";
+			break;
+		}
+		ssize_t r = pr < 0 ? -1 : read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			why = strerror(errno);
+			break;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (!buf)
+		why = "out of memory";
+	else if (!why && n == 0)
+		why = "the agent closed the connection without an answer";
+	if (why) {
+		snprintf(err, errn, "%s: %s", path, why);
+		free(buf);
+		return NULL;
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+static const char *scalar(const struct apenet_conf_node *map, const char *key)
+{
+	const struct apenet_conf_node *n = map ? apenet_conf_get(map, key) : NULL;
+	return n && n->kind == APENET_CONF_SCALAR ? n->value : NULL;
+}
+
+static double scalar_num(const struct apenet_conf_node *map, const char *key)
+{
+	const char *s = scalar(map, key);
+	char *end;
+	double d = s ? strtod(s, &end) : NAN;
+	return s && *s && !*end ? d : NAN;
+}
+
+static int sev_of(const char *s)
+{
+	return !s ? 0 : !strcmp(s, "fail") ? CK_SEV_FAIL : !strcmp(s, "warn") ? CK_SEV_WARN : !strcmp(s, "ok") ? CK_SEV_OK : 0;
+}
+
+static int health_of(const char *s)
+{
+	return !s ? 0 : !strcmp(s, "normal") ? CK_WD_NORMAL : !strcmp(s, "sick") ? CK_WD_SICK : !strcmp(s, "broken") ? CK_WD_BROKEN
+														 : CK_WD_INVALID;
+}
+
+static void copy(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src ? src : "");
+}
+
+/* The document into n; -1 with the reason in err when it is not the
+ * agent's status or lacks what is judged. */
+static int from_doc(const char *path, const char *doc, struct ck_node *n, char *err, size_t errn)
+{
+	struct apenet_conf *t;
+	struct apenet_err e = { 0 };
+	if (apenet_conf_load_string(path, doc, &t, &e)) {
+		snprintf(err, errn, "the agent's answer does not parse: %s", e.msg);
+		return -1;
+	}
+	int rc = -1;
+	const struct apenet_conf_node *root = t->root, *x;
+	if (!root || root->kind != APENET_CONF_MAP) {
+		snprintf(err, errn, "%s: the answer is not a JSON object", path);
+		goto out;
+	}
+	if ((x = apenet_conf_get(root, "error"))) {
+		snprintf(err, errn, "%s: the agent refused: %s", path, scalar(x, "message") ? scalar(x, "message") : "?");
+		goto out;
+	}
+	const struct apenet_conf_node *raised = apenet_conf_get(root, "raised"), *wd = apenet_conf_get(root, "watchdog");
+	const struct apenet_conf_node *dnp = wd ? apenet_conf_get(wd, "dnp") : NULL;
+	if (!raised || raised->kind != APENET_CONF_SEQ || !dnp || dnp->kind != APENET_CONF_MAP) {
+		snprintf(err, errn, "%s: the answer lacks %s (not an apenet-agent status document?)", path,
+			 !raised || raised->kind != APENET_CONF_SEQ ? "the raised findings" : "watchdog.dnp");
+		goto out;
+	}
+	n->has_card = 1;
+	copy(n->node, sizeof(n->node), scalar(apenet_conf_get(root, "agent"), "node"));
+	n->card_sev = CK_SEV_OK;
+	for (const struct apenet_conf_node *f = raised->child; f; f = f->next) {
+		if (f->kind != APENET_CONF_MAP)
+			continue;
+		n->findings++;
+		int sev = sev_of(scalar(f, "severity"));
+		if (sev > n->card_sev)
+			n->card_sev = sev;
+		if (n->nraised == CK_MAX_FINDINGS)
+			continue;
+		struct ck_finding *k = &n->raised[n->nraised++];
+		k->sev = sev;
+		copy(k->subject, sizeof(k->subject), scalar(f, "subject"));
+		copy(k->where, sizeof(k->where), scalar(f, "where"));
+		copy(k->code, sizeof(k->code), scalar(f, "code"));
+	}
+	/* the same two states as apenetWatchdogTable (snmp/mib_node.c) */
+	int core = health_of(scalar(dnp, "core")), card = health_of(scalar(dnp, "card"));
+	const char *expired = scalar(dnp, "host_expired");
+	n->has_wd = core && card;
+	n->wd_dnp = core > card ? core : card;
+	n->wd_host = expired && !strcmp(expired, "true") ? CK_WD_BROKEN : CK_WD_NORMAL;
+	const struct apenet_conf_node *period = apenet_conf_get(root, "period"), *ax = apenet_conf_get(root, "agentx");
+	n->overruns = scalar_num(period, "overruns");
+	n->sample_errors = scalar_num(period, "sample_errors");
+	n->step_us_max = scalar_num(period, "step_us_max");
+	const char *en = scalar(ax, "enabled"), *co = scalar(ax, "connected");
+	n->agentx_enabled = en ? !strcmp(en, "true") : -1;
+	n->agentx_connected = co ? !strcmp(co, "true") : -1;
+	rc = 0;
+out:
+	apenet_conf_free(t);
+	return rc;
+}
+
+/* ---- the verdict ---- */
+
+struct verdict {
+	enum ck_state state;
+	struct buf problems, summary, perf;
+	unsigned nproblems;
+};
+
+static void problem(struct verdict *v, enum ck_state s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void problem(struct verdict *v, enum ck_state s, const char *fmt, ...)
+{
+	if (s > v->state)
+		v->state = s;
+	char m[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	/* the worst first would need sorting; the first few in table order is
+	 * what fits a status line */
+	if (v->nproblems < 6)
+		put(&v->problems, "%s%s", v->nproblems ? ", " : "", m);
+	else if (v->nproblems == 6)
+		put(&v->problems, ", ...");
+	v->nproblems++;
+}
+
+static enum ck_state of_sev(int sev)
+{
+	return sev == CK_SEV_FAIL ? CK_CRITICAL : sev == CK_SEV_WARN ? CK_WARNING : CK_OK;
+}
+
+static void judge_wd(struct verdict *v, const struct ck_node *n)
+{
+	if (n->wd_dnp == CK_WD_BROKEN)
+		problem(v, CK_CRITICAL, "watchdog: DNP core broken");
+	else if (n->wd_dnp == CK_WD_SICK || n->wd_dnp == CK_WD_INVALID)
+		problem(v, CK_WARNING, "watchdog: DNP core %s", n->wd_dnp == CK_WD_SICK ? "sick" : "invalid");
+	if (n->wd_host == CK_WD_BROKEN)
+		problem(v, CK_CRITICAL, "watchdog: the DNP declared this host expired");
+	else if (n->wd_host == CK_WD_SICK || n->wd_host == CK_WD_INVALID)
+		problem(v, CK_WARNING, "watchdog: host %s", n->wd_host == CK_WD_SICK ? "sick" : "invalid");
+}
+
+static const char *wd_word(const struct ck_node *n)
+{
+	int w = n->wd_dnp > n->wd_host ? n->wd_dnp : n->wd_host;
+	return w == CK_WD_BROKEN ? "broken" : w == CK_WD_SICK ? "sick" : w == CK_WD_INVALID ? "invalid" : "normal";
+}
+
+static void judge_local(struct verdict *v, const struct ck_node *n)
+{
+	for (unsigned i = 0; i < n->nraised; i++) {
+		const struct ck_finding *f = &n->raised[i];
+		enum ck_state s = of_sev(f->sev);
+		if (s != CK_OK)
+			problem(v, s, "%s %s", f->where[0] ? f->where : f->subject, f->code);
+	}
+	judge_wd(v, n);
+	if (n->findings)
+		put(&v->summary, "node %s: %u finding%s raised, watchdog %s", n->node[0] ? n->node : "?", n->findings,
+		    n->findings == 1 ? "" : "s", wd_word(n));
+	else
+		put(&v->summary, "node %s: no findings, watchdog %s", n->node[0] ? n->node : "?", wd_word(n));
+	if (n->agentx_enabled == 1 && n->agentx_connected == 0)
+		put(&v->summary, ", not connected to snmpd");
+	put(&v->perf, "'findings'=%u;;;0", n->findings);
+	if (!isnan(n->overruns))
+		put(&v->perf, " 'overruns'=%.0fc", n->overruns);
+	if (!isnan(n->sample_errors))
+		put(&v->perf, " 'sample_errors'=%.0fc", n->sample_errors);
+	if (!isnan(n->step_us_max))
+		put(&v->perf, " 'step_max'=%.0fus", n->step_us_max);
+}
+
+static void link_label(const struct ck_link *l, char *b, size_t n)
+{
+	char name[16];
+	snprintf(name, sizeof(name), "%s", l->name);
+	clean(name);
+	for (char *p = name; *p; p++)
+		if (*p == '\'' || *p == '=' || *p == ' ')
+			*p = '_';
+	if (!name[0])
+		snprintf(name, sizeof(name), "link%u", l->index);
+	if (l->card != 1)
+		snprintf(b, n, "card%u_%s", l->card, name);
+	else
+		snprintf(b, n, "%s", name);
+}
+
+/* "W;C" of perfdata (either may be empty) */
+static void thresholds(struct buf *b, double w, double c)
+{
+	if (!isnan(w))
+		put(b, ";%g", w);
+	else
+		put(b, ";");
+	if (!isnan(c))
+		put(b, ";%g", c);
+	else
+		put(b, ";");
+}
+
+static void judge_snmp(struct verdict *v, struct ck_node *n, const struct opts *o)
+{
+	unsigned up = 0;
+	enum ck_state parts = CK_OK;
+	for (unsigned i = 0; i < n->nlinks; i++) {
+		struct ck_link *l = &n->link[i];
+		char lb[40];
+		link_label(l, lb, sizeof(lb));
+		clean(l->code);
+		const char *code = l->code[0] && strcmp(l->code, "OK") ? l->code : NULL;
+		if (l->state == CK_LINK_UP || l->state == CK_LINK_DEGRADED)
+			up++;
+		if (l->state == CK_LINK_DOWN)
+			problem(v, CK_CRITICAL, "%s down%s%s%s", lb, code ? " (" : "", code ? code : "", code ? ")" : "");
+		else if (l->sev == CK_SEV_FAIL)
+			problem(v, CK_CRITICAL, "%s %s", lb, code ? code : "fail");
+		else if (l->state == CK_LINK_DEGRADED)
+			problem(v, CK_WARNING, "%s degraded, %u of %u lanes%s%s", lb, l->lanes_up, l->lanes, code ? " " : "",
+				code ? code : "");
+		else if (l->state == CK_LINK_TRAINING || l->state == CK_LINK_PRBS)
+			problem(v, CK_WARNING, "%s %s", lb, l->state == CK_LINK_TRAINING ? "training" : "in a PRBS test");
+		else if (l->sev == CK_SEV_WARN)
+			problem(v, CK_WARNING, "%s %s", lb, code ? code : "warn");
+		if (l->has_crc && !isnan(o->crc_crit) && l->crc_per_min > o->crc_crit)
+			problem(v, CK_CRITICAL, "%s %g CRC errors/min > %g", lb, l->crc_per_min, o->crc_crit);
+		else if (l->has_crc && !isnan(o->crc_warn) && l->crc_per_min > o->crc_warn)
+			problem(v, CK_WARNING, "%s %g CRC errors/min > %g", lb, l->crc_per_min, o->crc_warn);
+	}
+	const struct ck_sensor *fpga = NULL;
+	for (unsigned i = 0; i < n->nsensors; i++) {
+		struct ck_sensor *s = &n->sensor[i];
+		clean(s->name);
+		clean(s->unit);
+		if (s->absent)
+			s->has_value = 0;
+		int is_fpga = s->card == 1 && !strcmp(s->name, "fpga_temp");
+		if (is_fpga && s->has_value)
+			fpga = s;
+		enum ck_state st = of_sev(s->sev);
+		char why[64] = "";
+		if (is_fpga && s->has_value && !isnan(o->temp_crit) && s->value > o->temp_crit) {
+			st = CK_CRITICAL;
+			snprintf(why, sizeof(why), " > %g", o->temp_crit);
+		} else if (is_fpga && s->has_value && !isnan(o->temp_warn) && s->value > o->temp_warn && st < CK_WARNING) {
+			st = CK_WARNING;
+			snprintf(why, sizeof(why), " > %g", o->temp_warn);
+		} else if (st != CK_OK) {
+			double lim = st == CK_CRITICAL ? s->high_fail : s->high_warn;
+			if (!isnan(lim) && s->value > lim)
+				snprintf(why, sizeof(why), " > %g", lim);
+			else
+				snprintf(why, sizeof(why), " (%s)", st == CK_CRITICAL ? "fail" : "warn");
+		}
+		if (st != CK_OK)
+			problem(v, st, "%s %.1f %s%s", s->name[0] ? s->name : "sensor", s->value, s->unit, why);
+	}
+	judge_wd(v, n);
+	parts = v->state;
+	/* the card's severity is the worst of its findings: named only when
+	 * the rows above did not already say as much */
+	clean(n->card_code);
+	if (of_sev(n->card_sev) > parts)
+		problem(v, of_sev(n->card_sev), "card %s (%u finding%s)", n->card_code[0] ? n->card_code : "?", n->findings,
+			n->findings == 1 ? "" : "s");
+
+	if (up == n->nlinks)
+		put(&v->summary, "%u links up", up);
+	else
+		put(&v->summary, "%u of %u links up", up, n->nlinks);
+	if (fpga)
+		put(&v->summary, ", fpga %.1f %s", fpga->value, fpga->unit);
+
+	put(&v->perf, "'links_up'=%u;;;0;%u", up, n->nlinks);
+	for (unsigned i = 0; i < n->nlinks; i++) {
+		const struct ck_link *l = &n->link[i];
+		if (!l->has_crc)
+			continue;
+		char lb[40];
+		link_label(l, lb, sizeof(lb));
+		put(&v->perf, " '%s_crc_per_min'=%g", lb, l->crc_per_min);
+		thresholds(&v->perf, o->crc_warn, o->crc_crit);
+		put(&v->perf, ";0");
+	}
+	/* temperatures only: C is what graphers take; volts and amps in
+	 * thousandths would need UOMs the guidelines do not have */
+	for (unsigned i = 0; i < n->nsensors; i++) {
+		const struct ck_sensor *s = &n->sensor[i];
+		if (!s->has_value || strcmp(s->unit, "C"))
+			continue;
+		char name[48];
+		if (s->card == 1)
+			snprintf(name, sizeof(name), "%s", s->name);
+		else
+			snprintf(name, sizeof(name), "card%u_%s", s->card, s->name);
+		for (char *p = name; *p; p++)
+			if (*p == '\'' || *p == '=' || *p == ' ')
+				*p = '_';
+		int is_fpga = s == fpga;
+		double w = is_fpga && !isnan(o->temp_warn) ? o->temp_warn : s->high_warn;
+		double c = is_fpga && !isnan(o->temp_crit) ? o->temp_crit : s->high_fail;
+		put(&v->perf, " '%s'=%.3fC", name, s->value);
+		thresholds(&v->perf, w, c);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc;
+	struct ck_node *n = calloc(1, sizeof(*n));
+	if (!n)
+		return unknown("out of memory");
+	char err[2048];
+	struct verdict *v = calloc(1, sizeof(*v));
+	if (!v) {
+		free(n);
+		return unknown("out of memory");
+	}
+	if (o.snmp.host) {
+		if (ck_snmp_read(&o.snmp, n, err, sizeof(err)))
+			rc = unknown("%s", err);
+		else
+			judge_snmp(v, n, &o);
+	} else {
+		const char *path = o.socket ? o.socket : DEFAULT_SOCKET;
+		char *doc = ask(path, o.snmp.timeout_s, err, sizeof(err));
+		if (!doc || from_doc(path, doc, n, err, sizeof(err)))
+			rc = unknown("%s", err);
+		else
+			judge_local(v, n);
+		free(doc);
+	}
+	if (!rc) {
+		clean(v->summary.s);
+		clean(v->problems.s);
+		if (v->nproblems)
+			printf("APENET %s - %s; %s | %s\n", state_name[v->state], v->problems.s, v->summary.s, v->perf.s);
+		else
+			printf("APENET %s - %s | %s\n", state_name[v->state], v->summary.s, v->perf.s);
+		rc = (int)v->state;
+	}
+	free(v);
+	free(n);
+	return fflush(stdout) ? CK_UNKNOWN : rc;
+}

@@ -1,0 +1,183 @@
+#!/bin/sh
+# check_apenet, the Nagios/Icinga plugin, in both modes against a real agent:
+# the emulator (2x2x1), a private snmpd on a loopback port with a private
+# AgentX socket, and apenet-agent as its subagent (as tests/e2e/agentx.sh).
+#  - a clean node: local and SNMP mode say OK, exit 0, with perfdata;
+#  - X+ unplugged: both say CRITICAL naming X+, exit 2; cleared: OK again;
+#  - the FPGA at 90 C (the agent's limits: warn 80, fail 95): WARNING, exit 1;
+#    --temp-crit 85 makes it CRITICAL;
+#  - no agent on the socket, no snmpd on the port: UNKNOWN, exit 3;
+#  - bad arguments: UNKNOWN, exit 3, naming the argument.
+# Every wait polls with a deadline.
+. "$(dirname "$0")/../e2e_lib.sh"
+T=$(mktemp -d /tmp/apenet-check-XXXXXX)
+AGENT=""
+cleanup() {
+	[ -n "$AGENT" ] && { kill -TERM "$AGENT" 2>/dev/null; wait "$AGENT" 2>/dev/null; }
+	if [ -s "$T/snmpd.pid" ]; then
+		p=$(cat "$T/snmpd.pid")
+		kill -TERM "$p" 2>/dev/null
+		wait_for 10 sh -c "! kill -0 $p 2>/dev/null"
+	fi
+	sim_stop
+	[ -n "${KEEP:-}" ] || rm -rf "$T"
+}
+trap cleanup EXIT
+unset APENET_SIM_DIR APENET_CONFIG
+CK="$BIN/check_apenet"
+SNMPD=/usr/sbin/snmpd
+[ -x "$CK" ] || fail "no $CK (make; under make test the ASan build)"
+[ -x "$SNMPD" ] || fail "no $SNMPD (Debian snmpd; make test installs it)"
+
+base=$(( 20000 + ($$ * 17) % 30000 ))
+cat >"$T/snmpd.conf" <<EOF
+master agentx
+agentXSocket $T/agentx.sock
+agentXPerms 0660 0770
+rocommunity public 127.0.0.1
+EOF
+PORT=""
+for try in 1 2 3 4 5 6 7 8; do
+	p=$((base + 500 + try * 31))
+	: >"$T/snmpd.log"
+	SNMP_PERSISTENT_DIR="$T/snmpd-persist" "$SNMPD" -f -Lf "$T/snmpd.log" -C -c "$T/snmpd.conf" -I -smux -M /dev/null -m "" \
+		-p "$T/snmpd.pid" "udp:127.0.0.1:$p" 2>>"$T/snmpd.err" &
+	if wait_for 10 grep -q "NET-SNMP version" "$T/snmpd.log" 2>/dev/null && kill -0 $! 2>/dev/null; then
+		PORT=$p
+		break
+	fi
+	kill $! 2>/dev/null
+done
+[ -n "$PORT" ] || fail "snmpd did not start: $(cat "$T/snmpd.err" "$T/snmpd.log")"
+
+sim_start "$T/sim" --dims 2x2x1 --seed 7
+N="$T/sim/node-0-0-0"
+mkdir -p "$T/ag"
+cat >"$T/ag/agent.yaml" <<EOF
+agent:
+  state_dir: $T/ag/state
+  blackbox_dir: $T/ag/blackbox
+  socket: $T/ag/agent.sock
+  edac_root: $T/ag/edac
+  user: ""
+  agentx_socket: $T/agentx.sock
+  agentx_ping_s: 2
+supervisors:
+  targets: []
+EOF
+"$BIN/apenet-agent" --config "$T/ag/agent.yaml" --foreground --sim "$N" 2>"$T/ag/log" &
+AGENT=$!
+
+# run MODE ARGS...: the plugin's line in $T/MODE.out, its exit code in $T/MODE.rc
+run() {
+	m=$1; shift
+	rc=0
+	"$CK" "$@" >"$T/$m.out" 2>"$T/$m.err" || rc=$?
+	echo "$rc" >"$T/$m.rc"
+}
+local_() { run local --socket "$T/ag/agent.sock" -t 5; }
+snmp_() { run snmp -H 127.0.0.1 -p "$PORT" -t 4 -w 1 -c 10 "$@"; }
+# is MODE RC PATTERN: the last run of MODE exited RC, its line matches PATTERN
+is() { [ "$(cat "$T/$1.rc")" = "$2" ] && grep -Eq "$3" "$T/$1.out"; }
+# one line, nothing on stderr (the plugin's whole output is the line)
+one_line() { [ "$(wc -l <"$T/$1.out")" -eq 1 ] && [ ! -s "$T/$1.err" ] || fail "$1: not one line: $(cat "$T/$1.out" "$T/$1.err")"; }
+local_ok() { local_ && is local 0 "^APENET OK - node 0,0,0: no findings, watchdog normal \| 'findings'=0;;;0 "; }
+snmp_ok() { snmp_ && is snmp 0 "^APENET OK - 6 links up, fpga [0-9.]+ C \| 'links_up'=6;;;0;6 'X\+_crc_per_min'=0;1;10;0 "; }
+show() { echo "local: rc $(cat "$T/local.rc") $(cat "$T/local.out" "$T/local.err")"; echo "snmp: rc $(cat "$T/snmp.rc") $(cat "$T/snmp.out" "$T/snmp.err")"; }
+t0=$(date +%s%N)
+
+# --- a clean node: OK both ways, with perfdata
+wait_for 30 local_ok || fail "local mode not OK: $(show) $(cat "$T/ag/log")"
+one_line local
+wait_for 30 snmp_ok || fail "SNMP mode not OK: $(show)"
+one_line snmp
+grep -Eq "'fpga_temp'=[0-9]+\.[0-9]{3}C;80;95 'board_temp'=[0-9.]+C;60;75$" "$T/snmp.out" || fail "temperatures: $(cat "$T/snmp.out")"
+for l in X+ X- Y+ Y- Z+ Z-; do
+	grep -q "'${l}_crc_per_min'=" "$T/snmp.out" || fail "no perfdata for $l: $(cat "$T/snmp.out")"
+done
+OK_LOCAL=$(cat "$T/local.out") OK_SNMP=$(cat "$T/snmp.out")
+# SNMPv1 (GETNEXT) reads the same tables
+run v1 -H 127.0.0.1 -p "$PORT" -P 1 -t 4
+is v1 0 "^APENET OK - 6 links up" || fail "-P 1: rc $(cat "$T/v1.rc") $(cat "$T/v1.out")"
+one_line v1
+
+# --- X+ unplugged: CRITICAL naming X+, both ways
+"$BIN/apenet-sim" inject --dir "$T/sim" --node 0,0,0 cable-unplug --link X+ >/dev/null || fail inject
+local_crit() { local_ && is local 2 "^APENET CRITICAL - X\+ LINK_DOWN"; }
+snmp_crit() { snmp_ && is snmp 2 "^APENET CRITICAL - X\+ down \(LINK_DOWN\).*; 5 of 6 links up, .*'links_up'=5;;;0;6"; }
+wait_for 30 local_crit || fail "local mode not CRITICAL on X+: $(show)"
+one_line local
+wait_for 30 snmp_crit || fail "SNMP mode not CRITICAL on X+: $(show)"
+one_line snmp
+CRIT_LOCAL=$(cat "$T/local.out") CRIT_SNMP=$(cat "$T/snmp.out")
+
+# --- cleared: OK again (the flap the unplug counted ages out of the interval)
+"$BIN/apenet-sim" inject --dir "$T/sim" --node 0,0,0 clear >/dev/null || fail inject
+wait_for 60 local_ok || fail "local mode not OK after clear: $(show)"
+wait_for 60 snmp_ok || fail "SNMP mode not OK after clear: $(show)"
+
+# --- the FPGA at 90 C: above the agent's warn (80), below its fail (95)
+"$BIN/apenet-sim" inject --dir "$T/sim" --node 0,0,0 overheat --celsius 90 >/dev/null || fail inject
+local_warn() { local_ && is local 1 "^APENET WARNING - fpga_temp FPGA_TEMP"; }
+snmp_warn() { snmp_ && is snmp 1 "^APENET WARNING - fpga_temp [0-9.]+ C > 80; 6 links up, fpga [0-9.]+ C \|.*'fpga_temp'=[0-9.]+C;80;95"; }
+wait_for 60 local_warn || fail "local mode not WARNING at 90 C: $(show)"
+wait_for 60 snmp_warn || fail "SNMP mode not WARNING at 90 C: $(show)"
+one_line snmp
+WARN_LOCAL=$(cat "$T/local.out") WARN_SNMP=$(cat "$T/snmp.out")
+# the plugin's own limit: --temp-crit 85 makes the same reading CRITICAL
+hot() { run hot -H 127.0.0.1 -p "$PORT" -t 4 --temp-warn 70 --temp-crit 85 &&
+	is hot 2 "^APENET CRITICAL - fpga_temp [0-9.]+ C > 85;.*'fpga_temp'=[0-9.]+C;70;85"; }
+wait_for 30 hot || fail "--temp-crit 85: rc $(cat "$T/hot.rc") $(cat "$T/hot.out")"
+one_line hot
+"$BIN/apenet-sim" inject --dir "$T/sim" --node 0,0,0 clear >/dev/null || fail inject
+wait_for 90 snmp_ok || fail "SNMP mode not OK after cooling: $(show)"
+
+# --- nobody answers: UNKNOWN, exit 3, saying why
+run gone --socket "$T/nothing.sock" -t 2
+is gone 3 "^APENET UNKNOWN - no agent answers on $T/nothing.sock" || fail "no socket: rc $(cat "$T/gone.rc") $(cat "$T/gone.out")"
+: >"$T/notasock"
+run gone --socket "$T/notasock" -t 2
+is gone 3 "^APENET UNKNOWN - no agent answers" || fail "not a socket: rc $(cat "$T/gone.rc") $(cat "$T/gone.out")"
+# a port where no snmpd listens (snmpd's own, plus one: it was free when
+# the loop above moved past it, or some other daemon that does not speak
+# SNMP there)
+run gone -H 127.0.0.1 -p $((PORT + 1)) -t 1
+is gone 3 "^APENET UNKNOWN - 127\.0\.0\.1:$((PORT + 1)): " || fail "no snmpd: rc $(cat "$T/gone.rc") $(cat "$T/gone.out")"
+one_line gone
+# snmpd answers, but without APENET-MIB (a wrong community is a timeout;
+# a view without the tables is what an agent that is not connected gives)
+kill -TERM "$AGENT"; wait "$AGENT" 2>/dev/null; AGENT=""
+nomib() { run nomib -H 127.0.0.1 -p "$PORT" -t 4 && is nomib 3 "^APENET UNKNOWN - .* answers without apenetCardTable"; }
+wait_for 30 nomib || fail "snmpd without the agent: rc $(cat "$T/nomib.rc") $(cat "$T/nomib.out")"
+one_line nomib
+run gone -H 127.0.0.1 -p "$PORT" -t 1 -C wrong
+is gone 3 "^APENET UNKNOWN - .*Timeout" || fail "wrong community: rc $(cat "$T/gone.rc") $(cat "$T/gone.out")"
+one_line gone
+
+# --- bad arguments: UNKNOWN, exit 3, the argument named
+bad() { # PATTERN ARGS...
+	pat=$1; shift
+	run bad "$@"
+	is bad 3 "^APENET UNKNOWN - .*$pat" || fail "check_apenet $*: rc $(cat "$T/bad.rc") $(cat "$T/bad.out")"
+	one_line bad
+}
+bad "'--bogus'" --bogus
+bad "-w needs a value" -H 127.0.0.1 -w
+bad "-w 'abc'" -H 127.0.0.1 -w abc
+bad "-p '70000'" -H 127.0.0.1 -p 70000
+bad "-P '3'" -H 127.0.0.1 -P 3
+bad "-w 20 is above -c 10" -H 127.0.0.1 -w 20 -c 10
+bad "need -H" -w 1
+bad "exclude each other" -H 127.0.0.1 --socket /x
+bad "unexpected argument 'extra'" extra
+run help --help
+[ "$(cat "$T/help.rc")" = 3 ] && grep -q "^Usage: check_apenet" "$T/help.out" || fail "--help: $(cat "$T/help.rc") $(head -2 "$T/help.out")"
+t1=$(date +%s%N)
+
+echo "check_apenet: local and SNMP (2c, 1) OK, CRITICAL on X+ unplugged, OK after clear, WARNING at 90 C, UNKNOWN without agent or snmpd, bad arguments exit 3 ($(( (t1 - t0) / 1000000 )) ms)"
+echo "  $OK_LOCAL"
+echo "  $OK_SNMP"
+echo "  $CRIT_LOCAL"
+echo "  $CRIT_SNMP"
+echo "  $WARN_LOCAL"
+echo "  $WARN_SNMP"
