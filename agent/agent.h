@@ -28,6 +28,7 @@
 #include "apenet/agent.h"
 #include "apenet/blackbox.h"
 #include "apenet/config.h"
+#include "apenet/hdb.h"
 #include "apenet/mibtab.h"
 #include "apenet/notify.h"
 #include "apenet/sampler.h"
@@ -150,6 +151,12 @@ struct agent {
 	/* APENET-MIB over AgentX (mib.c) */
 	struct apenet_mib mib;
 	int mib_on;
+	/* each link's cable and its latest certificate, for apenetCertTable */
+	char cable_serial[APENET_MAX_LINKS][17];
+	struct apenet_hdb_cert *cable_cert[APENET_MAX_LINKS];
+	struct apenet_hdb *certdb;
+	int64_t next_cert_ms;
+	int certdb_logged;
 
 	int stop;               /* SIGTERM / SIGINT seen */
 	int reloads, reload_errors;

@@ -8,12 +8,14 @@
  * sinks as an apenetHealthChange.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
 #include "apenet/agentx.h"
 #include "apenet/log.h"
 #include "apenet/mib_node.h"
+#include "apenet/module.h"
 
 static void refresh(struct apenet_mib *m, void *ctx)
 {
@@ -26,6 +28,8 @@ static void refresh(struct apenet_mib *m, void *ctx)
 		.host_hb = a->host_hb,
 		.now_ms = agent_now_ms(),
 		.periods = a->periods,
+		.serial = (const char (*)[17])a->cable_serial,
+		.cert = (const struct apenet_hdb_cert *const *)a->cable_cert,
 	};
 	apenet_mib_node_fill(m, &in);
 }
@@ -64,6 +68,90 @@ void agent_mib_close(struct agent *a)
 		apenet_mib_free(&a->mib);
 	a->mib_on = 0;
 	apenet_agentx_shutdown();
+	for (unsigned l = 0; l < APENET_MAX_LINKS; l++) {
+		free(a->cable_cert[l]);
+		a->cable_cert[l] = NULL;
+	}
+	if (a->certdb)
+		apenet_hdb_close(a->certdb);
+	a->certdb = NULL;
+}
+
+/* Each link's module serial, from a period whose sample read the EEPROM
+ * windows (every agent.module_interval_s); 1 when one changed. */
+static int cable_serials(struct agent *a)
+{
+	const struct apenet_view *v = a->vshort;
+	int changed = 0;
+	for (unsigned l = 0; v->prof && l < v->s1.nlinks && l < APENET_MAX_LINKS; l++) {
+		if (!v->ee_status[l])
+			continue; /* not read this period: the last serial stays */
+		struct apenet_module_image img;
+		struct apenet_module_id id;
+		char why[160], serial[17] = "";
+		apenet_module_from_window(v->ee[l], v->ee_status[l], &img);
+		if (!apenet_module_identity(&img, &id, why, sizeof(why)))
+			snprintf(serial, sizeof(serial), "%s", id.serial);
+		if (strcmp(serial, a->cable_serial[l])) {
+			memcpy(a->cable_serial[l], serial, sizeof(serial));
+			changed = 1;
+		}
+	}
+	return changed;
+}
+
+struct first_cert {
+	struct apenet_hdb_cert *out;
+	int found;
+};
+
+static int on_cert(void *arg, const struct apenet_hdb_cert *c)
+{
+	struct first_cert *f = arg;
+	if (!f->found) { /* newest first: the first is the latest */
+		*f->out = *c;
+		f->found = 1;
+	}
+	return 0;
+}
+
+/* The latest certificate of each link's cable, from the certificates
+ * database (read-only; a missing file is said once, then tried again every
+ * minute: apenet qualify may create it later). */
+static void cable_certs(struct agent *a)
+{
+	struct apenet_err e = { 0 };
+	if (!a->certdb) {
+		char path[APENET_PATH_MAX], listen[256];
+		if (a->cfg.agent.certificates_db[0])
+			snprintf(path, sizeof(path), "%s", a->cfg.agent.certificates_db);
+		else if (apenet_config_instance(&a->cfg.svr, 1, listen, sizeof(listen), path, sizeof(path), &e))
+			path[0] = 0;
+		if (!path[0] || apenet_hdb_open(path, APENET_HDB_READONLY, &a->certdb, &e)) {
+			if (!a->certdb_logged)
+				apenet_log(APENET_LOG_INFO, "certificates: %s; apenetCertTable says none until it can be read",
+					   e.msg[0] ? e.msg : "no database");
+			a->certdb_logged = 1;
+			a->certdb = NULL;
+			return;
+		}
+		a->certdb_logged = 0;
+	}
+	for (unsigned l = 0; l < APENET_MAX_LINKS; l++) {
+		free(a->cable_cert[l]);
+		a->cable_cert[l] = NULL;
+		if (!a->cable_serial[l][0])
+			continue;
+		struct apenet_hdb_cert *c = calloc(1, sizeof(*c));
+		struct first_cert f = { c, 0 };
+		if (!c || apenet_hdb_certs_each(a->certdb, a->cable_serial[l], on_cert, &f, &e) || !f.found) {
+			if (c && e.msg[0])
+				apenet_log(APENET_LOG_WARN, "certificates of %s: %s", a->cable_serial[l], e.msg);
+			free(c);
+			continue;
+		}
+		a->cable_cert[l] = c;
+	}
 }
 
 void agent_mib_period(struct agent *a)
@@ -80,6 +168,11 @@ void agent_mib_period(struct agent *a)
 			a->mib_on = 0;
 			return;
 		}
+	}
+	int64_t now = agent_now_ms();
+	if (cable_serials(a) || now >= a->next_cert_ms) {
+		a->next_cert_ms = now + 60000;
+		cable_certs(a);
 	}
 	apenet_mib_stale(&a->mib);
 }

@@ -81,6 +81,8 @@ static const struct apenet_config_desc agent_keys[] = {
 	   "how often the subagent checks that snmpd is there, and reconnects when it was restarted; at start"),
 	AN(agentx_traps, 0, 1, 0, "0/1",
 	   "1: every transition also goes to snmpd's trap sinks (trap2sink, informsink) as an apenetHealthChange notification"),
+	AS(certificates_db, PATH_OR_EMPTY, "",
+	   "the health database apenet qualify stores cable certificates in, read (every minute) for apenetCertTable; empty: the one apenet qualify uses by default (supervisor instance 1's db)"),
 };
 #undef AN
 #undef AS

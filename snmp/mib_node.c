@@ -17,7 +17,7 @@
 #include "apenet/regs.h"
 #include "apenet/verdict.h"
 
-enum { T_CARD, T_LINK, T_LANE, T_SENSOR, T_LDM, T_WD, T_N };
+enum { T_CARD, T_LINK, T_LANE, T_SENSOR, T_LDM, T_WD, T_CERT, T_N };
 
 #define COL_(t, c, name, arc, type) { name, arc, APENET_MIB_##type },
 static const struct apenet_mib_col card_cols[] = { APENET_MIB_CARD_COLUMNS(COL_) };
@@ -26,6 +26,7 @@ static const struct apenet_mib_col lane_cols[] = { APENET_MIB_LANE_COLUMNS(COL_)
 static const struct apenet_mib_col sensor_cols[] = { APENET_MIB_SENSOR_COLUMNS(COL_) };
 static const struct apenet_mib_col ldm_cols[] = { APENET_MIB_LDM_COLUMNS(COL_) };
 static const struct apenet_mib_col wd_cols[] = { APENET_MIB_WATCHDOG_COLUMNS(COL_) };
+static const struct apenet_mib_col cert_cols[] = { APENET_MIB_CERT_COLUMNS(COL_) };
 #undef COL_
 #define NCOL(a) (unsigned)(sizeof(a) / sizeof((a)[0]))
 
@@ -45,7 +46,9 @@ int apenet_mib_node_init(struct apenet_mib *m, const struct apenet_profile *prof
 	    !(t[T_LDM] = apenet_mib_add_table(m, "apenetLdmTable", APENET_MIB_T_LDM, ldm_cols, NCOL(ldm_cols), 2, nl + 1,
 					      e)) ||
 	    !(t[T_WD] = apenet_mib_add_table(m, "apenetWatchdogTable", APENET_MIB_T_WATCHDOG, wd_cols, NCOL(wd_cols), 1,
-					     1, e))) {
+					     1, e)) ||
+	    !(t[T_CERT] = apenet_mib_add_table(m, "apenetCertTable", APENET_MIB_T_CERT, cert_cols, NCOL(cert_cols), 2, nl,
+					       e))) {
 		apenet_mib_free(m);
 		return -1;
 	}
@@ -55,6 +58,7 @@ int apenet_mib_node_init(struct apenet_mib *m, const struct apenet_profile *prof
 	for (unsigned l = 0, r = 0; l < nl; l++) {
 		uint32_t li[2] = { c, l + 1 };
 		apenet_mib_row_index(t[T_LINK], l, li);
+		apenet_mib_row_index(t[T_CERT], l, li);
 		for (unsigned k = 0; k < prof->links[l].lanes; k++, r++) {
 			uint32_t ki[3] = { c, l + 1, k + 1 };
 			apenet_mib_row_index(t[T_LANE], r, ki);
@@ -258,6 +262,32 @@ static void fill_wd(struct apenet_mib_tab *t, const struct apenet_mib_node_in *i
 	apenet_mib_set_u(t, 0, APENET_MIB_WATCHDOG_EXPIRE_COUNT, s->g.WD_EXPIRE_COUNT);
 }
 
+/* ApenetCertResult: none(1) pass(2) fail(3) inconclusive(4) */
+static int64_t cert_result(const char *v)
+{
+	return !strcmp(v, "pass") ? 2 : !strcmp(v, "fail") ? 3 : !strcmp(v, "inconclusive") ? 4 : 1;
+}
+
+static void fill_cert(struct apenet_mib_tab *t, unsigned l, const struct apenet_mib_node_in *in)
+{
+	const struct apenet_hdb_cert *c = in->cert ? in->cert[l] : NULL;
+	char b[40];
+	apenet_mib_set_str(t, l, APENET_MIB_CERT_SERIAL, "%s", in->serial ? in->serial[l] : "");
+	apenet_mib_set_int(t, l, APENET_MIB_CERT_VERDICT, c ? cert_result(c->verdict) : 1);
+	limit(t, l, APENET_MIB_CERT_UPPER, c ? c->upper : NAN);
+	limit(t, l, APENET_MIB_CERT_TARGET, c ? c->target : NAN);
+	apenet_mib_set_u(t, l, APENET_MIB_CERT_BITS, c ? c->bits : 0);
+	apenet_mib_set_u(t, l, APENET_MIB_CERT_ERRORS, c ? c->errors : 0);
+	apenet_mib_set_int(t, l, APENET_MIB_CERT_SWEPT, c && c->swept ? 1 : 2);
+	apenet_mib_set_u(t, l, APENET_MIB_CERT_TIME, c && c->finished_ms > 0 ? (uint64_t)(c->finished_ms / 1000) : 0);
+	if (c && c->has_far)
+		xyz_text(b, sizeof(b), c->far);
+	else
+		b[0] = 0;
+	apenet_mib_set_str(t, l, APENET_MIB_CERT_FAR_NODE, "%s", b);
+	apenet_mib_set_str(t, l, APENET_MIB_CERT_FAR_LINK, "%s", c && c->has_far ? c->far_link : "");
+}
+
 void apenet_mib_node_fill(struct apenet_mib *m, const struct apenet_mib_node_in *in)
 {
 	if (m->ntab != T_N || !in->v || !in->v->prof)
@@ -269,6 +299,7 @@ void apenet_mib_node_fill(struct apenet_mib *m, const struct apenet_mib_node_in 
 	for (unsigned l = 0; l < nl; l++) {
 		fill_link(m, l, &lane_row, in);
 		fill_ldm_word(&m->tab[T_LDM], l + 1, (uint32_t)v->s1.link[l].LINK_LDM_RX);
+		fill_cert(&m->tab[T_CERT], l, in);
 	}
 	/* the card's own word, as its DNP sends it */
 	struct apenet_mib_tab *d = &m->tab[T_LDM];

@@ -105,8 +105,9 @@ struct apenet_agent_config {
 	char agentx_socket[APENET_PATH_MAX]; /* the master's AgentX socket ("": net-snmp's default) */
 	double agentx_ping_s;          /* how often the subagent checks for (and reconnects to) the master */
 	double agentx_traps;           /* 1: transitions also to snmpd's trap sinks */
+	char certificates_db[APENET_PATH_MAX]; /* apenet qualify's certificates, for apenetCertTable ("": its default) */
 };
-#define APENET_NAGENT 32
+#define APENET_NAGENT 33
 
 /*
  * The supervisor's settings (the `supervisor:` section): the daemon

@@ -73,7 +73,8 @@ enum apenet_mib_event_object { APENET_MIB_EVENT_OBJECTS(APENET_MIB_ENUM_) };
 	X(LDM, "apenetLdmTable", 6) \
 	X(WATCHDOG, "apenetWatchdogTable", 7) \
 	X(NODES, "apenetNodeTable", 8) \
-	X(INCIDENT, "apenetIncidentTable", 9)
+	X(INCIDENT, "apenetIncidentTable", 9) \
+	X(CERT, "apenetCertTable", 10)
 
 #define APENET_MIB_CARD_COLUMNS(X) \
 	X(CARD, BDF, "apenetCardBdf", 2, STRING) \
@@ -171,6 +172,20 @@ enum apenet_mib_event_object { APENET_MIB_EVENT_OBJECTS(APENET_MIB_ENUM_) };
 	X(WATCHDOG, HOST_STATE, "apenetWdHostState", 7, INTEGER) \
 	X(WATCHDOG, EXPIRE_COUNT, "apenetWdExpireCount", 8, COUNTER)
 
+/* The latest certificate of each link's cable (augments apenetLinkEntry:
+ * indexed by card and link, no index column of its own). */
+#define APENET_MIB_CERT_COLUMNS(X) \
+	X(CERT, SERIAL, "apenetCertSerial", 1, STRING) \
+	X(CERT, VERDICT, "apenetCertVerdict", 2, INTEGER) \
+	X(CERT, UPPER, "apenetCertUpper", 3, STRING) \
+	X(CERT, TARGET, "apenetCertTarget", 4, STRING) \
+	X(CERT, BITS, "apenetCertBits", 5, COUNTER64) \
+	X(CERT, ERRORS, "apenetCertErrors", 6, COUNTER64) \
+	X(CERT, SWEPT, "apenetCertSwept", 7, INTEGER) \
+	X(CERT, TIME, "apenetCertTime", 8, UNSIGNED) \
+	X(CERT, FAR_NODE, "apenetCertFarNode", 9, STRING) \
+	X(CERT, FAR_LINK, "apenetCertFarLink", 10, STRING)
+
 /* The cluster tables a supervisor serves (snmp/mib_cluster.c):
  * apenetNodeTable is indexed by X, Y, Z (its columns 1 to 3). */
 #define APENET_MIB_NODES_COLUMNS(X) \
@@ -205,6 +220,7 @@ enum apenet_mib_ldm_col { APENET_MIB_LDM_COLUMNS(APENET_MIB_COL_ENUM_) };
 enum apenet_mib_watchdog_col { APENET_MIB_WATCHDOG_COLUMNS(APENET_MIB_COL_ENUM_) };
 enum apenet_mib_nodes_col { APENET_MIB_NODES_COLUMNS(APENET_MIB_COL_ENUM_) };
 enum apenet_mib_incident_col { APENET_MIB_INCIDENT_COLUMNS(APENET_MIB_COL_ENUM_) };
+enum apenet_mib_cert_col { APENET_MIB_CERT_COLUMNS(APENET_MIB_COL_ENUM_) };
 #undef APENET_MIB_COL_ENUM_
 #define APENET_MIB_TABLE_ENUM_(t, name, arc) APENET_MIB_T_##t = arc,
 enum apenet_mib_table_arc { APENET_MIB_TABLES(APENET_MIB_TABLE_ENUM_) };

@@ -13,6 +13,7 @@
 #include "apenet/agent.h"
 #include "apenet/config.h"
 #include "apenet/finding.h"
+#include "apenet/hdb.h"
 #include "apenet/mibtab.h"
 #include "apenet/view.h"
 
@@ -24,6 +25,10 @@ struct apenet_mib_node_in {
 	uint32_t host_hb;                     /* the last value written to WD_HOST_HB */
 	int64_t now_ms;                       /* host time now, for the sample's age */
 	uint64_t periods;
+	/* each link's cable: its module's serial ("" unknown) and its latest
+	 * certificate (NULL: none); NULL arrays: nothing known */
+	const char (*serial)[17];
+	const struct apenet_hdb_cert *const *cert;
 };
 
 /* The tables of a card of profile prof (rows: its links and lanes), card

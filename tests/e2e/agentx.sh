@@ -11,6 +11,7 @@
 #  - a row that does not exist is noSuchInstance, and the agent lives on;
 #  - an unplugged cable: the link's row says down and LINK_DOWN within
 #    seconds, and snmpd's trap sink receives the apenetHealthChange;
+#  - each link's cable certificate (apenet qualify) by its module's serial;
 #  - the supervisor's cluster tables through the same snmpd: one row per
 #    node as `apenet health` classes it, one per open incident;
 #  - snmpd restarted: both subagents are back within two ping intervals
@@ -86,8 +87,15 @@ snmpd_start
 H="127.0.0.1:$PORT"
 S="-v2c -c public -t 3 -r 1"
 
-sim_start "$T/sim" --dims 2x2x1 --seed 7
+sim_start "$T/sim" --dims 2x2x1 --seed 7 --ber-accel 1000
 N="$T/sim/node-0-0-0"
+
+# a certificate for Y+'s cable before the agent starts (apenet qualify)
+yup() { "$A" link --json --sim "$N" 2>/dev/null | jq -e '.links[] | select(.name == "Y+") | .state == "up"' >/dev/null; }
+wait_for 60 yup || fail "Y+ never came up"
+"$A" qualify --link Y+ --db "$T/certs.db" --sim "$N" --json </dev/null >"$T/q.json" 2>"$T/q.err" ||
+	fail "qualify Y+: $(cat "$T/q.err")"
+YSER=$(jq -r '.links[0].cable.serial' "$T/q.json")
 
 # the supervisor, serving its cluster tables through the same snmpd
 mkdir -p "$T/sup"
@@ -126,6 +134,7 @@ agent:
   agentx_socket: $T/agentx.sock
   agentx_ping_s: $PING
   agentx_traps: 1
+  certificates_db: $T/certs.db
 supervisors:
   targets: ["127.0.0.1:$SUPPORT"]
   heartbeat_s: 0.5
@@ -186,6 +195,17 @@ snmpget $S $M "$H" "$MIB.1.3.1.9.1.1" | grep -q "Counter64: " || fail "not a Cou
 # by name, with the MIB: snmptable shows the six links
 snmptable $S $M -Cf , -CH "$H" APENET-MIB::apenetLinkTable >"$T/table" 2>"$T/table.err" || fail "snmptable: $(cat "$T/table.err")"
 [ "$(wc -l <"$T/table")" -eq 6 ] && grep -q '^X+,up,4,4,' "$T/table" || fail "snmptable: $(cat "$T/table")"
+
+# the certificate rows: X+'s cable by its module's serial, not certified:
+# none(1); Y+'s (link 3) certified by apenet qualify above: pass(2)
+ser=$("$A" module --json --sim "$N" | jq -r '.modules[] | select(.port == "X+") | .vendor.serial')
+certser() { [ "$(get "$MIB.1.10.1.1.1.1")" = "\"$ser\"" ]; }
+wait_for 20 certser || fail "apenetCertSerial of X+: $(get "$MIB.1.10.1.1.1.1") vs $ser"
+[ "$(get "$MIB.1.10.1.2.1.1")" = 1 ] || fail "apenetCertVerdict of X+: $(get "$MIB.1.10.1.2.1.1")"
+
+ycert() { [ "$(get "$MIB.1.10.1.1.1.3")" = "\"$YSER\"" ] && [ "$(get "$MIB.1.10.1.2.1.3")" = 2 ]; }
+wait_for 20 ycert || fail "Y+ certificate: $(get "$MIB.1.10.1.1.1.3") $(get "$MIB.1.10.1.2.1.3") vs $YSER pass"
+[ "$(get "$MIB.1.10.1.4.1.3")" = '"1e-12"' ] || fail "Y+ certificate target: $(get "$MIB.1.10.1.4.1.3")"
 
 # --- a row that is not there: noSuchInstance (and nothing breaks)
 get "$MIB.1.3.1.2.1.9" | grep -q "No Such Instance" || fail "link 9: $(get "$MIB.1.3.1.2.1.9")"

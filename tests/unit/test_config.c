@@ -1147,7 +1147,8 @@ static void test_agent_errors(void **state)
 		    "blackbox_memory_mib, blackbox_dump_full_s, blackbox_dump_step_s, blackbox_holdoff_s, "
 		    "blackbox_keep_files, blackbox_keep_mib, edac_interval_s, edac_window_s, edac_ce_sick_per_hour, "
 		    "service_timeout_s, events_keep, events_max_mib, user, state_dir, blackbox_dir, socket, lock_dir, "
-		    "edac_root, log_level, pma_presets_dir, agentx, agentx_socket, agentx_ping_s, agentx_traps)");
+		    "edac_root, log_level, pma_presets_dir, agentx, agentx_socket, agentx_ping_s, agentx_traps, "
+		    "certificates_db)");
 	load_err_at("agent: 3\n", "3", 0, "'agent': expected a map, found a value");
 	load_err_at("agent:\n  state_dir: [a]\n", "[", 0, "'state_dir': expected a value, found a list");
 	/* the host must beat at least once per watchdog period */

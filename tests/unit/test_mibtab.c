@@ -45,11 +45,16 @@ static unsigned fills;
 
 #define TX0 0x123456789ull /* past 2^32 */
 
+static char serials[APENET_MAX_LINKS][17];
+static struct apenet_hdb_cert cert0;
+static const struct apenet_hdb_cert *certs[APENET_MAX_LINKS];
+
 static void refresh(struct apenet_mib *m, void *ctx)
 {
 	(void)ctx;
 	fills++;
-	struct apenet_mib_node_in in = { .v = &view, .cfg = &cfg, .raised = &raised, .now_ms = 1000, .periods = 7 };
+	struct apenet_mib_node_in in = { .v = &view, .cfg = &cfg, .raised = &raised, .now_ms = 1000, .periods = 7,
+					 .serial = (const char (*)[17])serials, .cert = certs };
 	apenet_mib_node_fill(m, &in);
 }
 
@@ -83,6 +88,21 @@ static void make_view(void)
 	}
 	view.s0 = view.s1;
 	view.host_ms[0] = view.host_ms[1] = 900;
+	/* X+'s cable is certified, X-'s known but not certified */
+	snprintf(serials[0], sizeof(serials[0]), "APX0001");
+	snprintf(serials[1], sizeof(serials[1]), "APX0002");
+	memset(&cert0, 0, sizeof(cert0));
+	snprintf(cert0.serial, sizeof(cert0.serial), "APX0001");
+	snprintf(cert0.verdict, sizeof(cert0.verdict), "pass");
+	cert0.upper = 3.3e-13;
+	cert0.target = 1e-12;
+	cert0.bits = 36277970623340ull;
+	cert0.swept = 1;
+	cert0.has_far = 1;
+	cert0.far[0] = 2;
+	snprintf(cert0.far_link, sizeof(cert0.far_link), "X-");
+	cert0.finished_ms = 1795734958123;
+	certs[0] = &cert0;
 }
 
 static int setup(void **state)
@@ -201,6 +221,36 @@ static void test_values(void **state)
 	snmp_free_pdu(r);
 }
 
+/* apenetCertTable augments the link rows: X+'s certificate, X-'s none. */
+static void test_certificates(void **state)
+{
+	(void)state;
+	apenet_mib_stale(&mib);
+	netsnmp_pdu *r = ask(SNMP_MSG_GET, OBJ(APENET_MIB_T_CERT, 1, APENET_MIB_CERT_VERDICT, 1, 1), OBJLEN(10, 1, 2, 1, 1), 0);
+	assert_int_equal(*r->variables->val.integer, 2); /* pass */
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(10, 1, APENET_MIB_CERT_UPPER, 1, 1), OBJLEN(10, 1, 3, 1, 1), 0);
+	assert_int_equal(r->variables->val_len, 7);
+	assert_memory_equal(r->variables->val.string, "3.3e-13", 7);
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(10, 1, APENET_MIB_CERT_BITS, 1, 1), OBJLEN(10, 1, 5, 1, 1), 0);
+	assert_true((((uint64_t)r->variables->val.counter64->high << 32) | r->variables->val.counter64->low) ==
+		    36277970623340ull);
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(10, 1, APENET_MIB_CERT_FAR_NODE, 1, 1), OBJLEN(10, 1, 9, 1, 1), 0);
+	assert_memory_equal(r->variables->val.string, "2,0,0", 5);
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(10, 1, APENET_MIB_CERT_TIME, 1, 1), OBJLEN(10, 1, 8, 1, 1), 0);
+	assert_int_equal(*r->variables->val.integer, 1795734958);
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(10, 1, APENET_MIB_CERT_SERIAL, 1, 2), OBJLEN(10, 1, 1, 1, 2), 0);
+	assert_memory_equal(r->variables->val.string, "APX0002", 7);
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(10, 1, APENET_MIB_CERT_VERDICT, 1, 2), OBJLEN(10, 1, 2, 1, 2), 0);
+	assert_int_equal(*r->variables->val.integer, 1); /* none */
+	snmp_free_pdu(r);
+}
+
 static void test_missing_rows(void **state)
 {
 	(void)state;
@@ -234,7 +284,7 @@ static void test_walk_order(void **state)
 		snmp_free_pdu(r);
 	}
 	unsigned nl = view.prof->nlinks;
-	size_t want = 12 + nl * 25 + (size_t)nl * 4 * 10 + 8 * 9 + (nl + 1) * 20 + 8;
+	size_t want = 12 + nl * 25 + (size_t)nl * 4 * 10 + 8 * 9 + (nl + 1) * 20 + 8 + nl * 10;
 	assert_int_equal(count, want);
 }
 
@@ -344,6 +394,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_certificates),
 		cmocka_unit_test(test_missing_rows),
 		cmocka_unit_test(test_walk_order),
 		cmocka_unit_test(test_bulk),
