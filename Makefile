@@ -52,12 +52,14 @@ CPPFLAGS += -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(LIBPCI_CFLAGS) $(YAML_
 ALL_CFLAGS = $(CPPFLAGS) $(WARN) $(CFLAGS)
 
 # Libraries inside the project.
-LIB_SRCS := $(wildcard common/*.c collectors/*.c lofamo/*.c snmp/*.c db/*.c bertest/*.c)
+LIB_SRCS := $(wildcard common/*.c collectors/*.c lofamo/*.c snmp/*.c db/*.c bertest/*.c) top/model.c
 SIM_SRCS := $(filter-out sim/sim_main.c,$(wildcard sim/*.c))
 # check_apenet (the monitoring plugin) is its own program: not in apenet.
 CLI_SRCS := $(filter-out cli/check_apenet%.c,$(wildcard cli/*.c))
 AGENT_SRCS := $(wildcard agent/*.c)
 SUP_SRCS := $(wildcard supervisor/*.c)
+# apenet-top: its terminal parts (the model, top/model.c, is in the library)
+TOP_SRCS := $(filter-out top/model.c,$(wildcard top/*.c))
 LIB_A := $(B)/libapenet.a
 SIM_A := $(B)/libapenetsim.a
 LIBS := $(LIBPCI_LIBS) $(YAML_LIBS) -lm
@@ -66,7 +68,7 @@ LIBS := $(LIBPCI_LIBS) $(YAML_LIBS) -lm
 SNMP_LIBS := -lnetsnmpagent $(NETSNMP_LIBS) $(SQLITE3_LIBS)
 
 PROGS := $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-supervisor $(B)/bin/apenet-regmap-doc \
-	$(B)/bin/check_apenet
+	$(B)/bin/check_apenet $(B)/bin/apenet-top
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
 E2E_SRCS := $(wildcard tests/e2e/test_*.c)
@@ -131,6 +133,12 @@ $(B)/bin/apenet-supervisor: $(call obj,$(SUP_SRCS)) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) -o $@
+# apenet-top: ncurses over the library (the card; the health database).
+$(call obj,$(TOP_SRCS)): ALL_CFLAGS += $(NCURSESW_CFLAGS)
+$(B)/bin/apenet-top: $(call obj,$(TOP_SRCS)) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) $(NCURSESW_LIBS) -o $@
 # The Nagios/Icinga plugin: the agent's socket, or APENET-MIB through snmpd.
 $(B)/bin/check_apenet: $(call obj,cli/check_apenet.c cli/check_apenet_snmp.c) $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -242,7 +250,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/doc/apenet-diag $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(systemdunitdir)
 	install -m 755 $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-supervisor \
-		$(DESTDIR)$(PREFIX)/bin/
+		$(B)/bin/apenet-top $(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/lib/nagios/plugins
 	install -m 755 $(B)/bin/check_apenet $(DESTDIR)$(PREFIX)/lib/nagios/plugins/
 	install -m 644 include/apenet/*.h $(DESTDIR)$(PREFIX)/include/apenet/

@@ -1,0 +1,156 @@
+#!/bin/sh
+# apenet-top in a real terminal: tmux (a private server), 80x24.
+#  - node view on the emulator: six links up; an unplugged X+ comes first
+#    with its verdict; Enter reaches the link's lanes, Enter again a lane
+#    (8b/10b errors, alignment history, PMA settings); Esc back up;
+#  - resize to 132x43 and back: the screen follows;
+#  - TERM=vt100 (no colours) and NO_COLOR: the same letters and words;
+#  - q and SIGTERM: the terminal is given back (the shell after it runs);
+#  - cluster view of a 4x4x2 database built by a real supervisor from an
+#    agent's reports: the overheated node's cell in slice Z=1 reads 'B',
+#    the nodes without an agent '?'; the node list worst first; Enter on
+#    the node shows its states;
+#  - a database that is not one: a message on the screen, not a crash.
+# Every wait polls the screen with a deadline.
+. "$(dirname "$0")/../e2e_lib.sh"
+T=$(mktemp -d /tmp/apenet-top-XXXXXX)
+TM="tmux -L apenet-top-$$ -f /dev/null"
+AGENT=""
+SUP=""
+cleanup() {
+	$TM kill-server 2>/dev/null
+	[ -n "$AGENT" ] && { kill -TERM "$AGENT" 2>/dev/null; wait "$AGENT" 2>/dev/null; }
+	[ -n "$SUP" ] && { kill -TERM "$SUP" 2>/dev/null; wait "$SUP" 2>/dev/null; }
+	sim_stop
+	[ -n "${KEEP:-}" ] || rm -rf "$T"
+}
+trap cleanup EXIT
+unset APENET_SIM_DIR APENET_CONFIG
+command -v tmux >/dev/null || fail "tmux missing (make test installs it)"
+TOP="$BIN/apenet-top"
+
+screen() { $TM capture-pane -p -t "$1" 2>/dev/null; }
+# shows SESSION PATTERN: a line of the screen matches (grep -E)
+shows() { screen "$1" | grep -Eq -- "$2"; }
+# run SESSION WxH COMMAND: in a shell that says how the program ended
+run() {
+	$TM new-session -d -s "$1" -x "${2%x*}" -y "${2#*x}" \
+		"env $3; echo \"ENDED rc=\$?\"; sleep 60" || fail "tmux new-session $1"
+}
+
+# --- the node view
+sim_start "$T/sim" --dims 2x2x1 --seed 7
+N="$T/sim/node-0-0-0"
+run node 80x24 "TERM=xterm-256color '$TOP' --sim '$N' -d 2"
+wait_for 20 shows node '^X\+ +up +4/4' || fail "node view: $(screen node)"
+[ "$(screen node | grep -Ec '^[XYZ][+-] +up ')" -eq 6 ] || fail "six links up: $(screen node)"
+shows node 'F1 help' || fail "no key hints: $(screen node)"
+"$BIN/apenet-sim" inject --dir "$T/sim" --node 0,0,0 cable-unplug --link X- >/dev/null || fail inject
+# the bad link first (the row under the header), with its verdict
+first() { screen node | sed -n '5p' | grep -Eq '^X- +(down|training) .*LINK_DOWN'; }
+wait_for 20 first || fail "X- not first with LINK_DOWN: $(screen node)"
+# drill down: the link, a lane, and back
+$TM send-keys -t node Enter
+wait_for 10 shows node '^apenet-top  link X- ' || fail "Enter: no link view: $(screen node)"
+shows node '^LANE PHASE' || fail "no lanes: $(screen node)"
+$TM send-keys -t node Down Enter
+wait_for 10 shows node '^apenet-top  link X- lane 1 ' || fail "no lane view: $(screen node)"
+shows node '^8b/10b code violations' && shows node '^alignment history' && shows node '^PMA  VOD [0-9]+' ||
+	fail "lane view: $(screen node)"
+$TM send-keys -t node Escape
+wait_for 10 shows node '^LANE PHASE' || fail "Esc: not back to the link: $(screen node)"
+$TM send-keys -t node Left
+wait_for 10 shows node '^LINK +STATE' || fail "Left: not back to the node: $(screen node)"
+# resize and back
+$TM resize-window -t node -x 132 -y 43
+wait_for 10 sh -c "[ \"\$($TM capture-pane -p -t node | wc -l)\" -eq 43 ]" || fail "132x43: $(screen node | wc -l) lines"
+screen node | sed -n '43p' | grep -q 'F1 help' || fail "132x43: hints not on the last line: $(screen node | tail -2)"
+$TM resize-window -t node -x 80 -y 24
+wait_for 10 sh -c "$TM capture-pane -p -t node | sed -n '24p' | grep -q 'F1 help'" || fail "back to 80x24: $(screen node)"
+# help, filter
+$TM send-keys -t node F1
+wait_for 10 shows node 'apenet-top keys' || fail "F1: no help: $(screen node)"
+$TM send-keys -t node x
+wait_for 10 sh -c "! $TM capture-pane -p -t node | grep -q 'apenet-top keys'" || fail "help did not close"
+$TM send-keys -t node / Y + Enter
+wait_for 10 sh -c "[ \"\$($TM capture-pane -p -t node | grep -Ec '^[XYZ][+-] ')\" -eq 1 ]" ||
+	fail "filter Y+: $(screen node)"
+shows node '^Y\+ ' || fail "filter kept the wrong link: $(screen node)"
+# q gives the terminal back
+$TM send-keys -t node q
+wait_for 10 shows node '^ENDED rc=0' || fail "q: $(screen node)"
+"$BIN/apenet-sim" inject --dir "$T/sim" --node 0,0,0 clear >/dev/null || fail inject
+
+# --- without colours: TERM=vt100, and NO_COLOR; SIGTERM ends it cleanly
+run mono 80x24 "TERM=vt100 NO_COLOR=1 '$TOP' --sim '$N' -d 2"
+wait_for 20 shows mono '^X\+ +up +4/4 .* OK' || fail "vt100: $(screen mono)"
+pkill -TERM -f "apenet-top --sim $N" || fail "no apenet-top to stop"
+wait_for 10 shows mono '^ENDED rc=0' || fail "SIGTERM: $(screen mono)"
+sim_stop
+
+# --- the cluster view of a 4x4x2 database built by the supervisor
+sim_start "$T/sim2" --dims 4x4x2 --seed 3
+mkdir -p "$T/sup" "$T/ag"
+printf 'cluster:\n  dims: 4x4x2\nsupervisor:\n  state_dir: %s\n  agentx: 0\n' "$T/sup" >"$T/sup/sup.yaml"
+base=$(( 20000 + ($$ * 17) % 30000 ))
+SUPPORT=""
+for try in 1 2 3 4 5 6 7 8; do
+	p=$((base + try * 41))
+	"$BIN/apenet-supervisor" --config "$T/sup/sup.yaml" --foreground --listen "127.0.0.1:$p" --db "$T/sup/h.db" \
+		2>>"$T/sup/log" &
+	SUP=$!
+	if wait_for 20 grep -q "listening on 127.0.0.1:$p" "$T/sup/log" && kill -0 $SUP 2>/dev/null; then
+		SUPPORT=$p
+		break
+	fi
+	kill $SUP 2>/dev/null
+	wait $SUP 2>/dev/null
+	SUP=""
+done
+[ -n "$SUPPORT" ] || fail "the supervisor did not start: $(cat "$T/sup/log")"
+cat >"$T/ag/agent.yaml" <<EOF
+agent:
+  state_dir: $T/ag/state
+  blackbox_dir: $T/ag/bb
+  socket: $T/ag/sock
+  edac_root: $T/ag/edac
+  user: ""
+  agentx: 0
+supervisors:
+  targets: ["127.0.0.1:$SUPPORT"]
+  heartbeat_s: 0.5
+EOF
+"$BIN/apenet-agent" --config "$T/ag/agent.yaml" --foreground --sim "$T/sim2/node-1-2-1" 2>"$T/ag/log" &
+AGENT=$!
+"$BIN/apenet-sim" inject --dir "$T/sim2" --node 1,2,1 overheat --celsius 99 >/dev/null || fail inject
+broken() { "$BIN/apenet" health --db "$T/sup/h.db" --json 2>/dev/null |
+	jq -e '.nodes[] | select(.node == {"x":1,"y":2,"z":1}) | .class == "broken"' >/dev/null; }
+wait_for 30 broken || fail "1,2,1 never broken in the database: $("$BIN/apenet" health --db "$T/sup/h.db" 2>&1 | head)"
+run cl 80x24 "TERM=xterm-256color '$TOP' --db '$T/sup/h.db' -d 2"
+wait_for 20 shows cl '^apenet-top  cluster 4x4x2  32 nodes:' || fail "cluster view: $(screen cl)"
+shows cl '^slice Z=0 of 1' || fail "not on slice 0: $(screen cl)"
+# slice 0 has no broken node; Z goes to slice 1, where 1,2,1 is 'B' in row
+# Y2 at column 1 (the row label takes 4 columns, a cell 2)
+shows cl '^Y2  \? \? \? \?' || fail "slice 0, row Y2: $(screen cl)"
+$TM send-keys -t cl Z
+wait_for 10 shows cl '^slice Z=1 of 1: 1 broken 15 silent' || fail "slice 1: $(screen cl)"
+[ -n "${TOP_SHOTS:-}" ] && screen cl >"$TOP_SHOTS/cluster.txt" # docs/top.md's capture
+row=$(screen cl | grep '^Y2 ')
+[ "$(printf '%s' "$row" | cut -c7)" = B ] && [ "$(printf '%s' "$row" | cut -c5)" = '?' ] || fail "row Y2 of slice 1: '$row'"
+# the list: the broken node first, with what is wrong
+screen cl | grep -A1 '^NODE ' | tail -1 | grep -Eq '^1,2,1 +broken .*(temperature|FPGA_TEMP)' ||
+	fail "node list: $(screen cl | grep -A2 '^NODE ')"
+$TM send-keys -t cl Enter
+wait_for 10 shows cl '^apenet-top  node 1,2,1' || fail "Enter: $(screen cl)"
+shows cl 'FPGA_TEMP' || fail "the node's states: $(screen cl)"
+$TM send-keys -t cl Escape q
+wait_for 10 shows cl '^ENDED rc=0' || fail "q: $(screen cl)"
+
+# --- a file that is not a database: said on the screen, apenet-top lives on
+printf 'not a database\n' >"$T/bad.db"
+run bad 80x24 "TERM=xterm '$TOP' --db '$T/bad.db' -d 2"
+wait_for 10 shows bad 'bad.db' || fail "bad database: $(screen bad)"
+shows bad 'trying again' || fail "no message: $(screen bad)"
+$TM send-keys -t bad q
+wait_for 10 shows bad '^ENDED rc=0' || fail "q on the bad database: $(screen bad)"
+echo "top: node view (bad link first, drill to a lane, resize, help, filter, vt100/NO_COLOR), cluster view (slice map, worst first, node states), bad database, clean exits"

@@ -1,0 +1,256 @@
+/*
+ * apenet-top's cluster scope: a supervisor's health database (read-only,
+ * through db/, as `apenet health` reads it).  The map draws one Z slice, X
+ * across and Y down, each node a letter ('.' normal, 's' sick, 'B' broken,
+ * '?' silent) coloured by its class; below it the nodes worst first; Enter
+ * on a node shows its current states.  A database being written is read
+ * between commits (WAL); one that cannot be read is said on the screen and
+ * tried again every refresh.
+ */
+#include <curses.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "apenet/hdb.h"
+#include "top.h"
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int top_cluster_open(struct top *t)
+{
+	struct apenet_err e = { 0 };
+	t->map = 1;
+	if (apenet_hdb_open(t->db, APENET_HDB_READONLY, &t->hdb, &e)) {
+		snprintf(t->msg, sizeof(t->msg), "%.255s", e.msg);
+		t->hdb = NULL;
+	}
+	return 0;
+}
+
+void top_cluster_close(struct top *t)
+{
+	if (t->hdb)
+		apenet_hdb_close(t->hdb);
+	t->hdb = NULL;
+	free(t->nodes);
+	free(t->shown);
+}
+
+static int on_node(void *arg, const struct apenet_hdb_node *n)
+{
+	struct top *t = arg;
+	if (t->nnodes == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct apenet_top_node *a = realloc(t->nodes, cap * sizeof(*a)), *b;
+		if (!a)
+			return -1;
+		t->nodes = a;
+		b = realloc(t->shown, cap * sizeof(*b));
+		if (!b)
+			return -1;
+		t->shown = b;
+		t->cap = cap;
+	}
+	struct apenet_top_node *d = &t->nodes[t->nnodes++];
+	d->x = n->x;
+	d->y = n->y;
+	d->z = n->z;
+	snprintf(d->name, sizeof(d->name), "%s", n->name);
+	d->cls = n->cls;
+	snprintf(d->summary, sizeof(d->summary), "%s", n->summary);
+	return 0;
+}
+
+void top_cluster_refresh(struct top *t)
+{
+	struct apenet_err e = { 0 };
+	if (!t->hdb && apenet_hdb_open(t->db, APENET_HDB_READONLY, &t->hdb, &e)) {
+		snprintf(t->msg, sizeof(t->msg), "%.255s", e.msg);
+		t->hdb = NULL;
+		return;
+	}
+	int64_t now = now_ms(), silence = (int64_t)t->cfg.svr.silent_ms;
+	t->nnodes = 0;
+	if (apenet_hdb_summary(t->hdb, now, silence, &t->sum, &e) ||
+	    apenet_hdb_nodes_each(t->hdb, now, silence, 0, on_node, t, &e)) {
+		snprintf(t->msg, sizeof(t->msg), "%.255s", e.msg[0] ? e.msg : "out of memory");
+		return;
+	}
+	t->msg[0] = 0;
+	memset(t->dims, 0, sizeof(t->dims));
+	for (size_t i = 0; i < t->nnodes; i++) {
+		const struct apenet_top_node *n = &t->nodes[i];
+		if (n->x + 1 > t->dims[0])
+			t->dims[0] = n->x + 1;
+		if (n->y + 1 > t->dims[1])
+			t->dims[1] = n->y + 1;
+		if (n->z + 1 > t->dims[2])
+			t->dims[2] = n->z + 1;
+	}
+	if (t->z >= t->dims[2])
+		t->z = t->dims[2] ? t->dims[2] - 1 : 0;
+	if (t->nnodes)
+		memcpy(t->shown, t->nodes, t->nnodes * sizeof(*t->shown));
+	apenet_top_sort_nodes(t->shown, t->nnodes);
+	t->nshown = apenet_top_filter_nodes(t->shown, t->nnodes, t->filter);
+}
+
+int top_cluster_rows(const struct top *t)
+{
+	return t->view == TOP_CLUSTER ? (int)t->nshown : 0;
+}
+
+static const struct apenet_top_node *node_at(const struct top *t, unsigned x, unsigned y, unsigned z)
+{
+	for (size_t i = 0; i < t->nnodes; i++)
+		if (t->nodes[i].x == x && t->nodes[i].y == y && t->nodes[i].z == z)
+			return &t->nodes[i];
+	return NULL;
+}
+
+static int map_draw(struct top *t, int y0, int map_h)
+{
+	/* the selected node's cell stays in view */
+	const struct apenet_top_node *sel = t->sel >= 0 && (size_t)t->sel < t->nshown ? &t->shown[t->sel] : NULL;
+	struct apenet_top_layout l;
+	apenet_top_slice_layout(t->dims[0], t->dims[1], (unsigned)COLS, (unsigned)map_h - 1, sel ? sel->x : 0,
+				sel ? sel->y : 0, &l);
+	mvprintw(y0, 0, "    ");
+	for (unsigned x = l.x0; x < l.x0 + l.cols; x++)
+		if (l.cell_w == 2 || x % 5 == 0)
+			printw(l.cell_w == 2 ? "%-2u" : "%-5u", l.cell_w == 2 ? x % 100 : x);
+	int y = y0 + 1;
+	for (unsigned r = l.y0; r < l.y0 + l.rows; r++, y++) {
+		mvprintw(y, 0, "Y%-3u", r);
+		for (unsigned x = l.x0; x < l.x0 + l.cols; x++) {
+			const struct apenet_top_node *n = node_at(t, x, r, t->z);
+			int cls = n ? n->cls : -1;
+			int a = n ? top_attr_class(t, cls) : 0;
+			int mark = sel && n == node_at(t, sel->x, sel->y, sel->z) && sel->z == t->z;
+			if (mark)
+				a |= A_REVERSE;
+			attron(a);
+			addch(n ? (chtype)apenet_top_cell_letter(cls) : ' ');
+			attroff(a);
+			if (l.cell_w == 2)
+				addch(' ');
+		}
+	}
+	return y;
+}
+
+static int state_line(void *arg, const struct apenet_hdb_state *s)
+{
+	int *y = arg;
+	if (*y >= LINES - 2)
+		return 0;
+	mvprintw((*y)++, 2, "%-8s %-24s %-7s from %u,%u,%u (%s%s%s)", apenet_top_class_name(s->status < 3 ? s->status : 2),
+		 s->code, s->where, s->reporter[0], s->reporter[1], s->reporter[2], apenet_hdb_path_name(s->path),
+		 s->via[0] ? " via " : "", s->via);
+	return 0;
+}
+
+static void cnode_view(struct top *t)
+{
+	const struct apenet_top_node *n = node_at(t, t->cnode[0], t->cnode[1], t->cnode[2]);
+	attron(A_BOLD);
+	mvprintw(0, 0, "apenet-top  node %u,%u,%u %s", t->cnode[0], t->cnode[1], t->cnode[2], n ? n->name : "");
+	attroff(A_BOLD);
+	if (!n) {
+		mvprintw(2, 0, "not in the database");
+		return;
+	}
+	int a = top_attr_class(t, n->cls);
+	attron(a);
+	mvprintw(1, 0, "%s", apenet_top_class_name(n->cls));
+	attroff(a);
+	printw("  %.70s", n->summary);
+	mvprintw(3, 0, "current states (apenet health --node %u,%u,%u):", n->x, n->y, n->z);
+	int y = 4;
+	struct apenet_err e = { 0 };
+	if (apenet_hdb_node_states_each(t->hdb, t->cnode, 1, state_line, &y, &e))
+		mvprintw(y++, 2, "%s", e.msg);
+	if (y == 4)
+		mvprintw(y++, 2, n->cls == 3 ? "none: nothing heard from it within the silence limit" : "none");
+	mvprintw(y + 1, 0, "its card, links and lanes: apenet-top on the node itself");
+}
+
+void top_cluster_draw(struct top *t)
+{
+	if (!t->hdb || (t->msg[0] && !t->nnodes)) {
+		mvprintw(0, 0, "apenet-top  cluster %s", t->db);
+		attron(top_attr_sev(t, APENET_SEV_FAIL));
+		mvprintw(2, 0, "%.*s", COLS > 0 ? COLS - 1 : 0, t->msg[0] ? t->msg : "no database");
+		attroff(top_attr_sev(t, APENET_SEV_FAIL));
+		mvprintw(4, 0, "trying again every refresh; q quits");
+		top_hints(t, "q quit");
+		return;
+	}
+	if (t->view == TOP_CNODE) {
+		cnode_view(t);
+		top_hints(t, "Left/Esc back  F1 help  q quit");
+		return;
+	}
+	attron(A_BOLD);
+	mvprintw(0, 0, "apenet-top  cluster %ux%ux%u  %u nodes:", t->dims[0], t->dims[1], t->dims[2], t->sum.nodes);
+	attroff(A_BOLD);
+	static const int order[] = { 2, 3, 1, 0 };
+	for (int i = 0; i < 4; i++) {
+		unsigned v = order[i] == 0 ? t->sum.normal : order[i] == 1 ? t->sum.sick : order[i] == 2 ? t->sum.broken
+													     : t->sum.silent;
+		printw(" ");
+		int a = v && order[i] ? top_attr_class(t, order[i]) : 0;
+		attron(a);
+		printw("%u %s", v, apenet_top_class_name(order[i]));
+		attroff(a);
+	}
+	struct apenet_top_counts c;
+	apenet_top_count_slice(t->nodes, t->nnodes, t->z, &c);
+	mvprintw(1, 0, "slice Z=%u of %u: %u broken %u silent %u sick %u normal", t->z, t->dims[2] ? t->dims[2] - 1 : 0,
+		 c.cls[2], c.cls[3], c.cls[1], c.cls[0]);
+	int ia = t->sum.open_incidents ? top_attr_sev(t, APENET_SEV_FAIL) : 0;
+	printw("   ");
+	attron(ia);
+	printw("%u open incident%s", t->sum.open_incidents, t->sum.open_incidents == 1 ? "" : "s");
+	attroff(ia);
+	int y = 2;
+	int rest = LINES - 2 - y;
+	if (t->map && t->dims[0]) {
+		/* the map takes what the list leaves it, at least 4 rows of nodes */
+		int map_h = (int)t->dims[1] + 1;
+		if (map_h > rest - 5)
+			map_h = rest - 5 > 2 ? rest - 5 : 2;
+		y = map_draw(t, y, map_h);
+	}
+	attron(A_REVERSE);
+	mvprintw(y++, 0, "%-11s %-16s %-7s %-*s", "NODE", "NAME", "CLASS", COLS > 38 ? COLS - 38 : 1, "WHAT");
+	attroff(A_REVERSE);
+	/* the list scrolls to keep the selection in view */
+	int room = LINES - 1 - y;
+	int first = t->sel >= room ? t->sel - room + 1 : 0;
+	for (int i = first; i < (int)t->nshown && y < LINES - 1; i++, y++) {
+		const struct apenet_top_node *n = &t->shown[i];
+		char xyz[24];
+		snprintf(xyz, sizeof(xyz), "%u,%u,%u", n->x, n->y, n->z);
+		if (i == t->sel)
+			attron(A_REVERSE);
+		mvprintw(y, 0, "%-11s %-16.16s ", xyz, n->name);
+		int a = top_attr_class(t, n->cls);
+		attron(a);
+		printw("%-7s", apenet_top_class_name(n->cls));
+		attroff(a);
+		printw(" %.*s", COLS > 38 ? COLS - 38 : 1, n->summary);
+		if (i == t->sel)
+			attroff(A_REVERSE);
+	}
+	if (!t->nshown)
+		mvprintw(y, 0, t->filter[0] ? "no node matches '%s'" : "no nodes", t->filter);
+	top_hints(t, "F1 help  / filter  z/Z slice  F5 map  Enter node  q quit");
+}

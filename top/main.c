@@ -1,0 +1,355 @@
+/*
+ * apenet-top [--sim DIR | --dev BDF] [--db FILE] [--config FILE] [-d TENTHS] [--mono]
+ *
+ * The node scope (a card: --sim, --dev, or the only card) or, with --db,
+ * the cluster scope (a health database).  One loop: getch with halfdelay
+ * (-d tenths of a second, default 10) reads a key or times out; a timeout
+ * refreshes the data.  curses sends only what changed to the terminal.
+ * A resize arrives as KEY_RESIZE (curses' own SIGWINCH handler).  The
+ * terminal is put back on every way out: q, SIGTERM/SIGINT/SIGHUP (a flag
+ * the loop sees within a tenth of a second), and a failed start.
+ */
+#include <curses.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "top.h"
+
+static volatile sig_atomic_t stop_sig;
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static int usage(FILE *f, int rc)
+{
+	fprintf(f, "usage: apenet-top [--sim DIR | --dev BDF] [--db FILE] [--config FILE] [-d TENTHS] [--mono]\n"
+		   "  the node view of a card, or with --db the cluster view of a health database (docs/top.md)\n"
+		   "  -d TENTHS  refresh every TENTHS tenths of a second (1..255, default 10)\n"
+		   "  --mono     letters and attributes only (also: NO_COLOR set, or a terminal without colours)\n");
+	return rc;
+}
+
+int top_attr_sev(const struct top *t, enum apenet_sev s)
+{
+	if (s == APENET_SEV_OK)
+		return t->color ? COLOR_PAIR(TOP_C_OK) : 0;
+	if (s == APENET_SEV_WARN)
+		return t->color ? COLOR_PAIR(TOP_C_WARN) | A_BOLD : A_UNDERLINE;
+	return t->color ? COLOR_PAIR(TOP_C_FAIL) | A_BOLD : A_BOLD | A_STANDOUT;
+}
+
+int top_attr_class(const struct top *t, int cls)
+{
+	if (cls == 3) /* silent */
+		return t->color ? COLOR_PAIR(TOP_C_SILENT) | A_BOLD : A_BOLD;
+	return top_attr_sev(t, cls == 2 ? APENET_SEV_FAIL : cls == 1 ? APENET_SEV_WARN : APENET_SEV_OK);
+}
+
+void top_hints(const struct top *t, const char *hints)
+{
+	(void)t;
+	attron(A_REVERSE);
+	mvprintw(LINES - 1, 0, "%-*.*s", COLS, COLS, hints);
+	attroff(A_REVERSE);
+}
+
+static void help(const struct top *t)
+{
+	static const char *const lines[] = {
+		"apenet-top keys",
+		"",
+		"  F1 h      this help (any key closes it)",
+		"  F3 /      filter: rows whose name, partner, node or verdict contain the text",
+		"  F6 >      sort links: worst first, by name, by traffic, by errors",
+		"  F5 t      cluster: the slice map on or off",
+		"  z Z       cluster: previous / next Z slice (PgUp PgDn too)",
+		"  Up Down   move (j k)",
+		"  Enter     drill down: node -> link -> lane (cluster -> node)",
+		"  Esc Left  back up",
+		"  q         quit",
+		"",
+		"  '.' normal  's' sick  'B' broken  '?' silent",
+	};
+	int w = 72, h = (int)(sizeof(lines) / sizeof(lines[0])) + 2;
+	int y0 = LINES > h ? (LINES - h) / 2 : 0, x0 = COLS > w ? (COLS - w) / 2 : 0;
+	(void)t;
+	for (int i = 0; i < h && y0 + i < LINES; i++) {
+		move(y0 + i, x0);
+		attron(A_REVERSE);
+		printw("%-*.*s", w < COLS ? w : COLS, w < COLS ? w : COLS,
+		       i == 0 || i == h - 1 ? "" : lines[i - 1]);
+		attroff(A_REVERSE);
+	}
+}
+
+static void draw(struct top *t)
+{
+	erase();
+	if (LINES < 10 || COLS < 40)
+		mvprintw(0, 0, "apenet-top needs 40x10 at least (%dx%d)", COLS, LINES);
+	else if (t->db)
+		top_cluster_draw(t);
+	else
+		top_node_draw(t);
+	if (t->help)
+		help(t);
+	refresh();
+}
+
+static void refresh_data(struct top *t)
+{
+	if (t->db)
+		top_cluster_refresh(t);
+	else
+		top_node_refresh(t);
+}
+
+static int rows(const struct top *t)
+{
+	return t->db ? top_cluster_rows(t) : top_node_rows(t);
+}
+
+/* The filter, read on the last line (Enter keeps it, Esc clears it). */
+static void prompt_filter(struct top *t)
+{
+	char buf[sizeof(t->filter)];
+	size_t n = 0;
+	cbreak(); /* no timeout while typing */
+	for (;;) {
+		attron(A_REVERSE);
+		mvprintw(LINES - 1, 0, "%-*.*s", COLS, COLS, "");
+		mvprintw(LINES - 1, 0, "filter: %.*s", (int)n, buf);
+		attroff(A_REVERSE);
+		refresh();
+		int ch = getch();
+		if (ch == '\n' || ch == KEY_ENTER) {
+			memcpy(t->filter, buf, n);
+			t->filter[n] = 0;
+			break;
+		}
+		if (ch == 27) {
+			t->filter[0] = 0;
+			break;
+		}
+		if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && n)
+			n--;
+		else if (ch >= 32 && ch < 127 && n + 1 < sizeof(buf))
+			buf[n++] = (char)ch;
+		if (stop_sig)
+			break;
+	}
+	halfdelay(t->delay_ds);
+	t->sel = 0;
+}
+
+static void drill(struct top *t)
+{
+	if (t->db) {
+		if (t->view == TOP_CLUSTER && t->sel >= 0 && (size_t)t->sel < t->nshown) {
+			const struct apenet_top_node *n = &t->shown[t->sel];
+			t->cnode[0] = n->x;
+			t->cnode[1] = n->y;
+			t->cnode[2] = n->z;
+			t->view = TOP_CNODE;
+		}
+		return;
+	}
+	if (t->view == TOP_NODE && t->sel >= 0 && (unsigned)t->sel < t->nrows) {
+		t->link = t->rows[t->sel].link;
+		t->view = TOP_LINK;
+		t->sel = 0;
+	} else if (t->view == TOP_LINK) {
+		t->lane = (unsigned)t->sel;
+		t->view = TOP_LANE;
+	}
+}
+
+static void back(struct top *t)
+{
+	if (t->view == TOP_LANE) {
+		t->view = TOP_LINK;
+		t->sel = (int)t->lane;
+	} else if (t->view == TOP_LINK) {
+		t->view = TOP_NODE;
+		t->sel = 0;
+		for (unsigned i = 0; i < t->nrows; i++)
+			if (t->rows[i].link == t->link)
+				t->sel = (int)i;
+	} else if (t->view == TOP_CNODE) {
+		t->view = TOP_CLUSTER;
+	}
+}
+
+/* One key; 0 to quit. */
+static int key(struct top *t, int ch)
+{
+	if (t->help) { /* any key closes the help */
+		t->help = 0;
+		return ch != 'q';
+	}
+	switch (ch) {
+	case 'q':
+	case 'Q':
+		return 0;
+	case 'h':
+	case '?':
+	case KEY_F(1):
+		t->help = 1;
+		break;
+	case '/':
+	case KEY_F(3):
+		prompt_filter(t);
+		refresh_data(t);
+		break;
+	case '>':
+	case KEY_F(6):
+		t->sort = (enum apenet_top_sort)((t->sort + 1) % APENET_TOP_NSORT);
+		refresh_data(t);
+		break;
+	case 't':
+	case KEY_F(5):
+		t->map = !t->map;
+		break;
+	case 'z':
+	case KEY_PPAGE:
+		if (t->z > 0)
+			t->z--;
+		break;
+	case 'Z':
+	case KEY_NPAGE:
+		if (t->z + 1 < t->dims[2])
+			t->z++;
+		break;
+	case KEY_UP:
+	case 'k':
+		if (t->sel > 0)
+			t->sel--;
+		break;
+	case KEY_DOWN:
+	case 'j':
+		if (t->sel + 1 < rows(t))
+			t->sel++;
+		break;
+	case '\n':
+	case KEY_ENTER:
+	case KEY_RIGHT:
+		drill(t);
+		break;
+	case 27:
+	case KEY_LEFT:
+	case KEY_BACKSPACE:
+	case 127:
+		back(t);
+		break;
+	default:
+		break;
+	}
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	static struct top t;
+	t.delay_ds = 10;
+	int mono = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+			return usage(stdout, 0);
+		if (!strcmp(a, "--mono")) {
+			mono = 1;
+			continue;
+		}
+		if (!next) {
+			fprintf(stderr, "apenet-top: %s: unknown option or missing value\n", a);
+			return usage(stderr, 2);
+		}
+		if (!strcmp(a, "--sim"))
+			t.sim = next;
+		else if (!strcmp(a, "--dev"))
+			t.dev = next;
+		else if (!strcmp(a, "--db"))
+			t.db = next;
+		else if (!strcmp(a, "--config"))
+			t.config = next;
+		else if (!strcmp(a, "-d")) {
+			char *end;
+			long d = strtol(next, &end, 10);
+			if (*end || d < 1 || d > 255) {
+				fprintf(stderr, "apenet-top: -d '%s': tenths of a second, 1..255\n", next);
+				return 2;
+			}
+			t.delay_ds = (int)d;
+		} else {
+			fprintf(stderr, "apenet-top: %s: unknown option\n", a);
+			return usage(stderr, 2);
+		}
+		i++;
+	}
+	if (!t.sim && !t.dev && getenv("APENET_SIM_DIR") && !t.db)
+		t.sim = getenv("APENET_SIM_DIR");
+	struct apenet_err e = { 0 };
+	const char *from = NULL;
+	const char *path = apenet_config_path(t.config, &from);
+	if (apenet_config_load(path, &t.cfg, &e)) {
+		fprintf(stderr, "apenet-top: %s\n", e.msg);
+		return 2;
+	}
+	t.view = t.db ? TOP_CLUSTER : TOP_NODE;
+	if (t.db ? top_cluster_open(&t) : top_node_open(&t)) {
+		apenet_config_free(&t.cfg);
+		return 2;
+	}
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+
+	if (!initscr()) {
+		fprintf(stderr, "apenet-top: cannot start the terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "");
+		return 2;
+	}
+	noecho();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	halfdelay(t.delay_ds);
+	t.color = !mono && has_colors() && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
+	if (t.color) {
+		start_color();
+		use_default_colors();
+		init_pair(TOP_C_OK, COLOR_GREEN, -1);
+		init_pair(TOP_C_WARN, COLOR_YELLOW, -1);
+		init_pair(TOP_C_FAIL, COLOR_RED, -1);
+		init_pair(TOP_C_SILENT, COLOR_MAGENTA, -1);
+		init_pair(TOP_C_HEAD, COLOR_CYAN, -1);
+	}
+	refresh_data(&t);
+	draw(&t);
+	for (;;) {
+		int ch = getch();
+		if (stop_sig)
+			break;
+		if (ch == ERR) {
+			refresh_data(&t);
+		} else if (ch == KEY_RESIZE) {
+			/* curses has the new size already */
+		} else if (!key(&t, ch)) {
+			break;
+		}
+		if (t.sel >= rows(&t))
+			t.sel = rows(&t) > 0 ? rows(&t) - 1 : 0;
+		draw(&t);
+	}
+	endwin();
+	if (t.db)
+		top_cluster_close(&t);
+	else
+		top_node_close(&t);
+	apenet_config_free(&t.cfg);
+	return 0;
+}

@@ -1,0 +1,86 @@
+/*
+ * apenet-top (docs/top.md): the operator's live screen.
+ *
+ *   main.c     arguments, the terminal, the key loop (halfdelay), views
+ *   node.c     the node scope: a card through the library's sampler and
+ *              judge; node, link and lane views
+ *   cluster.c  the cluster scope: a health database through db/; the map of
+ *              a Z slice, the worst-first node list, a node's states
+ *   model.c    rows, sorting, filtering, slice layout (no terminal)
+ */
+#ifndef APENET_TOP_DAEMON_H
+#define APENET_TOP_DAEMON_H
+
+#include <stddef.h>
+
+#include "apenet/config.h"
+#include "apenet/hdb.h"
+#include "apenet/sampler.h"
+#include "apenet/top.h"
+#include "apenet/verdict.h"
+
+enum top_view { TOP_NODE, TOP_LINK, TOP_LANE, TOP_CLUSTER, TOP_CNODE };
+
+/* colour pairs (or, on a monochrome terminal, attributes) */
+enum { TOP_C_OK = 1, TOP_C_WARN, TOP_C_FAIL, TOP_C_SILENT, TOP_C_HEAD };
+
+struct top {
+	/* arguments */
+	const char *sim, *dev, *db, *config;
+	int delay_ds;           /* -d: refresh every this many tenths of a second */
+	int color;              /* the terminal has colours and NO_COLOR is not set */
+	/* what is shown */
+	enum top_view view;
+	int help;
+	enum apenet_top_sort sort;
+	char filter[48];
+	int sel;                /* the highlighted row of the current list */
+	unsigned link, lane;    /* drilled into */
+	char msg[1100];         /* a problem, shown on the screen instead of data */
+	struct apenet_config cfg;
+
+	/* the node scope */
+	struct apenet_sampler smp;
+	int smp_open;
+	struct apenet_sample *s;    /* two: the previous and the latest */
+	int cur, nsamples;
+	struct apenet_view *v;
+	struct apenet_latch latch;
+	struct apenet_findings now, held;
+	struct apenet_top_link rows[APENET_MAX_LINKS];
+	unsigned nrows;
+	/* alignment restarts of every lane, the last 60 refreshes */
+	unsigned hist[APENET_MAX_LINKS][APENET_MAX_LANES][60];
+	unsigned nhist, hist0;
+
+	/* the cluster scope */
+	struct apenet_hdb *hdb;
+	struct apenet_top_node *nodes, *shown;
+	size_t nnodes, nshown, cap;
+	unsigned dims[3], z;
+	struct apenet_hdb_summary sum;
+	int map;                /* F5: the map of the slice (1) or the node list alone */
+	unsigned cnode[3];      /* drilled into */
+};
+
+/* colour or attribute of a severity / node class */
+int top_attr_sev(const struct top *t, enum apenet_sev s);
+int top_attr_class(const struct top *t, int cls);
+/* the key hints on the last line */
+void top_hints(const struct top *t, const char *hints);
+
+/* node.c */
+int top_node_open(struct top *t);
+void top_node_refresh(struct top *t);
+void top_node_close(struct top *t);
+void top_node_draw(struct top *t);
+int top_node_rows(const struct top *t); /* rows of the current list */
+
+/* cluster.c */
+int top_cluster_open(struct top *t);
+void top_cluster_refresh(struct top *t);
+void top_cluster_close(struct top *t);
+void top_cluster_draw(struct top *t);
+int top_cluster_rows(const struct top *t);
+
+#endif
