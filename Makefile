@@ -165,6 +165,10 @@ $(B)/tests/%: $(B)/obj/tests/e2e/%.o $(B)/obj/tests/e2e/e2e_util.o $(SIM_A) $(LI
 $(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+# bench_top builds a health database (db/: sqlite).
+$(B)/bench/bench_top: $(B)/obj/bench/bench_top.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) -o $@
 # bench_agentx walks snmpd with net-snmp's client library.
 $(B)/bench/bench_agentx: $(B)/obj/bench/bench_agentx.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -215,6 +219,7 @@ test:
 # The fuzzers' executions per second are benchmarks of the decoders too.
 FUZZ_BENCH_SECONDS ?= 10
 bench:
+	$(Q)sh mk/deps.sh build/config.mk bench
 	$(Q)$(MAKE) --no-print-directory all $(BENCH_BINS)
 	$(Q)APENET_BIN=$(CURDIR)/$(B)/bin sh bench/run.sh $(B)
 	$(Q)$(MAKE) --no-print-directory fuzz-run FUZZ_SECONDS=$(FUZZ_BENCH_SECONDS)

@@ -3,7 +3,7 @@
 # the tests, the tools they run).  Missing ones are installed with apt-get
 # when we are root on a Debian machine; otherwise the one apt-get line to run
 # is printed and the build stops.  On success writes the flags to $1.
-#   usage: mk/deps.sh OUT.mk [test|fuzz]
+#   usage: mk/deps.sh OUT.mk [test|fuzz|bench]
 # "test" checks the tools the tests run; "fuzz" checks clang and its
 # libFuzzer/sanitizer runtime (make fuzz).  Neither writes OUT.mk.
 set -u
@@ -31,6 +31,14 @@ for pair in $libs; do
 done
 if [ "$want_test" = test ]; then
 	for pair in $tools; do
+		cmd=${pair%%:*}; pkg=${pair#*:}
+		command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
+	done
+fi
+if [ "$want_test" = bench ]; then
+	# the benchmarks' references: htop beside apenet-top (bench_top), and
+	# the tools the tests need too (snmpd for bench_agentx, tmux)
+	for pair in $tools htop:htop; do
 		cmd=${pair%%:*}; pkg=${pair#*:}
 		command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
 	done
@@ -71,7 +79,7 @@ if [ "$want_test" = test ]; then
 	sh "$(dirname "$0")/mibs.sh" build/mibs || exit 1
 	exit 0
 fi
-if [ "$want_test" = fuzz ]; then
+if [ "$want_test" = fuzz ] || [ "$want_test" = bench ]; then
 	exit 0
 fi
 

@@ -41,6 +41,7 @@ void top_cluster_close(struct top *t)
 	t->hdb = NULL;
 	free(t->nodes);
 	free(t->shown);
+	free(t->grid);
 }
 
 static int on_node(void *arg, const struct apenet_hdb_node *n)
@@ -96,6 +97,23 @@ void top_cluster_refresh(struct top *t)
 	}
 	if (t->z >= t->dims[2])
 		t->z = t->dims[2] ? t->dims[2] - 1 : 0;
+	/* the map looks every cell up: an index, not a search of the list */
+	size_t cells = (size_t)t->dims[0] * t->dims[1] * t->dims[2];
+	if (cells > t->grid_cap) {
+		int *g = realloc(t->grid, cells * sizeof(*g));
+		if (!g) {
+			snprintf(t->msg, sizeof(t->msg), "out of memory for a %ux%ux%u map", t->dims[0], t->dims[1], t->dims[2]);
+			return;
+		}
+		t->grid = g;
+		t->grid_cap = cells;
+	}
+	for (size_t i = 0; i < cells; i++)
+		t->grid[i] = -1;
+	for (size_t i = 0; i < t->nnodes; i++) {
+		const struct apenet_top_node *n = &t->nodes[i];
+		t->grid[((size_t)n->z * t->dims[1] + n->y) * t->dims[0] + n->x] = (int)i;
+	}
 	if (t->nnodes)
 		memcpy(t->shown, t->nodes, t->nnodes * sizeof(*t->shown));
 	apenet_top_sort_nodes(t->shown, t->nnodes);
@@ -109,10 +127,10 @@ int top_cluster_rows(const struct top *t)
 
 static const struct apenet_top_node *node_at(const struct top *t, unsigned x, unsigned y, unsigned z)
 {
-	for (size_t i = 0; i < t->nnodes; i++)
-		if (t->nodes[i].x == x && t->nodes[i].y == y && t->nodes[i].z == z)
-			return &t->nodes[i];
-	return NULL;
+	if (!t->grid || x >= t->dims[0] || y >= t->dims[1] || z >= t->dims[2])
+		return NULL;
+	int i = t->grid[((size_t)z * t->dims[1] + y) * t->dims[0] + x];
+	return i >= 0 ? &t->nodes[i] : NULL;
 }
 
 static int map_draw(struct top *t, int y0, int map_h)
@@ -228,6 +246,23 @@ void top_cluster_draw(struct top *t)
 		if (map_h > rest - 5)
 			map_h = rest - 5 > 2 ? rest - 5 : 2;
 		y = map_draw(t, y, map_h);
+	} else if (t->dims[2]) {
+		/* F5: every slice's summary instead of one slice's map, four to a
+		 * line (32 slices in 8 lines): where the trouble is, by Z */
+		int per = COLS / 20 > 0 ? COLS / 20 : 1;
+		for (unsigned z = 0; z < t->dims[2] && y < LINES - 6; z++) {
+			struct apenet_top_counts k;
+			apenet_top_count_slice(t->nodes, t->nnodes, z, &k);
+			if (z % (unsigned)per == 0)
+				move(y++, 0);
+			int a = k.cls[2] ? top_attr_class(t, 2) : k.cls[3] ? top_attr_class(t, 3) : k.cls[1] ? top_attr_class(t, 1) : 0;
+			if (z == t->z)
+				a |= A_REVERSE;
+			attron(a);
+			printw("Z%-3u%3uB %3u? %3us", z, k.cls[2], k.cls[3], k.cls[1]);
+			attroff(a);
+			printw("  ");
+		}
 	}
 	attron(A_REVERSE);
 	mvprintw(y++, 0, "%-11s %-16s %-7s %-*s", "NODE", "NAME", "CLASS", COLS > 38 ? COLS - 38 : 1, "WHAT");

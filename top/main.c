@@ -1,5 +1,5 @@
 /*
- * apenet-top [--sim DIR | --dev BDF] [--db FILE] [--config FILE] [-d TENTHS] [--mono]
+ * apenet-top [--sim DIR | --dev BDF | --from FILE] [--db FILE] [--config FILE] [-d TENTHS] [--mono]
  *
  * The node scope (a card: --sim, --dev, or the only card) or, with --db,
  * the cluster scope (a health database).  One loop: getch with halfdelay
@@ -25,8 +25,9 @@ static void on_stop(int sig)
 
 static int usage(FILE *f, int rc)
 {
-	fprintf(f, "usage: apenet-top [--sim DIR | --dev BDF] [--db FILE] [--config FILE] [-d TENTHS] [--mono]\n"
-		   "  the node view of a card, or with --db the cluster view of a health database (docs/top.md)\n"
+	fprintf(f, "usage: apenet-top [--sim DIR | --dev BDF | --from FILE] [--db FILE] [--config FILE] [-d TENTHS] [--mono]\n"
+		   "  the node view of a card (or of a snapshot or black-box file), or with --db the cluster view of a\n"
+		   "  health database (docs/top.md)\n"
 		   "  -d TENTHS  refresh every TENTHS tenths of a second (1..255, default 10)\n"
 		   "  --mono     letters and attributes only (also: NO_COLOR set, or a terminal without colours)\n");
 	return rc;
@@ -274,6 +275,8 @@ int main(int argc, char **argv)
 			t.dev = next;
 		else if (!strcmp(a, "--db"))
 			t.db = next;
+		else if (!strcmp(a, "--from"))
+			t.from = next;
 		else if (!strcmp(a, "--config"))
 			t.config = next;
 		else if (!strcmp(a, "-d")) {

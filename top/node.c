@@ -13,6 +13,7 @@
 #include "apenet/ldm.h"
 #include "apenet/linkstats.h"
 #include "apenet/regs.h"
+#include "apenet/snapfile.h"
 #include "top.h"
 
 int top_node_open(struct top *t)
@@ -27,6 +28,17 @@ int top_node_open(struct top *t)
 	apenet_latch_init(&t->latch, 1, t->cfg.thr.clear_after_samples ? (unsigned)t->cfg.thr.clear_after_samples : 1);
 	apenet_findings_init(&t->now);
 	apenet_findings_init(&t->held);
+	if (t->from) {
+		/* a file: its last two samples, judged once; nothing to refresh */
+		if (apenet_snapfile_load(t->from, t->v, &e)) {
+			fprintf(stderr, "apenet-top: %s\n", e.msg);
+			return -1;
+		}
+		apenet_judge(t->v, &t->cfg, NULL, &t->now);
+		apenet_latch_step(&t->latch, &t->now, &t->held);
+		t->nsamples = 2;
+		return 0;
+	}
 	if (apenet_sampler_open(&t->smp, t->sim, t->dev, &e)) {
 		/* not fatal: the screen says so, and tries again every refresh */
 		snprintf(t->msg, sizeof(t->msg), "no card: %s", e.msg);
@@ -51,6 +63,12 @@ void top_node_close(struct top *t)
 void top_node_refresh(struct top *t)
 {
 	struct apenet_err e = { 0 };
+	if (t->from) {
+		t->nrows = apenet_top_links(t->v, &t->held, t->rows, APENET_MAX_LINKS);
+		apenet_top_sort_links(t->rows, t->nrows, t->sort);
+		t->nrows = apenet_top_filter_links(t->rows, t->nrows, t->filter);
+		return;
+	}
 	if (!t->smp_open) {
 		if (apenet_sampler_open(&t->smp, t->sim, t->dev, &e)) {
 			snprintf(t->msg, sizeof(t->msg), "no card: %s", e.msg);
@@ -116,8 +134,9 @@ static void board_lines(struct top *t)
 	long at = -1;
 	enum apenet_sev w = apenet_findings_worst(&t->held, &at);
 	attron(A_BOLD);
-	mvprintw(0, 0, "apenet-top  node %u,%u,%u  %s  %s", APENET_GET(NODE_COORD, X, nc), APENET_GET(NODE_COORD, Y, nc),
-		 APENET_GET(NODE_COORD, Z, nc), v->prof ? v->prof->name : "?", v->bdf);
+	mvprintw(0, 0, "apenet-top  node %u,%u,%u  %s  %s%s", APENET_GET(NODE_COORD, X, nc),
+		 APENET_GET(NODE_COORD, Y, nc), APENET_GET(NODE_COORD, Z, nc), v->prof ? v->prof->name : "?", v->bdf,
+		 t->from ? "  (replay)" : "");
 	attroff(A_BOLD);
 	printw("  ");
 	int a = top_attr_sev(t, w);

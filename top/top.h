@@ -27,6 +27,7 @@ enum { TOP_C_OK = 1, TOP_C_WARN, TOP_C_FAIL, TOP_C_SILENT, TOP_C_HEAD };
 struct top {
 	/* arguments */
 	const char *sim, *dev, *db, *config;
+	const char *from;       /* --from FILE: a snapshot or black-box dump, replayed (its last pair) */
 	int delay_ds;           /* -d: refresh every this many tenths of a second */
 	int color;              /* the terminal has colours and NO_COLOR is not set */
 	/* what is shown */
@@ -60,6 +61,8 @@ struct top {
 	unsigned dims[3], z;
 	struct apenet_hdb_summary sum;
 	int map;                /* F5: the map of the slice (1) or the node list alone */
+	int *grid;              /* node index by (z, y, x), -1 none: the map's lookups */
+	size_t grid_cap;
 	unsigned cnode[3];      /* drilled into */
 };
 

@@ -6,6 +6,7 @@
 #  - resize to 132x43 and back: the screen follows;
 #  - TERM=vt100 (no colours) and NO_COLOR: the same letters and words;
 #  - q and SIGTERM: the terminal is given back (the shell after it runs);
+#  - --from: a snapshot file replayed, the same bad link first;
 #  - cluster view of a 4x4x2 database built by a real supervisor from an
 #    agent's reports: the overheated node's cell in slice Z=1 reads 'B',
 #    the nodes without an agent '?'; the node list worst first; Enter on
@@ -79,7 +80,14 @@ shows node '^Y\+ ' || fail "filter kept the wrong link: $(screen node)"
 # q gives the terminal back
 $TM send-keys -t node q
 wait_for 10 shows node '^ENDED rc=0' || fail "q: $(screen node)"
+# a snapshot file, replayed: the same bad link first
+"$BIN/apenet" snapshot --sim "$N" >"$T/snap.json" || fail "apenet snapshot"
 "$BIN/apenet-sim" inject --dir "$T/sim" --node 0,0,0 clear >/dev/null || fail inject
+run replay 80x24 "TERM=xterm '$TOP' --from '$T/snap.json'"
+wait_for 10 shows replay '^apenet-top  node 0,0,0 .*\(replay\)' || fail "--from: $(screen replay)"
+screen replay | sed -n '5p' | grep -Eq '^X- +(down|training) .*LINK_DOWN' || fail "--from: X- not first: $(screen replay)"
+$TM send-keys -t replay q
+wait_for 10 shows replay '^ENDED rc=0' || fail "q on a replay: $(screen replay)"
 
 # --- without colours: TERM=vt100, and NO_COLOR; SIGTERM ends it cleanly
 run mono 80x24 "TERM=vt100 NO_COLOR=1 '$TOP' --sim '$N' -d 2"
@@ -137,6 +145,11 @@ wait_for 10 shows cl '^slice Z=1 of 1: 1 broken 15 silent' || fail "slice 1: $(s
 [ -n "${TOP_SHOTS:-}" ] && screen cl >"$TOP_SHOTS/cluster.txt" # docs/top.md's capture
 row=$(screen cl | grep '^Y2 ')
 [ "$(printf '%s' "$row" | cut -c7)" = B ] && [ "$(printf '%s' "$row" | cut -c5)" = '?' ] || fail "row Y2 of slice 1: '$row'"
+# F5: every slice's summary instead of the map
+$TM send-keys -t cl F5
+wait_for 10 shows cl '^Z0 +0B +16\? +0s +Z1 +1B +15\? +0s' || fail "F5 slice summaries: $(screen cl)"
+$TM send-keys -t cl F5
+wait_for 10 shows cl '^Y2 ' || fail "F5 back to the map: $(screen cl)"
 # the list: the broken node first, with what is wrong
 screen cl | grep -A1 '^NODE ' | tail -1 | grep -Eq '^1,2,1 +broken .*(temperature|FPGA_TEMP)' ||
 	fail "node list: $(screen cl | grep -A2 '^NODE ')"
