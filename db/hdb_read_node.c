@@ -39,6 +39,19 @@ int apenet_hdb_summary(struct apenet_hdb *db, int64_t now_ms, int64_t silence_ms
 	return 0;
 }
 
+int apenet_hdb_open_incidents(struct apenet_hdb *db, unsigned *n, struct apenet_err *e)
+{
+	sqlite3_stmt *st = apenet_hdb_reader(db, ST_OPEN_COUNT, e);
+	if (!st)
+		return -1;
+	int rc = sqlite3_step(st);
+	*n = rc == SQLITE_ROW ? (unsigned)sqlite3_column_int64(st, 0) : 0;
+	apenet_hdb_done(st);
+	if (rc != SQLITE_ROW)
+		return apenet_hdb_dberr(db, e, "counting open incidents");
+	return 0;
+}
+
 /* One row of NODE_COLS (hdb_sql.c). */
 static void hdb_node_row(sqlite3_stmt *st, struct apenet_hdb_node *n)
 {

@@ -108,6 +108,15 @@ static void refresh_data(struct top *t)
 		top_node_refresh(t);
 }
 
+/* After a key that changes what is shown (filter, sort): at once. */
+static void reread(struct top *t)
+{
+	if (t->db)
+		top_cluster_reread(t);
+	else
+		top_node_refresh(t);
+}
+
 static int rows(const struct top *t)
 {
 	return t->db ? top_cluster_rows(t) : top_node_rows(t);
@@ -203,12 +212,12 @@ static int key(struct top *t, int ch)
 	case '/':
 	case KEY_F(3):
 		prompt_filter(t);
-		refresh_data(t);
+		reread(t);
 		break;
 	case '>':
 	case KEY_F(6):
 		t->sort = (enum apenet_top_sort)((t->sort + 1) % APENET_TOP_NSORT);
-		refresh_data(t);
+		reread(t);
 		break;
 	case 't':
 	case KEY_F(5):

@@ -62,6 +62,10 @@ struct top {
 	struct apenet_hdb_summary sum;
 	int map;                /* F5: the map of the slice (1) or the node list alone */
 	int *grid;              /* node index by (z, y, x), -1 none: the map's lookups */
+	/* the database is read at most every 100x what a read costs (1% of a
+	 * core at most), and at most every refresh */
+	double read_ms;         /* the last read's cost */
+	double next_read_s;     /* monotonic time the next read may start */
 	size_t grid_cap;
 	unsigned cnode[3];      /* drilled into */
 };
@@ -82,6 +86,7 @@ int top_node_rows(const struct top *t); /* rows of the current list */
 /* cluster.c */
 int top_cluster_open(struct top *t);
 void top_cluster_refresh(struct top *t);
+void top_cluster_reread(struct top *t); /* now, whatever the read budget says */
 void top_cluster_close(struct top *t);
 void top_cluster_draw(struct top *t);
 int top_cluster_rows(const struct top *t);

@@ -346,6 +346,9 @@ struct apenet_hdb_summary {
 };
 int apenet_hdb_summary(struct apenet_hdb *db, int64_t now_ms, int64_t silence_ms, struct apenet_hdb_summary *s,
 		       struct apenet_err *e);
+/* The open incidents alone (a reader that has the node list counts the
+ * classes itself: apenet-top). */
+int apenet_hdb_open_incidents(struct apenet_hdb *db, unsigned *n, struct apenet_err *e);
 
 struct apenet_hdb_node {
 	unsigned x, y, z;
