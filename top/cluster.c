@@ -208,6 +208,33 @@ static int state_line(void *arg, const struct apenet_hdb_state *s)
 	return 0;
 }
 
+struct link_ctx {
+	const struct top *t;
+	int y;
+};
+
+static int link_line(void *arg, const struct apenet_hdb_link *l)
+{
+	struct link_ctx *c = arg;
+	int *y = &c->y;
+	const struct top *t = c->t;
+	if (*y >= LINES - 6)
+		return 0;
+	char p[40];
+	snprintf(p, sizeof(p), "%u,%u,%u %s", l->partner[0], l->partner[1], l->partner[2], l->partner_link);
+	mvprintw((*y)++, 0, "%-5s %-20s ", l->name, p);
+	int st = l->status < 3 ? l->status : 2, ps = l->partner_status < 3 ? l->partner_status : 2;
+	int a = top_attr_class(t, st);
+	attron(a);
+	printw("%-9s", apenet_top_class_name(st));
+	attroff(a);
+	a = top_attr_class(t, ps);
+	attron(a);
+	printw(" %-9s", apenet_top_class_name(ps));
+	attroff(a);
+	return 0;
+}
+
 static void cnode_view(struct top *t)
 {
 	const struct apenet_top_node *n = node_at(t, t->cnode[0], t->cnode[1], t->cnode[2]);
@@ -223,14 +250,24 @@ static void cnode_view(struct top *t)
 	mvprintw(1, 0, "%s", apenet_top_class_name(n->cls));
 	attroff(a);
 	printw("  %.70s", n->summary);
-	mvprintw(3, 0, "current states (apenet health --node %u,%u,%u):", n->x, n->y, n->z);
-	int y = 4;
+	/* its links, both ends' worst current state (the database knows links,
+	 * not lanes: a lane is apenet-top on the node itself) */
+	attron(A_REVERSE);
+	mvprintw(3, 0, "%-5s %-20s %-9s %-9s", "LINK", "PARTNER", "THIS END", "FAR END");
+	attroff(A_REVERSE);
+	struct link_ctx lc = { t, 4 };
 	struct apenet_err e = { 0 };
+	if (apenet_hdb_links_each(t->hdb, t->cnode, link_line, &lc, &e))
+		mvprintw(lc.y++, 2, "%s", e.msg);
+	int y = lc.y;
+	mvprintw(++y, 0, "current states (apenet health --node %u,%u,%u):", n->x, n->y, n->z);
+	int y0 = ++y;
 	if (apenet_hdb_node_states_each(t->hdb, t->cnode, 1, state_line, &y, &e))
 		mvprintw(y++, 2, "%s", e.msg);
-	if (y == 4)
+	if (y == y0)
 		mvprintw(y++, 2, n->cls == 3 ? "none: nothing heard from it within the silence limit" : "none");
-	mvprintw(y + 1, 0, "its card, links and lanes: apenet-top on the node itself");
+	if (y < LINES - 2)
+		mvprintw(y + 1, 0, "its card and lanes: apenet-top on the node itself");
 }
 
 void top_cluster_draw(struct top *t)

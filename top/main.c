@@ -63,16 +63,16 @@ static void help(const struct top *t)
 		"apenet-top keys",
 		"",
 		"  F1 h      this help (any key closes it)",
-		"  F3 /      filter: rows whose name, partner, node or verdict contain the text",
+		"  F3 /      filter: rows with the text (name, partner, node, verdict)",
 		"  F6 >      sort links: worst first, by name, by traffic, by errors",
-		"  F5 t      cluster: the slice map on or off",
+		"  F5 t      cluster: the slice map, or every slice's summary",
 		"  z Z       cluster: previous / next Z slice (PgUp PgDn too)",
 		"  Up Down   move (j k)",
 		"  Enter     drill down: node -> link -> lane (cluster -> node)",
 		"  Esc Left  back up",
 		"  q         quit",
 		"",
-		"  '.' normal  's' sick  'B' broken  '?' silent",
+		"  '.' normal  's' sick  'B' broken  '?' silent  '!' invalid",
 	};
 	int w = 72, h = (int)(sizeof(lines) / sizeof(lines[0])) + 2;
 	int y0 = LINES > h ? (LINES - h) / 2 : 0, x0 = COLS > w ? (COLS - w) / 2 : 0;

@@ -172,22 +172,57 @@ static void board_lines(struct top *t)
 	}
 }
 
-static void ldm_line(struct top *t, int y)
+/* One LDM word decoded, a letter a field ('.' normal, 's' sick, 'B'
+ * broken, '!' invalid), and the host-expired bit. */
+static void ldm_row(struct top *t, int y, const char *src, const char *node, uint32_t word)
+{
+	struct apenet_ldm ldm;
+	apenet_ldm_decode(word, &ldm);
+	mvprintw(y, 0, "%-6s %-8s", src, node);
+	if (!ldm.valid) {
+		int a = top_attr_sev(t, APENET_SEV_FAIL);
+		attron(a);
+		printw(" no valid word (0x%08x)", word);
+		attroff(a);
+		return;
+	}
+	for (unsigned f = 0; f < APENET_LDM_NFIELDS; f++) {
+		unsigned v = ldm.field[f];
+		int a = v == APENET_LDM_NORMAL ? 0 : top_attr_sev(t, v == APENET_LDM_SICK ? APENET_SEV_WARN : APENET_SEV_FAIL);
+		printw("  ");
+		attron(a);
+		addch(v == APENET_LDM_NORMAL ? '.' : v == APENET_LDM_SICK ? 's' : v == APENET_LDM_BROKEN ? 'B' : '!');
+		attroff(a);
+		printw(" ");
+	}
+	int a = ldm.host_expired ? top_attr_sev(t, APENET_SEV_FAIL) : 0;
+	attron(a);
+	printw(" %s", ldm.host_expired ? "DEAD" : "ok");
+	attroff(a);
+}
+
+/* The node's own LDM word and each neighbour's, decoded field by field. */
+static void ldm_table(struct top *t, int y)
 {
 	const struct apenet_snapshot *s = &t->v->s1;
-	struct apenet_ldm ldm;
-	apenet_ldm_decode((uint32_t)s->g.LDM_OWN, &ldm);
-	mvprintw(y, 0, "LDM own %s", ldm.valid ? apenet_ldm_status_name(ldm.worst) : "invalid");
-	for (unsigned l = 0; l < s->nlinks && l < APENET_MAX_LINKS; l++) {
-		apenet_ldm_decode((uint32_t)s->link[l].LINK_LDM_RX, &ldm);
-		unsigned wv = ldm.valid ? ldm.worst : APENET_LDM_INVALID;
-		printw("  %s:", t->v->prof->links[l].name);
-		int a = top_attr_sev(t, wv == APENET_LDM_NORMAL ? APENET_SEV_OK
-					: wv == APENET_LDM_SICK ? APENET_SEV_WARN
-								: APENET_SEV_FAIL);
-		attron(a);
-		printw("%s%s", apenet_ldm_status_name(wv), ldm.host_expired ? "(host dead)" : "");
-		attroff(a);
+	if (y >= LINES - 2)
+		return;
+	attron(A_REVERSE);
+	mvprintw(y++, 0, "%-6s %-8s SVC MEM PER DNP CUR VLT TMP  Z-  Z+  Y-  Y+  X-  X+ %-*s", "LDM", "NODE",
+		 COLS > 70 ? COLS - 70 : 1, "HOST");
+	attroff(A_REVERSE);
+	unsigned nc = (unsigned)s->g.NODE_COORD;
+	char me[24];
+	snprintf(me, sizeof(me), "%u,%u,%u", APENET_GET(NODE_COORD, X, nc), APENET_GET(NODE_COORD, Y, nc),
+		 APENET_GET(NODE_COORD, Z, nc));
+	ldm_row(t, y++, "own", me, (uint32_t)s->g.LDM_OWN);
+	for (unsigned l = 0; l < s->nlinks && l < APENET_MAX_LINKS && y < LINES - 1; l++, y++) {
+		struct apenet_link_stats st;
+		char from[24] = "-";
+		apenet_link_stats(t->v, l, &st);
+		if (st.partner_valid && !st.partner_ext)
+			snprintf(from, sizeof(from), "%u,%u,%u", st.partner[0], st.partner[1], st.partner[2]);
+		ldm_row(t, y, t->v->prof->links[l].name, from, (uint32_t)s->link[l].LINK_LDM_RX);
 	}
 }
 
@@ -215,7 +250,7 @@ static void node_view(struct top *t)
 	}
 	if (!t->nrows)
 		mvprintw(y++, 0, t->filter[0] ? "no link matches '%s'" : "no links", t->filter);
-	ldm_line(t, y + 1);
+	ldm_table(t, y + 1);
 }
 
 static void link_view(struct top *t)

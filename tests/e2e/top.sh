@@ -1,7 +1,7 @@
 #!/bin/sh
 # apenet-top in a real terminal: tmux (a private server), 80x24.
-#  - node view on the emulator: six links up; an unplugged X+ comes first
-#    with its verdict; Enter reaches the link's lanes, Enter again a lane
+#  - node view on the emulator: six links up; an unplugged X- comes first
+#    with its verdict, and the node's own LDM word says its link broken; Enter reaches the link's lanes, Enter again a lane
 #    (8b/10b errors, alignment history, PMA settings); Esc back up;
 #  - resize to 132x43 and back: the screen follows;
 #  - TERM=vt100 (no colours) and NO_COLOR: the same letters and words;
@@ -50,6 +50,9 @@ shows node 'F1 help' || fail "no key hints: $(screen node)"
 # the bad link first (the row under the header), with its verdict
 first() { screen node | sed -n '5p' | grep -Eq '^X- +(down|training) .*LINK_DOWN'; }
 wait_for 20 first || fail "X- not first with LINK_DOWN: $(screen node)"
+# the LDM words decoded: this node's own says its X- link is broken
+ownb() { screen node | grep '^own ' | grep -q ' B '; }
+shows node '^LDM +NODE +SVC MEM' && wait_for 10 ownb || fail "LDM table: $(screen node)"
 # drill down: the link, a lane, and back
 $TM send-keys -t node Enter
 wait_for 10 shows node '^apenet-top  link X- ' || fail "Enter: no link view: $(screen node)"
@@ -73,10 +76,12 @@ $TM send-keys -t node F1
 wait_for 10 shows node 'apenet-top keys' || fail "F1: no help: $(screen node)"
 $TM send-keys -t node x
 wait_for 10 sh -c "! $TM capture-pane -p -t node | grep -q 'apenet-top keys'" || fail "help did not close"
-$TM send-keys -t node / Y + Enter
-wait_for 10 sh -c "[ \"\$($TM capture-pane -p -t node | grep -Ec '^[XYZ][+-] ')\" -eq 1 ]" ||
-	fail "filter Y+: $(screen node)"
-shows node '^Y\+ ' || fail "filter kept the wrong link: $(screen node)"
+# a filter matches the name, the partner and the verdict, case-blind: the
+# one link with LINK_DOWN (links are the rows above the LDM table)
+$TM send-keys -t node / l i n k _ d o w n Enter
+wait_for 10 sh -c "[ \"\$($TM capture-pane -p -t node | sed -n '5,/^\$/p' | grep -Ec '^[XYZ][+-] ')\" -eq 1 ]" ||
+	fail "filter link_down: $(screen node)"
+screen node | sed -n '5p' | grep -q '^X- ' || fail "filter kept the wrong link: $(screen node)"
 # q gives the terminal back
 $TM send-keys -t node q
 wait_for 10 shows node '^ENDED rc=0' || fail "q: $(screen node)"
@@ -156,6 +161,7 @@ screen cl | grep -A1 '^NODE ' | tail -1 | grep -Eq '^1,2,1 +broken .*(temperatur
 $TM send-keys -t cl Enter
 wait_for 10 shows cl '^apenet-top  node 1,2,1' || fail "Enter: $(screen cl)"
 shows cl 'FPGA_TEMP' || fail "the node's states: $(screen cl)"
+shows cl '^X\+ +2,2,1 X- +normal' || fail "the node's links: $(screen cl)"
 $TM send-keys -t cl Escape q
 wait_for 10 shows cl '^ENDED rc=0' || fail "q: $(screen cl)"
 
