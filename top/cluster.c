@@ -336,6 +336,11 @@ void top_cluster_draw(struct top *t)
 			printw("  ");
 		}
 	}
+	if (t->incidents) {
+		top_cluster_incidents(t, y);
+		top_hints(t, "F1 help  i nodes  z/Z slice  F5 map  q quit");
+		return;
+	}
 	attron(A_REVERSE);
 	mvprintw(y++, 0, "%-11s %-16s %-7s %-*s", "NODE", "NAME", "CLASS", COLS > 38 ? COLS - 38 : 1, "WHAT");
 	attroff(A_REVERSE);
@@ -359,5 +364,44 @@ void top_cluster_draw(struct top *t)
 	}
 	if (!t->nshown)
 		mvprintw(y, 0, t->filter[0] ? "no node matches '%s'" : "no nodes", t->filter);
-	top_hints(t, "F1 help  / filter  z/Z slice  F5 map  Enter node  q quit");
+	top_hints(t, "F1 help  / filter  z/Z slice  F5 map  i incidents  Enter node  q quit");
+}
+
+struct inc_ctx {
+	const struct top *t;
+	int y;
+	int64_t now;
+};
+
+static int incident_line(void *arg, const struct apenet_hdb_incident *in)
+{
+	struct inc_ctx *c = arg;
+	if (c->y >= LINES - 1)
+		return 0;
+	char where[48];
+	snprintf(where, sizeof(where), "%u,%u,%u%s%s", in->node[0], in->node[1], in->node[2], in->link[0] ? " " : "",
+		 in->link);
+	int64_t age = c->now > in->opened_ms ? (c->now - in->opened_ms) / 1000 : 0;
+	mvprintw(c->y++, 0, "%-5lld %-16.16s %-14s %6llds ", (long long)in->id, in->component, where, (long long)age);
+	int a = top_attr_sev(c->t, APENET_SEV_FAIL);
+	attron(a);
+	printw("%.*s", COLS > 46 ? COLS - 46 : 1, in->first.text);
+	attroff(a);
+	return 0;
+}
+
+/* The open incidents, oldest first: the component, where, how long open,
+ * the first fault (apenet health --incidents has the rest). */
+void top_cluster_incidents(struct top *t, int y)
+{
+	attron(A_REVERSE);
+	mvprintw(y++, 0, "%-5s %-16s %-14s %7s %-*s", "ID", "COMPONENT", "WHERE", "OPEN", COLS > 46 ? COLS - 46 : 1,
+		 "FIRST FAULT");
+	attroff(A_REVERSE);
+	struct inc_ctx c = { t, y, now_ms() };
+	struct apenet_err e = { 0 };
+	if (apenet_hdb_incidents_open_each(t->hdb, incident_line, &c, &e))
+		mvprintw(c.y++, 0, "%.*s", COLS > 0 ? COLS - 1 : 0, e.msg);
+	else if (c.y == y)
+		mvprintw(c.y++, 0, "no open incident");
 }

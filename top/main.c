@@ -67,6 +67,7 @@ static void help(const struct top *t)
 		"  F6 >      sort links: worst first, by name, by traffic, by errors",
 		"  F5 t      cluster: the slice map, or every slice's summary",
 		"  z Z       cluster: previous / next Z slice (PgUp PgDn too)",
+		"  i         cluster: the open incidents instead of the nodes",
 		"  Up Down   move (j k)",
 		"  Enter     drill down: node -> link -> lane (cluster -> node)",
 		"  Esc Left  back up",
@@ -222,6 +223,9 @@ static int key(struct top *t, int ch)
 	case 't':
 	case KEY_F(5):
 		t->map = !t->map;
+		break;
+	case 'i':
+		t->incidents = !t->incidents;
 		break;
 	case 'z':
 	case KEY_PPAGE:

@@ -61,6 +61,7 @@ struct top {
 	unsigned dims[3], z;
 	struct apenet_hdb_summary sum;
 	int map;                /* F5: the map of the slice (1) or the node list alone */
+	int incidents;          /* i: the open incidents instead of the node list */
 	int *grid;              /* node index by (z, y, x), -1 none: the map's lookups */
 	/* the database is read at most every 100x what a read costs (1% of a
 	 * core at most), and at most every refresh */
@@ -89,6 +90,7 @@ void top_cluster_refresh(struct top *t);
 void top_cluster_reread(struct top *t); /* now, whatever the read budget says */
 void top_cluster_close(struct top *t);
 void top_cluster_draw(struct top *t);
+void top_cluster_incidents(struct top *t, int y); /* the open incidents from line y */
 int top_cluster_rows(const struct top *t);
 
 #endif

@@ -158,6 +158,17 @@ wait_for 10 shows cl '^Y2 ' || fail "F5 back to the map: $(screen cl)"
 # the list: the broken node first, with what is wrong
 screen cl | grep -A1 '^NODE ' | tail -1 | grep -Eq '^1,2,1 +broken .*(temperature|FPGA_TEMP)' ||
 	fail "node list: $(screen cl | grep -A2 '^NODE ')"
+# i: the open incidents, as apenet health lists them
+$TM send-keys -t cl i
+wait_for 10 shows cl '^ID +COMPONENT +WHERE' || fail "i: $(screen cl)"
+same_inc() {
+	want=$("$BIN/apenet" health --db "$T/sup/h.db" --json 2>/dev/null | jq -r '[.incidents[].id] | sort | map(tostring) | join(" ")')
+	got=$(screen cl | sed -n '/^ID /,$p' | awk '$1 ~ /^[0-9]+$/ { print $1 }' | sort -n | tr '\n' ' ' | sed 's/ $//')
+	[ "$want" = "$got" ] || { [ -z "$want" ] && shows cl '^no open incident'; }
+}
+wait_for 20 same_inc || fail "incidents: screen '$got' vs apenet health '$want': $(screen cl)"
+$TM send-keys -t cl i
+wait_for 10 shows cl '^NODE +NAME' || fail "i back to the nodes: $(screen cl)"
 $TM send-keys -t cl Enter
 wait_for 10 shows cl '^apenet-top  node 1,2,1' || fail "Enter: $(screen cl)"
 shows cl 'FPGA_TEMP' || fail "the node's states: $(screen cl)"
