@@ -21,3 +21,47 @@ sim_stop() {
 	kill -TERM "$SIM_PID" 2>/dev/null || return 0
 	wait "$SIM_PID"
 }
+
+# snmpd_start DIR [PORT]: the real snmpd with DIR/snmpd.conf (the caller's)
+# on a free loopback port tried from $base + 500 (or on PORT alone, for a
+# restart), its log, errors and pid file in DIR, no SMUX (-I -smux: port 199
+# stays free); sets SNMPD_PORT.
+snmpd_start() {
+	sd_dir=$1
+	SNMPD_PORT=""
+	for sd_try in 1 2 3 4 5 6 7 8; do
+		sd_p=${2:-$((base + 500 + sd_try * 31))}
+		: >"$sd_dir/snmpd.log"
+		SNMP_PERSISTENT_DIR="$sd_dir/snmpd-persist" /usr/sbin/snmpd -f -Lf "$sd_dir/snmpd.log" -C \
+			-c "$sd_dir/snmpd.conf" -I -smux -M /dev/null -m "" -p "$sd_dir/snmpd.pid" "udp:127.0.0.1:$sd_p" \
+			2>>"$sd_dir/snmpd.err" &
+		if wait_for 10 grep -q "NET-SNMP version" "$sd_dir/snmpd.log" 2>/dev/null && kill -0 $! 2>/dev/null; then
+			SNMPD_PORT=$sd_p
+			return 0
+		fi
+		kill $! 2>/dev/null
+		[ -n "${2:-}" ] && break
+	done
+	fail "snmpd did not start: $(cat "$sd_dir/snmpd.err" "$sd_dir/snmpd.log")"
+}
+# supervisor_start DIR: apenet-supervisor with DIR/sup.yaml on a free loopback port
+# tried from $base + 900, database DIR/h.db, log DIR/log; sets SUP (its pid)
+# and SUPPORT.
+supervisor_start() {
+	ss_dir=$1
+	SUPPORT=""
+	for ss_try in 1 2 3 4 5 6 7 8; do
+		ss_p=$((base + 900 + ss_try * 37))
+		"$BIN/apenet-supervisor" --config "$ss_dir/sup.yaml" --foreground --listen "127.0.0.1:$ss_p" \
+			--db "$ss_dir/h.db" 2>>"$ss_dir/log" &
+		SUP=$!
+		if wait_for 20 grep -q "listening on 127.0.0.1:$ss_p" "$ss_dir/log" && kill -0 $SUP 2>/dev/null; then
+			SUPPORT=$ss_p
+			return 0
+		fi
+		kill $SUP 2>/dev/null
+		wait $SUP 2>/dev/null
+		SUP=""
+	done
+	fail "the supervisor did not start: $(cat "$ss_dir/log")"
+}

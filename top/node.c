@@ -121,11 +121,6 @@ int top_node_rows(const struct top *t)
 	return 0;
 }
 
-static const char *state_label(unsigned s)
-{
-	return apenet_link_state_name(s);
-}
-
 static void board_lines(struct top *t)
 {
 	const struct apenet_view *v = t->v;
@@ -238,7 +233,7 @@ static void node_view(struct top *t)
 		const struct apenet_top_link *r = &t->rows[i];
 		if ((int)i == t->sel)
 			attron(A_REVERSE);
-		mvprintw(y, 0, "%-5s %-9s %2u/%-2u %-11.11s %7.1f %7.1f %6.2f %6.2f %5.0f ", r->name, state_label(r->state),
+		mvprintw(y, 0, "%-5s %-9s %2u/%-2u %-11.11s %7.1f %7.1f %6.2f %6.2f %5.0f ", r->name, apenet_link_state_name(r->state),
 			 r->lanes_up, r->lanes, r->partner, r->tx_MBps, r->rx_MBps, r->crc_per_min, r->retrans_per_min,
 			 r->fifo_pct);
 		int a = top_attr_sev(t, r->sev);
@@ -266,7 +261,7 @@ static void link_view(struct top *t)
 	enum apenet_sev w = apenet_findings_worst_at(&t->held, (int)t->link, &at);
 	attron(A_BOLD);
 	mvprintw(0, 0, "apenet-top  link %s  %s  lanes %u/%u  %.0f Mbps a lane", v->prof->links[t->link].name,
-		 state_label(st.state), (unsigned)__builtin_popcount(st.lanes_up), st.nlanes,
+		 apenet_link_state_name(st.state), (unsigned)__builtin_popcount(st.lanes_up), st.nlanes,
 		 (double)v->s1.link[t->link].LINK_LANE_MBPS);
 	attroff(A_BOLD);
 	int a = top_attr_sev(t, w);

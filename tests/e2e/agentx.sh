@@ -67,23 +67,8 @@ agentXPerms 0660 0770
 rocommunity public 127.0.0.1
 trap2sink 127.0.0.1:$TRAPPORT public
 EOF
-# snmpd_start: on $PORT (a new one found when it is not set)
-snmpd_start() {
-	for try in 1 2 3 4 5 6 7 8; do
-		p=${PORT:-$((base + 500 + try * 31))}
-		: >"$T/snmpd.log"
-		SNMP_PERSISTENT_DIR="$T/snmpd-persist" "$SNMPD" -f -Lf "$T/snmpd.log" -C -c "$T/snmpd.conf" -I -smux -M /dev/null -m "" \
-			-p "$T/snmpd.pid" "udp:127.0.0.1:$p" 2>>"$T/snmpd.err" &
-		if wait_for 10 grep -q "NET-SNMP version" "$T/snmpd.log" 2>/dev/null && kill -0 $! 2>/dev/null; then
-			PORT=$p
-			return 0
-		fi
-		kill $! 2>/dev/null
-		[ -n "${PORT:-}" ] && break
-	done
-	fail "snmpd did not start: $(cat "$T/snmpd.err" "$T/snmpd.log")"
-}
-snmpd_start
+snmpd_start "$T"
+PORT=$SNMPD_PORT
 H="127.0.0.1:$PORT"
 S="-v2c -c public -t 3 -r 1"
 
@@ -108,21 +93,7 @@ supervisor:
   agentx_ping_s: $PING
   agentx_cache_ms: 300
 EOF
-SUPPORT=""
-for try in 1 2 3 4 5 6 7 8; do
-	p=$((base + 900 + try * 37))
-	"$BIN/apenet-supervisor" --config "$T/sup/sup.yaml" --foreground --listen "127.0.0.1:$p" --db "$T/sup/h.db" \
-		2>>"$T/sup/log" &
-	SUP=$!
-	if wait_for 20 grep -q "listening on 127.0.0.1:$p" "$T/sup/log" && kill -0 $SUP 2>/dev/null; then
-		SUPPORT=$p
-		break
-	fi
-	kill $SUP 2>/dev/null
-	wait $SUP 2>/dev/null
-	SUP=""
-done
-[ -n "$SUPPORT" ] || fail "the supervisor did not start: $(cat "$T/sup/log")"
+supervisor_start "$T/sup"
 mkdir -p "$T/ag"
 cat >"$T/ag/agent.yaml" <<EOF
 agent:
@@ -252,7 +223,7 @@ sp=$(cat "$T/snmpd.pid")
 kill -TERM "$sp"
 gone() { ! kill -0 "$sp" 2>/dev/null; }
 wait_for 20 gone || fail "snmpd did not stop"
-snmpd_start
+snmpd_start "$T" "$PORT"
 t0=$(date +%s%N)
 served() { [ "$(get "$MIB.1.3.1.2.1.1")" = '"X+"' ] && get "$NODES.5.0.0.0" | grep -q '^[1-4]$'; }
 # two ping intervals, and a second for a loaded machine to run the ping

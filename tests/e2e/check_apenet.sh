@@ -36,19 +36,8 @@ agentXSocket $T/agentx.sock
 agentXPerms 0660 0770
 rocommunity public 127.0.0.1
 EOF
-PORT=""
-for try in 1 2 3 4 5 6 7 8; do
-	p=$((base + 500 + try * 31))
-	: >"$T/snmpd.log"
-	SNMP_PERSISTENT_DIR="$T/snmpd-persist" "$SNMPD" -f -Lf "$T/snmpd.log" -C -c "$T/snmpd.conf" -I -smux -M /dev/null -m "" \
-		-p "$T/snmpd.pid" "udp:127.0.0.1:$p" 2>>"$T/snmpd.err" &
-	if wait_for 10 grep -q "NET-SNMP version" "$T/snmpd.log" 2>/dev/null && kill -0 $! 2>/dev/null; then
-		PORT=$p
-		break
-	fi
-	kill $! 2>/dev/null
-done
-[ -n "$PORT" ] || fail "snmpd did not start: $(cat "$T/snmpd.err" "$T/snmpd.log")"
+snmpd_start "$T"
+PORT=$SNMPD_PORT
 
 sim_start "$T/sim" --dims 2x2x1 --seed 7
 N="$T/sim/node-0-0-0"

@@ -218,19 +218,8 @@ agentXSocket $tmp/agentx.sock
 agentXPerms 0660 0770
 rocommunity public 127.0.0.1
 EOF
-SNMPPORT=""
-for try in 1 2 3 4 5 6 7 8; do
-	p=$((base + try * 31))
-	: >"$tmp/snmpd.log"
-	SNMP_PERSISTENT_DIR="$tmp/snmpd-persist" "$SNMPD" -f -Lf "$tmp/snmpd.log" -C -c "$tmp/snmpd.conf" -I -smux -M /dev/null -m "" \
-		-p "$tmp/snmpd.pid" "udp:127.0.0.1:$p" 2>>"$tmp/snmpd.err" &
-	if wait_for 10 grep -q "NET-SNMP version" "$tmp/snmpd.log" 2>/dev/null && kill -0 $! 2>/dev/null; then
-		SNMPPORT=$p
-		break
-	fi
-	kill $! 2>/dev/null
-done
-[ -n "$SNMPPORT" ] || fail "snmpd did not start: $(cat "$tmp/snmpd.err" "$tmp/snmpd.log")"
+snmpd_start "$tmp"
+SNMPPORT=$SNMPD_PORT
 
 sim_start "$tmp/sim" --dims 2x2x1 --seed 7
 mkdir -p "$tmp/sup" "$tmp/ag"
@@ -242,20 +231,7 @@ supervisor:
   agentx_socket: $tmp/agentx.sock
   agentx_cache_ms: 300
 EOF
-SUPPORT=""
-for try in 1 2 3 4 5 6 7 8; do
-	p=$((base + 600 + try * 37))
-	"$BIN/apenet-supervisor" --config "$tmp/sup/sup.yaml" --foreground --listen "127.0.0.1:$p" --db "$tmp/sup/h.db" 2>>"$tmp/sup/log" &
-	SUP=$!
-	if wait_for 20 grep -q "listening on 127.0.0.1:$p" "$tmp/sup/log" && kill -0 $SUP 2>/dev/null; then
-		SUPPORT=$p
-		break
-	fi
-	kill $SUP 2>/dev/null
-	wait $SUP 2>/dev/null
-	SUP=""
-done
-[ -n "$SUPPORT" ] || fail "the supervisor did not start: $(cat "$tmp/sup/log")"
+supervisor_start "$tmp/sup"
 cat >"$tmp/ag/agent.yaml" <<EOF
 agent:
   state_dir: $tmp/ag/state

@@ -106,21 +106,7 @@ sim_start "$T/sim2" --dims 4x4x2 --seed 3
 mkdir -p "$T/sup" "$T/ag"
 printf 'cluster:\n  dims: 4x4x2\nsupervisor:\n  state_dir: %s\n  agentx: 0\n' "$T/sup" >"$T/sup/sup.yaml"
 base=$(( 20000 + ($$ * 17) % 30000 ))
-SUPPORT=""
-for try in 1 2 3 4 5 6 7 8; do
-	p=$((base + try * 41))
-	"$BIN/apenet-supervisor" --config "$T/sup/sup.yaml" --foreground --listen "127.0.0.1:$p" --db "$T/sup/h.db" \
-		2>>"$T/sup/log" &
-	SUP=$!
-	if wait_for 20 grep -q "listening on 127.0.0.1:$p" "$T/sup/log" && kill -0 $SUP 2>/dev/null; then
-		SUPPORT=$p
-		break
-	fi
-	kill $SUP 2>/dev/null
-	wait $SUP 2>/dev/null
-	SUP=""
-done
-[ -n "$SUPPORT" ] || fail "the supervisor did not start: $(cat "$T/sup/log")"
+supervisor_start "$T/sup"
 cat >"$T/ag/agent.yaml" <<EOF
 agent:
   state_dir: $T/ag/state
