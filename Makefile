@@ -52,7 +52,7 @@ CPPFLAGS += -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(LIBPCI_CFLAGS) $(YAML_
 ALL_CFLAGS = $(CPPFLAGS) $(WARN) $(CFLAGS)
 
 # Libraries inside the project.
-LIB_SRCS := $(wildcard common/*.c collectors/*.c lofamo/*.c snmp/*.c db/*.c bertest/*.c) top/model.c
+LIB_SRCS := $(wildcard common/*.c collectors/*.c lofamo/*.c snmp/*.c db/*.c bertest/*.c report/*.c) top/model.c
 SIM_SRCS := $(filter-out sim/sim_main.c,$(wildcard sim/*.c))
 # check_apenet (the monitoring plugin) is its own program: not in apenet.
 CLI_SRCS := $(filter-out cli/check_apenet%.c,$(wildcard cli/*.c))
@@ -187,8 +187,9 @@ $(B)/bench/bench_sweep: $(B)/obj/bench/bench_sweep.o $(SIM_A) $(LIB_A)
 $(B)/bench/bench_hdb $(B)/bench/bench_supervisor: $(B)/obj/bench/rawdb.o
 $(B)/bench/bench_hdb: LIBS += $(SQLITE3_LIBS)
 $(B)/bench/bench_supervisor: LIBS += $(SNMP_LIBS)
-# bench_incident reads the supervisor's database through the library.
-$(B)/bench/bench_incident: LIBS += $(SQLITE3_LIBS)
+# bench_incident reads the supervisor's database through the library;
+# bench_report writes a big one through it and times `apenet report` on it.
+$(B)/bench/bench_incident $(B)/bench/bench_report: LIBS += $(SQLITE3_LIBS)
 
 # FUZZ_LIBS: what a target needs beyond the library's own (the SNMP
 # decoder's target parses messages with net-snmp).

@@ -56,6 +56,10 @@ static const struct cli_cmd cmds[] = {
 	  32, cmd_health },
 	{ "db", "apenet db check|vacuum|export|retention [--db FILE] [--since T] [--until T] [--older-than-days D]",
 	  "the health database: integrity and invariants, vacuum, a window as JSON lines, retention now", 16, cmd_db },
+	{ "report",
+	  "apenet report [--db FILE] (--incident ID | --since T [--until T]) [--node X,Y,Z] [--blackbox DIR]... "
+	  "[--format text|json|html] [-o FILE] [--max-events N]",
+	  "post-mortem: first fault, propagation, black-box trends, cables, what to replace", 48, cmd_report },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

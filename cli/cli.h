@@ -107,6 +107,8 @@ int cli_parse_lanes(const char *s, unsigned max, uint32_t *mask);
 /* "vod,rxeq" into a mask of PMA parameters (apenet/sweep.h); -1 naming the
  * bad one in bad. */
 int cli_parse_params(const char *s, unsigned *mask, char *bad, size_t n);
+/* A time option: epoch milliseconds or UTC "YYYY-MM-DDTHH:MM:SS[.mmm][Z]"; -1 when neither. */
+int cli_parse_time(const char *s, int64_t *out);
 /* The health database a command reads: --db, else the config's first
  * supervisor's; 0, or the exit code after saying why. */
 int cli_db_path(const struct cli *c, const char *cmd, const char *db, const char *config, char *path, size_t n);
@@ -138,5 +140,6 @@ int cmd_clear_counters(struct cli *c);
 int cmd_agent_status(struct cli *c);
 int cmd_health(struct cli *c);
 int cmd_db(struct cli *c);
+int cmd_report(struct cli *c);
 
 #endif

@@ -28,35 +28,6 @@
 #include "apenet/hdb.h"
 #include "cli.h"
 
-static int parse_time(const char *s, int64_t *out)
-{
-	char *end;
-	if (strchr(s, 'T')) {
-		struct tm tm;
-		memset(&tm, 0, sizeof(tm));
-		const char *r = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-		if (!r)
-			return -1;
-		double frac = 0;
-		if (*r == '.') {
-			frac = strtod(r, &end);
-			r = end;
-		}
-		if (*r == 'Z')
-			r++;
-		if (*r)
-			return -1;
-		*out = (int64_t)timegm(&tm) * 1000 + (int64_t)llround(frac * 1000);
-		return 0;
-	}
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (!*s || *end || errno || v < 0)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static void problem(void *arg, const char *p)
 {
 	struct apenet_out *o = arg;
@@ -166,9 +137,9 @@ int cmd_db(struct cli *c)
 		return cli_usage_error("db", "say check, vacuum, export or retention");
 	const char *what = pos[0];
 	int64_t from = 0, to = INT64_MAX;
-	if (since && parse_time(since, &from))
+	if (since && cli_parse_time(since, &from))
 		return cli_usage_error("db", "--since '%s' is not epoch milliseconds or YYYY-MM-DDTHH:MM:SS[.mmm]Z", since);
-	if (until && parse_time(until, &to))
+	if (until && cli_parse_time(until, &to))
 		return cli_usage_error("db", "--until '%s' is not epoch milliseconds or YYYY-MM-DDTHH:MM:SS[.mmm]Z", until);
 	struct apenet_config cfg;
 	int rc = cli_config("db", config, &cfg);

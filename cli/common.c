@@ -313,3 +313,32 @@ void cli_restore_signals(const struct sigaction saved[CLI_CATCH_N])
 	for (int i = 0; i < CLI_CATCH_N; i++)
 		sigaction(catch_sigs[i], &saved[i], NULL);
 }
+
+int cli_parse_time(const char *s, int64_t *out)
+{
+	char *end;
+	if (strchr(s, 'T')) {
+		struct tm tm;
+		memset(&tm, 0, sizeof(tm));
+		const char *r = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+		if (!r)
+			return -1;
+		double frac = 0;
+		if (*r == '.') {
+			frac = strtod(r, &end);
+			r = end;
+		}
+		if (*r == 'Z')
+			r++;
+		if (*r)
+			return -1;
+		*out = (int64_t)timegm(&tm) * 1000 + (int64_t)llround(frac * 1000);
+		return 0;
+	}
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (!*s || *end || errno || v < 0)
+		return -1;
+	*out = v;
+	return 0;
+}

@@ -419,34 +419,38 @@ out:
 	return rc;
 }
 
-static int load(struct apenet_conf *c, const struct apenet_snapfile_pick *pick, struct apenet_view *v, struct apenet_err *e)
+/* The document's identity: schema, command, bdf, variant, pcie. */
+static int load_head(struct apenet_conf *c, struct apenet_view *v, struct apenet_err *e)
 {
-	const struct apenet_conf_node *r, *x, *samples, *mods;
-	int rc = -1;
+	const struct apenet_conf_node *r, *x;
 	r = c->root;
 	if (apenet_conf_expect(c, r, APENET_CONF_MAP, "document", e) || need(c, r, "schema", APENET_CONF_SCALAR, &x, e))
-		goto out;
+		return -1;
 	/* /1 snapshots (before findings) hold the same registers: still replayable */
 	if (strcmp(x->value, APENET_JSON_SCHEMA) && strcmp(x->value, "apenet-diag/1")) {
-		apenet_conf_error(c, x, e, "schema '%s' is not %s (or apenet-diag/1)", x->value, APENET_JSON_SCHEMA);
-		goto out;
+		return apenet_conf_error(c, x, e, "schema '%s' is not %s (or apenet-diag/1)", x->value, APENET_JSON_SCHEMA);
 	}
 	if (need(c, r, "command", APENET_CONF_SCALAR, &x, e))
-		goto out;
-	if (strcmp(x->value, "snapshot")) {
-		apenet_conf_error(c, x, e, "a '%s' document, not an apenet snapshot", x->value);
-		goto out;
-	}
+		return -1;
+	if (strcmp(x->value, "snapshot"))
+		return apenet_conf_error(c, x, e, "a '%s' document, not an apenet snapshot", x->value);
 	if (need(c, r, "bdf", APENET_CONF_SCALAR, &x, e))
-		goto out;
+		return -1;
 	snprintf(v->bdf, sizeof(v->bdf), "%s", x->value);
 	if (need(c, r, "variant", APENET_CONF_SCALAR, &x, e))
-		goto out;
-	if (!(v->prof = apenet_profile_by_name(x->value))) {
-		apenet_conf_error(c, x, e, "unknown variant '%s'", x->value);
-		goto out;
-	}
+		return -1;
+	if (!(v->prof = apenet_profile_by_name(x->value)))
+		return apenet_conf_error(c, x, e, "unknown variant '%s'", x->value);
 	if (need(c, r, "pcie", APENET_CONF_MAP, &x, e) || load_pcie(c, x, v, e))
+		return -1;
+	return 0;
+}
+
+static int load(struct apenet_conf *c, const struct apenet_snapfile_pick *pick, struct apenet_view *v, struct apenet_err *e)
+{
+	const struct apenet_conf_node *r = c->root, *samples, *mods;
+	int rc = -1;
+	if (load_head(c, v, e))
 		goto out;
 	if (need(c, r, "samples", APENET_CONF_SEQ, &samples, e) || load_samples(c, samples, pick, v, e))
 		goto out;
@@ -518,4 +522,57 @@ int apenet_snapfile_load(const char *path, struct apenet_view *v, struct apenet_
 int apenet_snapfile_load_string(const char *name, const char *text, struct apenet_view *v, struct apenet_err *e)
 {
 	return apenet_snapfile_load_string_pick(name, text, NULL, v, e);
+}
+
+/* The black box's own member ("blackbox": {"node", "reason", ...}), when
+ * the document has one: a dump says whose it is. */
+static void load_bbox_meta(struct apenet_conf *c, struct apenet_snapfile_info *info)
+{
+	const struct apenet_conf_node *bb = apenet_conf_get(c->root, "blackbox"), *x;
+	if (!bb || bb->kind != APENET_CONF_MAP)
+		return;
+	if ((x = apenet_conf_get(bb, "node")) && x->kind == APENET_CONF_SCALAR && x->value)
+		snprintf(info->node, sizeof(info->node), "%s", x->value);
+	if ((x = apenet_conf_get(bb, "reason")) && x->kind == APENET_CONF_SCALAR && x->value)
+		snprintf(info->reason, sizeof(info->reason), "%s", x->value);
+	if ((x = apenet_conf_get(bb, "written_ms")) && x->kind == APENET_CONF_SCALAR && x->value)
+		info->written_ms = strtoll(x->value, NULL, 10);
+}
+
+int apenet_snapfile_each(const char *path, apenet_snapfile_sample_fn cb, void *arg, struct apenet_err *e)
+{
+	struct apenet_conf *c;
+	struct apenet_view *v = calloc(1, sizeof(*v));
+	struct apenet_snapshot *s = malloc(sizeof(*s));
+	struct apenet_snapfile_info info;
+	const struct apenet_conf_node *samples;
+	int rc = -1;
+	memset(&info, 0, sizeof(info));
+	if (!v || !s) {
+		apenet_err_set(e, APENET_EIO, "%s: out of memory", path);
+		goto out_mem;
+	}
+	if (apenet_conf_load(path, &c, e))
+		goto out_mem;
+	if (load_head(c, v, e) || need(c, c->root, "samples", APENET_CONF_SEQ, &samples, e))
+		goto out;
+	snprintf(info.bdf, sizeof(info.bdf), "%s", v->bdf);
+	info.prof = v->prof;
+	for (const struct apenet_conf_node *x = samples->child; x; x = x->next)
+		info.nsamples++;
+	load_bbox_meta(c, &info);
+	for (const struct apenet_conf_node *x = samples->child; x; x = x->next) {
+		int64_t host_ms;
+		if (load_sample(c, x, v, s, &host_ms, e))
+			goto out;
+		if (cb(arg, &info, s, host_ms))
+			break;
+	}
+	rc = 0;
+out:
+	apenet_conf_free(c);
+out_mem:
+	free(v);
+	free(s);
+	return rc;
 }

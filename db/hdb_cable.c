@@ -83,3 +83,22 @@ int apenet_hdb_cable_get(struct apenet_hdb *db, const char *serial, struct apene
 		return apenet_hdb_dberr(db, e, "reading a cable");
 	return rc == SQLITE_ROW;
 }
+
+int apenet_hdb_cable_at(struct apenet_hdb *db, const unsigned xyz[3], const char *link, struct apenet_hdb_cable *out,
+			struct apenet_err *e)
+{
+	sqlite3_stmt *st = apenet_hdb_reader(db, ST_CABLE_AT, e);
+	if (!st)
+		return -1;
+	for (int i = 0; i < 3; i++)
+		sqlite3_bind_int64(st, 1 + i, xyz[i]);
+	apenet_hdb_bind_text(st, 4, link);
+	char serial[sizeof(out->serial)] = "";
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		apenet_hdb_col_text(st, 0, serial, sizeof(serial));
+	apenet_hdb_done(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return apenet_hdb_dberr(db, e, "finding the cable at a link");
+	return rc == SQLITE_ROW ? apenet_hdb_cable_get(db, serial, out, e) : 0;
+}

@@ -62,6 +62,12 @@ enum hdb_st {
 	ST_LINKS_EACH,
 	ST_TR_WINDOW,
 	ST_TR_WINDOW_NODE,
+	/* the post-mortem report's (hdb_read_report.c) */
+	ST_TR_COUNT,
+	ST_TR_COUNT_NODE,
+	ST_CABLE_AT,
+	ST_INC_LINK,
+	ST_INC_MERGED,
 	ST_N
 };
 

@@ -139,3 +139,22 @@ int apenet_hdb_layout(struct apenet_hdb *db, const unsigned dims[3], apenet_hdb_
 	}
 	return apenet_hdb_tx_end(db, own, ok, e);
 }
+
+int apenet_hdb_dims(struct apenet_hdb *db, unsigned dims[3], struct apenet_err *e)
+{
+	char have[48] = "";
+	sqlite3_stmt *st = apenet_hdb_reader(db, ST_META_GET, e);
+	if (!st)
+		return -1;
+	apenet_hdb_bind_text(st, 1, "dims");
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		apenet_hdb_col_text(st, 0, have, sizeof(have));
+	apenet_hdb_done(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return apenet_hdb_dberr(db, e, "reading the stored layout");
+	dims[0] = dims[1] = dims[2] = 0;
+	if (rc == SQLITE_ROW && sscanf(have, "%ux%ux%u", &dims[0], &dims[1], &dims[2]) != 3)
+		dims[0] = dims[1] = dims[2] = 0;
+	return rc == SQLITE_ROW && dims[0];
+}

@@ -134,3 +134,27 @@ int apenet_hdb_evidence_each(struct apenet_hdb *db, int64_t incident, apenet_hdb
 		return apenet_hdb_dberr(db, e, "reading evidence");
 	return 0;
 }
+
+int apenet_hdb_link_incidents_each(struct apenet_hdb *db, const unsigned xyz[3], const char *link, int64_t before_ms,
+				   unsigned limit, apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e)
+{
+	sqlite3_stmt *st = apenet_hdb_reader(db, ST_INC_LINK, e);
+	if (!st)
+		return -1;
+	for (int i = 0; i < 3; i++)
+		sqlite3_bind_int64(st, 1 + i, xyz[i]);
+	apenet_hdb_bind_text(st, 4, link);
+	sqlite3_bind_int64(st, 5, before_ms);
+	sqlite3_bind_int64(st, 6, limit ? (int64_t)limit : -1);
+	return hdb_incidents_run(db, st, cb, arg, e);
+}
+
+int apenet_hdb_merged_each(struct apenet_hdb *db, int64_t into, apenet_hdb_incident_fn cb, void *arg,
+			   struct apenet_err *e)
+{
+	sqlite3_stmt *st = apenet_hdb_reader(db, ST_INC_MERGED, e);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, into);
+	return hdb_incidents_run(db, st, cb, arg, e);
+}

@@ -51,3 +51,22 @@ int apenet_hdb_transitions_each(struct apenet_hdb *db, int64_t from_ms, int64_t 
 		return apenet_hdb_dberr(db, e, "reading transitions");
 	return 0;
 }
+
+int apenet_hdb_transitions_count(struct apenet_hdb *db, int64_t from_ms, int64_t to_ms, const unsigned *xyz,
+				 uint64_t *n, struct apenet_err *e)
+{
+	sqlite3_stmt *st = apenet_hdb_reader(db, xyz ? ST_TR_COUNT_NODE : ST_TR_COUNT, e);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, from_ms);
+	sqlite3_bind_int64(st, 2, to_ms);
+	for (int i = 0; xyz && i < 3; i++)
+		sqlite3_bind_int64(st, 3 + i, xyz[i]);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*n = (uint64_t)sqlite3_column_int64(st, 0);
+	apenet_hdb_done(st);
+	if (rc != SQLITE_ROW)
+		return apenet_hdb_dberr(db, e, "counting transitions");
+	return 0;
+}

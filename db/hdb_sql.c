@@ -148,6 +148,21 @@ static const char *const hdb_sql[ST_N] = {
 	[ST_TR_WINDOW_NODE] = "SELECT " TRANSITION_COLS
 			      " WHERE t.node_id = (SELECT id FROM node WHERE x = ?3 AND y = ?4 AND z = ?5)"
 			      " AND t.time_ms >= ?1 AND t.time_ms < ?2 ORDER BY t.time_ms, t.boot, t.seq",
+	/* The report counts what it leaves out of a window (transition_time). */
+	[ST_TR_COUNT] = "SELECT count(*) FROM transition WHERE time_ms >= ?1 AND time_ms < ?2",
+	[ST_TR_COUNT_NODE] = "SELECT count(*) FROM transition WHERE node_id = (SELECT id FROM node WHERE x = ?3 AND y = ?4"
+			     " AND z = ?5) AND time_ms >= ?1 AND time_ms < ?2",
+	/* The cable last seen at a link end, either end. */
+	[ST_CABLE_AT] = "SELECT c.serial FROM cable c, (SELECT id FROM node WHERE x = ?1 AND y = ?2 AND z = ?3) n"
+			" WHERE (c.a_node_id = n.id AND c.a_link = ?4) OR (c.b_node_id = n.id AND c.b_link = ?4)"
+			" ORDER BY c.last_ms DESC LIMIT 1",
+	/* Incidents that named a link end (either end), before a time, newest
+	 * first.  Incidents are few (one per real fault): no index. */
+	[ST_INC_LINK] = "SELECT " INCIDENT_COLS " WHERE i.opened_ms < ?5 AND i.link IS NOT NULL AND"
+			" ((n.x = ?1 AND n.y = ?2 AND n.z = ?3 AND i.link = ?4) OR"
+			"  (f.x = ?1 AND f.y = ?2 AND f.z = ?3 AND i.far_link = ?4))"
+			" ORDER BY i.opened_ms DESC, i.id DESC LIMIT ?6",
+	[ST_INC_MERGED] = "SELECT " INCIDENT_COLS " WHERE i.merged_into = ?1 ORDER BY i.opened_ms, i.id",
 };
 
 const char *apenet_hdb_sql_text(enum hdb_st which)

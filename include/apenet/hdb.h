@@ -433,6 +433,27 @@ typedef int (*apenet_hdb_transition_fn)(void *arg, const struct apenet_hdb_trans
 int apenet_hdb_transitions_each(struct apenet_hdb *db, int64_t from_ms, int64_t to_ms, const unsigned *xyz,
 				apenet_hdb_transition_fn cb, void *arg, struct apenet_err *e);
 
+/* How many transitions [from_ms, to_ms) holds, about xyz or all (NULL). */
+int apenet_hdb_transitions_count(struct apenet_hdb *db, int64_t from_ms, int64_t to_ms, const unsigned *xyz,
+				 uint64_t *n, struct apenet_err *e);
+
+/* ---- the post-mortem report's readers ---- */
+
+/* The torus the layout stored: 1 with dims, 0 when none was stored (dims
+ * 0,0,0), -1. */
+int apenet_hdb_dims(struct apenet_hdb *db, unsigned dims[3], struct apenet_err *e);
+/* The cable last seen at this link end (either of its ends): 1 with *out,
+ * 0 none known, -1. */
+int apenet_hdb_cable_at(struct apenet_hdb *db, const unsigned xyz[3], const char *link, struct apenet_hdb_cable *out,
+			struct apenet_err *e);
+/* Incidents that named this link end (as theirs or as the far end),
+ * opened before before_ms, newest first, at most limit (0: all). */
+int apenet_hdb_link_incidents_each(struct apenet_hdb *db, const unsigned xyz[3], const char *link, int64_t before_ms,
+				   unsigned limit, apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e);
+/* The incidents merged into one, oldest first. */
+int apenet_hdb_merged_each(struct apenet_hdb *db, int64_t into, apenet_hdb_incident_fn cb, void *arg,
+			   struct apenet_err *e);
+
 /* ---- checking (`apenet db check`) ---- */
 
 typedef void (*apenet_hdb_problem_fn)(void *arg, const char *problem);

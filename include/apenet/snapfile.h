@@ -59,4 +59,21 @@ void apenet_snapfile_stream_sample(struct apenet_snapfile_stream *s, const struc
 int apenet_snapfile_stream_end(struct apenet_snapfile_stream *s, const uint32_t *ee_status,
 			       const uint8_t (*ee)[APENET_EE_DATA_LEN]);
 
+/*
+ * Every sample of a document, oldest first, for readers of whole series
+ * (the post-mortem report's trends).  Each sample is checked as the loaders
+ * check it; an error names file:line:column.  cb returns 0 to go on.
+ */
+struct apenet_snapfile_info {
+	char bdf[16];
+	const struct apenet_profile *prof;
+	unsigned nsamples;
+	char node[24];         /* a black-box dump's "blackbox" member: its node "x,y,z", "" none */
+	char reason[200];      /* why it was dumped */
+	int64_t written_ms;
+};
+typedef int (*apenet_snapfile_sample_fn)(void *arg, const struct apenet_snapfile_info *info,
+					 const struct apenet_snapshot *s, int64_t host_ms);
+int apenet_snapfile_each(const char *path, apenet_snapfile_sample_fn cb, void *arg, struct apenet_err *e);
+
 #endif

@@ -1,0 +1,234 @@
+/*
+ * The post-mortem report (report/; `apenet report`, docs/report.md): what
+ * failed first, how it spread, what the nodes' black boxes saw in the
+ * minutes before, which cables were involved and what to replace.
+ *
+ * Built in two steps so that the model can be unit-tested without a
+ * database and written in every format from one place:
+ *
+ *     struct apenet_pm *pm;
+ *     apenet_pm_build(db, &query, &pm, &e);      (reads db/ and black boxes)
+ *     apenet_pm_write_text|json|html(pm, f, &e);
+ *     apenet_pm_free(pm);
+ *
+ * The model's parts are also filled by hand in tests (apenet_pm_new, then
+ * apenet_pm_add_* and apenet_pm_finish): finish sorts the timeline, finds
+ * the first fault and derives the propagation and the recommendations.
+ *
+ * Times are epoch milliseconds; the writers show them as UTC ISO 8601 with
+ * milliseconds and relative to the first fault.  The library never prints
+ * and never exits.
+ */
+#ifndef APENET_POSTMORTEM_H
+#define APENET_POSTMORTEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "apenet/err.h"
+#include "apenet/hdb.h"
+
+/* ---- what the report is asked for ---- */
+
+#define APENET_PM_MAX_BBDIRS 16
+
+struct apenet_pm_query {
+	int64_t incident;        /* > 0: the report of this incident */
+	int64_t from_ms, to_ms;  /* else: the window [from, to) */
+	int has_node;            /* only what is about this node (and incidents on it) */
+	unsigned node[3];
+	const char *bbdirs[APENET_PM_MAX_BBDIRS]; /* black-box directories (searched 3 levels down) */
+	unsigned nbbdirs;
+	size_t max_events;       /* the window's transitions beyond every incident's own (0: all) */
+	int64_t before_ms;       /* an incident's timeline starts this long before its first fault */
+	int64_t after_ms;        /* ... and ends this long after it closed */
+	int64_t now_ms;          /* the time an open incident is reported at */
+};
+/* An incident's report: 60 s before to 10 s after; 5000 other events. */
+void apenet_pm_query_defaults(struct apenet_pm_query *q);
+
+/* ---- the model ---- */
+
+enum apenet_pm_kind {
+	APENET_PM_TRANSITION = 1, /* an agent's report */
+	APENET_PM_EVIDENCE,       /* the supervisor's own evidence (silence, absence) */
+	APENET_PM_OPENED,         /* a deduction: an incident opened */
+	APENET_PM_CLOSED,         /* ... closed or merged */
+};
+const char *apenet_pm_kind_name(int kind);
+
+/* One line of the timeline. */
+struct apenet_pm_event {
+	int64_t time_ms;
+	int kind;                /* enum apenet_pm_kind */
+	int64_t id;              /* the transition's or evidence's row, the incident's id */
+	int64_t incident;        /* evidence of / about this incident, 0 none */
+	unsigned node[3];        /* what it is about */
+	int has_reporter;        /* a transition: the node that reported it */
+	unsigned reporter[3];
+	char boot[40];
+	uint64_t seq;
+	int path;                /* enum apenet_hdb_path */
+	char via[8];
+	char subject[12];
+	char where[24];
+	char code[64];           /* a finding code; a deduction's rule */
+	int old_status, new_status;
+	double value, threshold; /* NaN: none */
+	char unit[16];
+	char text[200];
+	int first;               /* this is the first fault */
+};
+
+/* Who saw the fault, when (from the recorded evidence and the timeline). */
+struct apenet_pm_seen {
+	char observer[24];       /* "x,y,z" or "supervisor" */
+	int path;
+	char via[8];
+	int64_t first_ms, delta_ms; /* first time, and since the first fault */
+	unsigned count;          /* pieces of evidence on this path from this observer */
+	char what[200];          /* the first of them */
+};
+
+/* One series of a black box's trend, at most APENET_PM_MAX_POINTS points. */
+#define APENET_PM_MAX_POINTS 160
+struct apenet_pm_series {
+	char name[32];           /* "fpga_temp", "X+ crc_errors", ... */
+	char label[48];          /* "FPGA temperature" */
+	char unit[12];
+	unsigned n;
+	int64_t t[APENET_PM_MAX_POINTS];
+	double v[APENET_PM_MAX_POINTS];
+	double first, last, min, max, at_fault; /* NaN: no sample */
+	int64_t max_ms;
+	int notable;             /* it moved before the fault (see report/trend.c) */
+	char note[120];
+};
+
+struct apenet_pm_trend {
+	unsigned node[3];
+	char file[512];
+	char reason[200];
+	int64_t from_ms, to_ms;  /* the samples' span */
+	unsigned samples;
+	int64_t unreadable_ms;   /* the first sample the card read all-ones (fell off the bus), 0 none */
+	struct apenet_pm_series *series;
+	unsigned nseries;
+};
+
+struct apenet_pm_cable {
+	unsigned node[3];
+	char link[8];
+	int has_far;
+	unsigned far[3];
+	char far_link[8];
+	int64_t incident;        /* the incident that named it */
+	int known;               /* a cable record (serial) was found */
+	struct apenet_hdb_cable cable;
+	struct apenet_hdb_cert *certs; /* newest first */
+	unsigned ncerts;
+	struct apenet_hdb_incident *earlier; /* earlier incidents on these link ends, newest first */
+	unsigned nearlier;
+};
+
+struct apenet_pm_rec {
+	char component[32];
+	unsigned node[3];
+	char text[400];
+};
+
+struct apenet_pm_node {
+	unsigned xyz[3];
+	char name[64];
+	int role;                /* enum apenet_pm_role */
+};
+enum apenet_pm_role { APENET_PM_NEARBY = 0, APENET_PM_OBSERVER = 1, APENET_PM_BLAMED = 2, APENET_PM_FIRST = 3 };
+
+struct apenet_pm {
+	char db[512];
+	int64_t generated_ms;
+	int by_incident;         /* the report of one incident */
+	int64_t incident;
+	int64_t from_ms, to_ms;
+	int has_node;
+	unsigned node[3];
+	unsigned dims[3];        /* the torus (0,0,0: unknown) */
+
+	struct apenet_hdb_incident *inc; /* the incident first, then those merged into it / the window's */
+	unsigned ninc;
+
+	struct apenet_pm_event *ev;
+	size_t nev, cap_ev;
+	uint64_t omitted;        /* the window's transitions left out (max_events) */
+
+	int has_first;
+	struct apenet_pm_event first; /* the first fault */
+	char first_component[32];
+	unsigned first_blamed[3]; /* the node its incident blames (the fault's own node when none) */
+	int64_t first_incident;
+	char first_link[8];
+	int first_has_far;
+	unsigned first_far[3];
+	char first_far_link[8];
+	int64_t first_until_ms;  /* its incident closed then (INT64_MAX: open) */
+
+	struct apenet_pm_seen *seen;
+	unsigned nseen;
+	struct apenet_pm_trend *trend;
+	unsigned ntrend;
+	struct apenet_pm_cable *cable;
+	unsigned ncable;
+	struct apenet_pm_rec *rec;
+	unsigned nrec;
+	struct apenet_pm_node *nodes; /* the affected region's nodes worth a colour on the map */
+	unsigned nnodes;
+	char notes[4][200];      /* what the report could not do (black box not found, ...) */
+	unsigned nnotes;
+};
+
+struct apenet_pm *apenet_pm_new(void);
+void apenet_pm_free(struct apenet_pm *pm);
+/* Adders copy; -1 with e only when out of memory. */
+int apenet_pm_add_incident(struct apenet_pm *pm, const struct apenet_hdb_incident *in, struct apenet_err *e);
+int apenet_pm_add_event(struct apenet_pm *pm, const struct apenet_pm_event *ev, struct apenet_err *e);
+/* The transition row as a timeline event. */
+void apenet_pm_event_from_transition(struct apenet_pm_event *ev, const struct apenet_hdb_transition *t);
+void apenet_pm_note(struct apenet_pm *pm, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Sorts the timeline (time; at the same millisecond agents' reports before
+ * the supervisor's evidence, openings and closings, then boot id and
+ * sequence, then row), marks the first fault, derives the propagation, the
+ * map's nodes and the recommendations. */
+int apenet_pm_finish(struct apenet_pm *pm, struct apenet_err *e);
+/* The timeline's order (exposed for the tests). */
+int apenet_pm_event_cmp(const struct apenet_pm_event *a, const struct apenet_pm_event *b);
+
+/* Reads the database (opened read-only) and the black boxes. */
+int apenet_pm_build(struct apenet_hdb *db, const char *db_path, const struct apenet_pm_query *q, struct apenet_pm **out,
+		    struct apenet_err *e);
+
+/* Black-box trends of a node around t_ms (report/trend.c): the dump in
+ * dirs that holds the most of the minutes before t_ms.  1 with *out filled,
+ * 0 when no dump of that node covers it (why in note), -1 (a damaged dump
+ * names file:line:column). */
+int apenet_pm_trend_load(const char *const *dirs, unsigned ndirs, const unsigned xyz[3], int64_t t_ms,
+			 const char *focus_link, struct apenet_pm_trend *out, char *note, size_t nnote,
+			 struct apenet_err *e);
+void apenet_pm_trend_free(struct apenet_pm_trend *t);
+
+/* ---- writers ---- */
+
+int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f);
+int apenet_pm_write_json(const struct apenet_pm *pm, FILE *f);
+int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f);
+
+/* "normal", "sick", "broken", "invalid", "?". */
+const char *apenet_pm_status_name(int status);
+/* "2026-11-27T03:41:37.123Z" (buf at least 32 bytes). */
+char *apenet_pm_iso(int64_t ms, char *buf, size_t n);
+/* "+1.234 s", "-2 min 3.456 s", "+1 h 02 min": since the first fault. */
+char *apenet_pm_rel(int64_t delta_ms, char *buf, size_t n);
+/* HTML/XML text escaping of s into f (& < > " '). */
+void apenet_pm_html_escape(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,327 @@
+/*
+ * The report as one self-contained HTML file: inline CSS and inline SVG,
+ * no script, no font or image fetched.  The page says so itself with a
+ * Content-Security-Policy that forbids everything else, so a browser that
+ * opens it from a ticket fetches nothing, and a value from the database
+ * that tried to be markup would stay text: every one goes through
+ * apenet_pm_html_escape.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pm_int.h"
+
+static const char css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}"
+	"h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid #ccc}"
+	"table{border-collapse:collapse;font-size:12px}td,th{padding:2px 8px;text-align:left;vertical-align:top}"
+	"tr:nth-child(even){background:#f4f4f4}th{background:#e8e8e8}"
+	".meta{color:#555;font-size:12px}.mono,td.t{font-family:ui-monospace,monospace;white-space:nowrap}"
+	".first td{background:#fde0e0;font-weight:600}.sick{color:#9a7d00}.broken,.invalid{color:#c00}.normal{color:#2a7d2a}"
+	".box{border:1px solid #d62728;background:#fff5f5;padding:8px 12px;border-radius:4px}"
+	".note{color:#9a4d00}"
+	"svg text{font:11px system-ui,sans-serif;fill:#222}svg .nl{text-anchor:middle;font-size:10px}"
+	"svg .lk{stroke:#bbb;stroke-width:2}svg .bad{stroke:#d62728;stroke-width:6}svg .nd{stroke:#555;stroke-width:1}"
+	"svg .lane{stroke:#eee}svg .axis{stroke:#888}svg .tick{text-anchor:middle;font-size:10px;fill:#555}"
+	"svg .first{stroke:#d62728;stroke-dasharray:3,2}svg .mk{stroke:#333;stroke-width:.5}"
+	"svg .sp{fill:none;stroke:#1f77b4;stroke-width:1.5}";
+
+static void esc(FILE *f, const char *s)
+{
+	apenet_pm_html_escape(f, s);
+}
+
+static const char *rel(const struct apenet_pm *pm, int64_t ms, char *buf, size_t n)
+{
+	if (!pm->has_first || ms <= 0) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	return apenet_pm_rel(ms - pm->first.time_ms, buf, n);
+}
+
+static void td_time(FILE *f, const struct apenet_pm *pm, int64_t ms)
+{
+	char a[40], r[32];
+	fprintf(f, "<td class=\"t\">%s</td><td class=\"t\">%s</td>", apenet_pm_iso(ms, a, sizeof(a)),
+		rel(pm, ms, r, sizeof(r)));
+}
+
+static void node_td(FILE *f, const struct apenet_pm *pm, const unsigned xyz[3])
+{
+	char b[96];
+	fputs("<td class=\"t\">", f);
+	esc(f, pm_node_label(pm, xyz, b, sizeof(b)));
+	fputs("</td>", f);
+}
+
+static void timeline_table(FILE *f, const struct apenet_pm *pm)
+{
+	fputs("<table><tr><th>time (UTC)</th><th>since first fault</th><th>reported by</th><th>path</th>"
+	      "<th>about</th><th>what</th><th>incident</th></tr>\n",
+	      f);
+	for (size_t i = 0; i < pm->nev; i++) {
+		const struct apenet_pm_event *ev = &pm->ev[i];
+		fprintf(f, "<tr%s>", ev->first ? " class=\"first\"" : "");
+		td_time(f, pm, ev->time_ms);
+		if (ev->has_reporter)
+			fprintf(f, "<td class=\"t\">%u,%u,%u</td>", ev->reporter[0], ev->reporter[1], ev->reporter[2]);
+		else
+			fputs("<td>supervisor</td>", f);
+		fprintf(f, "<td>%s ", apenet_hdb_path_name(ev->path));
+		esc(f, ev->via);
+		fputs("</td>", f);
+		if (ev->kind == APENET_PM_TRANSITION) {
+			fprintf(f, "<td class=\"t\">%u,%u,%u ", ev->node[0], ev->node[1], ev->node[2]);
+			esc(f, ev->where);
+			fputs("</td><td>", f);
+			esc(f, ev->code);
+			fprintf(f, " <span class=\"%s\">%s</span>&rarr;<span class=\"%s\">%s</span>",
+				apenet_pm_status_name(ev->old_status), apenet_pm_status_name(ev->old_status),
+				apenet_pm_status_name(ev->new_status), apenet_pm_status_name(ev->new_status));
+			if (!isnan(ev->value)) {
+				fprintf(f, " %g ", ev->value);
+				esc(f, ev->unit);
+			}
+			if (ev->text[0]) {
+				fputs(": ", f);
+				esc(f, ev->text);
+			}
+		} else {
+			fputs("<td></td><td>", f);
+			esc(f, ev->text);
+		}
+		fputs("</td><td>", f);
+		if (ev->incident)
+			fprintf(f, "#%lld", (long long)ev->incident);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	if (pm->omitted)
+		fprintf(f, "<p class=\"note\">%llu more transitions in the window are not listed (--max-events); all of "
+			   "them: <code>apenet db export --since %lld --until %lld</code></p>\n",
+			(unsigned long long)pm->omitted, (long long)pm->from_ms, (long long)pm->to_ms);
+}
+
+static void trends(FILE *f, const struct apenet_pm *pm)
+{
+	char a[40], b[40];
+	if (!pm->ntrend)
+		fputs("<p>No black box read (<code>--blackbox DIR</code>).</p>\n", f);
+	for (unsigned i = 0; i < pm->ntrend; i++) {
+		const struct apenet_pm_trend *t = &pm->trend[i];
+		fprintf(f, "<h3>node %u,%u,%u</h3><p class=\"meta\">", t->node[0], t->node[1], t->node[2]);
+		esc(f, t->file);
+		fprintf(f, ": %u samples, %s .. %s (%s", t->samples, apenet_pm_iso(t->from_ms, a, sizeof(a)),
+			apenet_pm_iso(t->to_ms, b, sizeof(b)), rel(pm, t->from_ms, a, sizeof(a)));
+		fprintf(f, " .. %s)", rel(pm, t->to_ms, b, sizeof(b)));
+		if (t->reason[0]) {
+			fputs("; dumped: ", f);
+			esc(f, t->reason);
+		}
+		fputs("</p>\n<table><tr><th>series</th><th>before the fault (red: the first fault)</th><th>min</th>"
+		      "<th>max</th><th>at the fault</th><th>unit</th><th></th></tr>\n",
+		      f);
+		for (unsigned k = 0; k < t->nseries; k++) {
+			const struct apenet_pm_series *s = &t->series[k];
+			fputs("<tr><td>", f);
+			esc(f, s->label);
+			fputs("</td><td>", f);
+			pm_svg_spark(f, pm, s, t->from_ms, t->to_ms);
+			fprintf(f, "</td><td>%.4g</td><td>%.4g</td><td>%.4g</td><td>", s->min, s->max, s->at_fault);
+			esc(f, s->unit);
+			fprintf(f, "</td><td class=\"note\">");
+			esc(f, s->note);
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</table>\n", f);
+	}
+}
+
+static void cables(FILE *f, const struct apenet_pm *pm)
+{
+	char d[40];
+	if (!pm->ncable)
+		fputs("<p>No cable involved.</p>\n", f);
+	for (unsigned i = 0; i < pm->ncable; i++) {
+		const struct apenet_pm_cable *c = &pm->cable[i];
+		fprintf(f, "<h3>%u,%u,%u ", c->node[0], c->node[1], c->node[2]);
+		esc(f, c->link);
+		if (c->has_far) {
+			fprintf(f, " &ndash; %u,%u,%u ", c->far[0], c->far[1], c->far[2]);
+			esc(f, c->far_link);
+		}
+		fprintf(f, " (incident #%lld)</h3>\n<p>", (long long)c->incident);
+		if (c->known) {
+			fputs("serial <b>", f);
+			esc(f, c->cable.serial);
+			fputs("</b>, ", f);
+			esc(f, c->cable.vendor);
+			fputc(' ', f);
+			esc(f, c->cable.part);
+			if (!isnan(c->cable.length_m))
+				fprintf(f, ", %.1f m", c->cable.length_m);
+		} else {
+			fputs("No cable on record at either end.", f);
+		}
+		fputs("</p>\n", f);
+		if (c->ncerts) {
+			fputs("<table><tr><th>certificate</th><th>verdict</th><th>target BER</th><th>bits</th><th>errors</th>"
+			      "<th>upper bound</th><th>PMA</th></tr>\n",
+			      f);
+			for (unsigned k = 0; k < c->ncerts; k++) {
+				const struct apenet_hdb_cert *x = &c->certs[k];
+				fprintf(f, "<tr><td class=\"t\">%s</td><td>", apenet_pm_iso(x->finished_ms, d, sizeof(d)));
+				esc(f, x->verdict);
+				fprintf(f, "</td><td>%.0e</td><td>%llu</td><td>%llu</td><td>%.2e</td><td>%s</td></tr>\n", x->target,
+					(unsigned long long)x->bits, (unsigned long long)x->errors, x->upper,
+					x->swept ? "swept" : "defaults");
+			}
+			fputs("</table>\n", f);
+		} else if (c->known) {
+			fputs("<p>Never qualified.</p>\n", f);
+		}
+		for (unsigned k = 0; k < c->nearlier; k++) {
+			const struct apenet_hdb_incident *x = &c->earlier[k];
+			fprintf(f, "<p>Earlier fault: #%lld ", (long long)x->id);
+			esc(f, x->component);
+			fprintf(f, " %s, rule ", apenet_pm_iso(x->opened_ms, d, sizeof(d)));
+			esc(f, x->rule);
+			fputs("</p>\n", f);
+		}
+	}
+}
+
+static void incidents(FILE *f, const struct apenet_pm *pm)
+{
+	char r[32];
+	fputs("<table><tr><th>#</th><th>component</th><th>node</th><th>link</th><th>far end</th><th>rule</th>"
+	      "<th>state</th><th>opened</th><th>closed</th><th>evidence</th></tr>\n",
+	      f);
+	for (unsigned i = 0; i < pm->ninc; i++) {
+		const struct apenet_hdb_incident *in = &pm->inc[i];
+		fprintf(f, "<tr><td>%lld</td><td>", (long long)in->id);
+		esc(f, in->component);
+		fputs("</td>", f);
+		node_td(f, pm, in->node);
+		fputs("<td>", f);
+		esc(f, in->link);
+		fputs("</td><td class=\"t\">", f);
+		if (in->has_far) {
+			fprintf(f, "%u,%u,%u ", in->far[0], in->far[1], in->far[2]);
+			esc(f, in->far_link);
+		}
+		fputs("</td><td>", f);
+		esc(f, in->rule);
+		fprintf(f, "</td><td>%s</td><td class=\"t\">%s</td>", apenet_hdb_state_name(in->state),
+			rel(pm, in->opened_ms, r, sizeof(r)));
+		fprintf(f, "<td class=\"t\">%s</td><td>%u</td></tr>\n", in->closed_ms ? rel(pm, in->closed_ms, r, sizeof(r)) : "open",
+			in->evidence);
+	}
+	fputs("</table>\n", f);
+}
+
+int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
+{
+	char a[40], b[40], g[40];
+	const struct apenet_hdb_incident *main = NULL;
+	for (unsigned i = 0; i < pm->ninc; i++)
+		if (pm->inc[i].id == (pm->by_incident ? pm->incident : pm->first_incident))
+			main = &pm->inc[i];
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+	      "img-src data:\">\n<meta name=\"generator\" content=\"apenet report\">\n<title>",
+	      f);
+	if (pm->by_incident && main) {
+		fprintf(f, "Post-mortem: incident #%lld, ", (long long)main->id);
+		esc(f, main->component);
+	} else {
+		fprintf(f, "Post-mortem: %s .. %s", apenet_pm_iso(pm->from_ms, a, sizeof(a)), apenet_pm_iso(pm->to_ms, b, sizeof(b)));
+	}
+	fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>", css);
+	if (pm->by_incident && main) {
+		fprintf(f, "Post-mortem: incident #%lld, ", (long long)main->id);
+		esc(f, main->component);
+		fprintf(f, " of node %u,%u,%u ", main->node[0], main->node[1], main->node[2]);
+		esc(f, main->link);
+		fprintf(f, " (%s)", apenet_hdb_state_name(main->state));
+	} else {
+		fprintf(f, "Post-mortem: %s .. %s", apenet_pm_iso(pm->from_ms, a, sizeof(a)), apenet_pm_iso(pm->to_ms, b, sizeof(b)));
+	}
+	fputs("</h1>\n<p class=\"meta\">database ", f);
+	esc(f, pm->db);
+	fprintf(f, "; generated %s; window %s .. %s UTC</p>\n", apenet_pm_iso(pm->generated_ms, g, sizeof(g)),
+		apenet_pm_iso(pm->from_ms, a, sizeof(a)), apenet_pm_iso(pm->to_ms, b, sizeof(b)));
+
+	fputs("<h2>First fault</h2>\n<div class=\"box\" id=\"first-fault\">", f);
+	if (pm->has_first) {
+		const struct apenet_pm_event *x = &pm->first;
+		char who[96];
+		fprintf(f, "<b>%s</b>: <b>", apenet_pm_iso(x->time_ms, a, sizeof(a)));
+		esc(f, pm->first_component);
+		fputs("</b> on node ", f);
+		esc(f, pm_node_label(pm, x->node, who, sizeof(who)));
+		if (pm->first_link[0]) {
+			fputs(" link ", f);
+			esc(f, pm->first_link);
+		}
+		fputs("<br>", f);
+		if (x->code[0]) {
+			esc(f, x->where);
+			fputc(' ', f);
+			esc(f, x->code);
+			fprintf(f, " %s&rarr;%s, ", apenet_pm_status_name(x->old_status), apenet_pm_status_name(x->new_status));
+		}
+		if (x->has_reporter)
+			fprintf(f, "reported by %u,%u,%u (%s) ", x->reporter[0], x->reporter[1], x->reporter[2],
+				apenet_hdb_path_name(x->path));
+		else
+			fprintf(f, "seen by the supervisor (%s) ", apenet_hdb_path_name(x->path));
+		esc(f, x->text);
+	} else {
+		fputs("Nothing went wrong in this window.", f);
+	}
+	fputs("</div>\n<h2>Recommendations</h2>\n<ol id=\"recommendations\">\n", f);
+	for (unsigned i = 0; i < pm->nrec; i++) {
+		fputs("<li>", f);
+		esc(f, pm->rec[i].text);
+		fputs("</li>\n", f);
+	}
+	fputs("</ol>\n<h2>Affected region</h2>\n", f);
+	pm_svg_map(f, pm);
+	fputs("<h2>Timeline</h2>\n", f);
+	pm_svg_timeline(f, pm);
+	fputs("<h2>Propagation: who saw it, when</h2>\n<table id=\"propagation\"><tr><th>since first fault</th>"
+	      "<th>observer</th><th>path</th><th>count</th><th>what it saw first</th></tr>\n",
+	      f);
+	for (unsigned i = 0; i < pm->nseen; i++) {
+		const struct apenet_pm_seen *s = &pm->seen[i];
+		fprintf(f, "<tr><td class=\"t\">%s</td><td class=\"t\">", apenet_pm_rel(s->delta_ms, a, sizeof(a)));
+		esc(f, s->observer);
+		fprintf(f, "</td><td>%s ", apenet_hdb_path_name(s->path));
+		esc(f, s->via);
+		fprintf(f, "</td><td>%u</td><td>", s->count);
+		esc(f, s->what);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n<h2>Trends before the fault</h2>\n", f);
+	trends(f, pm);
+	fputs("<h2>Cables</h2>\n", f);
+	cables(f, pm);
+	fputs("<h2>Incidents</h2>\n", f);
+	incidents(f, pm);
+	fputs("<h2>Events</h2>\n", f);
+	timeline_table(f, pm);
+	if (pm->nnotes) {
+		fputs("<h2>Notes</h2>\n<ul>\n", f);
+		for (unsigned i = 0; i < pm->nnotes; i++) {
+			fputs("<li>", f);
+			esc(f, pm->notes[i]);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+	}
+	fputs("</body></html>\n", f);
+	return ferror(f) ? -1 : 0;
+}

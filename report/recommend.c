@@ -1,0 +1,203 @@
+/*
+ * The report's recommendations: one plain sentence per blamed component,
+ * saying what to do with which part, with the evidence that backs it (the
+ * cable's serial and certificate history, what the black box saw before
+ * the fault).  The wording is the operator's, not the deduction's: "replace
+ * the cable with serial S between nodes A and B", "check the cooling of
+ * node C".
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "pm_int.h"
+
+static int add(struct apenet_pm *pm, size_t *cap, const char *component, const unsigned node[3], struct apenet_err *e,
+	       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int add(struct apenet_pm *pm, size_t *cap, const char *component, const unsigned node[3], struct apenet_err *e,
+	       const char *fmt, ...)
+{
+	char text[sizeof(pm->rec[0].text)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	for (unsigned i = 0; i < pm->nrec; i++)
+		if (!strcmp(pm->rec[i].text, text))
+			return 0;
+	void *p = pm->rec;
+	if (pm_grow(&p, cap, pm->nrec, sizeof(*pm->rec), e))
+		return -1;
+	pm->rec = p;
+	struct apenet_pm_rec *r = &pm->rec[pm->nrec++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->component, sizeof(r->component), "%s", component);
+	memcpy(r->node, node, sizeof(r->node));
+	snprintf(r->text, sizeof(r->text), "%s", text);
+	return 0;
+}
+
+static const struct apenet_pm_cable *cable_of(const struct apenet_pm *pm, int64_t incident)
+{
+	for (unsigned i = 0; i < pm->ncable; i++)
+		if (pm->cable[i].incident == incident)
+			return &pm->cable[i];
+	return NULL;
+}
+
+static void day(int64_t ms, char *buf, size_t n)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%d", &tm);
+}
+
+/* What the cable's history adds: its certificates and earlier faults. */
+static void cable_history(const struct apenet_pm_cable *c, char *buf, size_t n)
+{
+	size_t off = 0;
+	buf[0] = 0;
+	if (c->known && c->ncerts) {
+		const struct apenet_hdb_cert *k = &c->certs[0];
+		char d[16];
+		day(k->finished_ms, d, sizeof(d));
+		off += (size_t)snprintf(buf + off, n - off, "; its latest certificate (%s) says %s at BER %.1e%s", d,
+					k->verdict, k->target, k->swept ? ", with swept PMA settings" : "");
+		unsigned fails = 0;
+		for (unsigned i = 0; i < c->ncerts; i++)
+			fails += !strcmp(c->certs[i].verdict, "fail");
+		if (fails && off < n)
+			off += (size_t)snprintf(buf + off, n - off, ", %u of %u certificates failed", fails, c->ncerts);
+	} else if (c->known && off < n) {
+		off += (size_t)snprintf(buf + off, n - off, "; it was never qualified");
+	}
+	if (c->nearlier && off < n) {
+		char d[16];
+		day(c->earlier[0].opened_ms, d, sizeof(d));
+		snprintf(buf + off, n - off, "; it failed %u time%s before (latest: incident #%lld, %s)", c->nearlier,
+			 c->nearlier == 1 ? "" : "s", (long long)c->earlier[0].id, d);
+	}
+}
+
+static int rec_incident(struct apenet_pm *pm, size_t *cap, const struct apenet_hdb_incident *in, struct apenet_err *e)
+{
+	char a[96], b[96], hist[300];
+	const char *c = in->component;
+	pm_node_label(pm, in->node, a, sizeof(a));
+	if (!strcmp(c, "cable")) {
+		const struct apenet_pm_cable *k = cable_of(pm, in->id);
+		if (in->has_far)
+			pm_node_label(pm, in->far, b, sizeof(b));
+		else
+			snprintf(b, sizeof(b), "its partner");
+		hist[0] = 0;
+		if (k)
+			cable_history(k, hist, sizeof(hist));
+		if (k && k->known)
+			return add(pm, cap, c, in->node, e,
+				   "Replace the cable with serial %s%s%s between node %s link %s and node %s link %s%s; "
+				   "qualify the new one (apenet qualify --link %s on %u,%u,%u) before the link carries traffic.",
+				   k->cable.serial, k->cable.part[0] ? ", part " : "", k->cable.part, a, in->link, b,
+				   in->far_link[0] ? in->far_link : "?", hist, in->link, in->node[0], in->node[1], in->node[2]);
+		return add(pm, cap, c, in->node, e,
+			   "Reseat, then replace, the cable between node %s link %s and node %s link %s (no serial on record: "
+			   "read it with apenet module on %u,%u,%u)%s; qualify it (apenet qualify --link %s) before use.",
+			   a, in->link[0] ? in->link : "?", b, in->far_link[0] ? in->far_link : "?", in->node[0], in->node[1],
+			   in->node[2], hist, in->link[0] ? in->link : "?");
+	}
+	if (!strcmp(c, "sensor:temperature"))
+		return add(pm, cap, c, in->node, e,
+			   "Check the cooling of node %s (fans, air flow, blocked vents, the rack's inlet temperature): "
+			   "its card overheated.", a);
+	if (!strcmp(c, "sensor:voltage") || !strcmp(c, "sensor:current") || !strcmp(c, "node-power"))
+		return add(pm, cap, c, in->node, e,
+			   "Check the power of node %s (its supply, the PDU feed, the 12 V cable to the card): %s.", a,
+			   !strcmp(c, "node-power") ? "it lost power"
+			   : !strcmp(c, "sensor:voltage") ? "a supply rail of its card drooped"
+							   : "its card drew more current than allowed");
+	if (!strcmp(c, "host"))
+		return add(pm, cap, c, in->node, e,
+			   "Check the host of node %s: it stopped beating the card's watchdog (kernel log for hung tasks "
+			   "or panics, the BMC's event log); its card kept the torus informed.", a);
+	if (!strcmp(c, "dnp"))
+		return add(pm, cap, c, in->node, e,
+			   "The DNP of node %s stopped (%s): reload the card's firmware or power-cycle the node; replace "
+			   "the card if it happens again.", a, in->rule);
+	if (!strcmp(c, "card"))
+		return add(pm, cap, c, in->node, e,
+			   "The card of node %s fell off the PCIe bus: reseat it and check its slot and riser; replace it "
+			   "if it happens again.", a);
+	if (!strcmp(c, "service-network"))
+		return add(pm, cap, c, in->node, e,
+			   "Check the service network of node %s (its Ethernet port, cable and switch port): the "
+			   "supervisors heard of it only through the torus.", a);
+	if (!strcmp(c, "supervisor"))
+		return add(pm, cap, c, in->node, e,
+			   "Check the network path between the supervisors and node %s and the supervisor hosts (%s).", a,
+			   in->rule);
+	if (!strcmp(c, "agent"))
+		return add(pm, cap, c, in->node, e,
+			   "Restart and check the node agent of node %s (journalctl -u apenet-agent): it went silent "
+			   "while its card and neighbours were fine.", a);
+	if (!strcmp(c, "pcie"))
+		return add(pm, cap, c, in->node, e,
+			   "Check the PCIe slot of node %s (link trained below its capability or AER errors): reseat the "
+			   "card.", a);
+	if (!strcmp(c, "memory"))
+		return add(pm, cap, c, in->node, e,
+			   "Check the memory of node %s (EDAC errors): replace the DIMM the kernel names.", a);
+	if (!strcmp(c, "module"))
+		return add(pm, cap, c, in->node, e, "Replace the transceiver module of node %s link %s.", a,
+			   in->link[0] ? in->link : "?");
+	if (!strcmp(c, "cabling"))
+		return add(pm, cap, c, in->node, e,
+			   "Fix the cabling at node %s link %s: it does not reach the neighbour the torus expects "
+			   "(apenet cabling).", a, in->link[0] ? in->link : "?");
+	return add(pm, cap, c, in->node, e, "Look at the %s of node %s (rule %s).", c, a, in->rule);
+}
+
+int pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
+{
+	size_t cap = pm->nrec;
+	/* the first fault's incident first, then the others in order */
+	for (int pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < pm->ninc; i++) {
+			const struct apenet_hdb_incident *in = &pm->inc[i];
+			if (in->state == APENET_HDB_MERGED || (in->id == pm->first_incident) != (pass == 0))
+				continue;
+			if (rec_incident(pm, &cap, in, e))
+				return -1;
+		}
+	/* what the black boxes saw that no incident blamed */
+	for (unsigned t = 0; t < pm->ntrend; t++) {
+		const struct apenet_pm_trend *tr = &pm->trend[t];
+		char a[96];
+		pm_node_label(pm, tr->node, a, sizeof(a));
+		for (unsigned s = 0; s < tr->nseries; s++) {
+			const struct apenet_pm_series *se = &tr->series[s];
+			if (!se->notable)
+				continue;
+			int r = 0;
+			if (strstr(se->name, "temp"))
+				r = add(pm, &cap, "sensor:temperature", tr->node, e, "Check the cooling of node %s too: %s %s.",
+					a, se->label, se->note);
+			else if (se->name[0] == 'v' || se->name[0] == 'i')
+				r = add(pm, &cap, "sensor:voltage", tr->node, e, "Check the power of node %s too: %s %s.", a,
+					se->label, se->note);
+			if (r)
+				return -1;
+		}
+	}
+	if (!pm->nrec && pm->has_first) {
+		char a[96];
+		pm_node_label(pm, pm->first.node, a, sizeof(a));
+		return add(pm, &cap, pm->first_component, pm->first.node, e,
+			   "No incident was deduced; start from the first fault on node %s (%s %s).", a, pm->first.where,
+			   pm->first.code);
+	}
+	return 0;
+}

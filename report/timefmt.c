@@ -1,0 +1,59 @@
+/*
+ * The report's times and escaping: UTC ISO 8601 with milliseconds, times
+ * relative to the first fault, HTML text.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "pm_int.h"
+
+char *apenet_pm_iso(int64_t ms, char *buf, size_t n)
+{
+	if (ms <= 0) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char s[32];
+	gmtime_r(&t, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, n, "%s.%03dZ", s, (int)(ms % 1000));
+	return buf;
+}
+
+char *apenet_pm_rel(int64_t d, char *buf, size_t n)
+{
+	char sign = d < 0 ? '-' : '+';
+	uint64_t a = (uint64_t)(d < 0 ? -d : d);
+	if (a < 60000)
+		snprintf(buf, n, "%c%llu.%03llu s", sign, (unsigned long long)(a / 1000), (unsigned long long)(a % 1000));
+	else if (a < 3600000)
+		snprintf(buf, n, "%c%llu min %02llu.%03llu s", sign, (unsigned long long)(a / 60000),
+			 (unsigned long long)(a / 1000 % 60), (unsigned long long)(a % 1000));
+	else
+		snprintf(buf, n, "%c%llu h %02llu min %02llu s", sign, (unsigned long long)(a / 3600000),
+			 (unsigned long long)(a / 60000 % 60), (unsigned long long)(a / 1000 % 60));
+	return buf;
+}
+
+void apenet_pm_html_escape(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default:
+			/* control characters have no place in a page (and a NUL
+			 * ends the string anyway) */
+			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+				fputc('?', f);
+			else
+				fputc(*s, f);
+		}
+	}
+}
