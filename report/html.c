@@ -106,16 +106,16 @@ static void timeline_table(FILE *f, const struct apenet_pm *pm)
 
 static void trends(FILE *f, const struct apenet_pm *pm)
 {
-	char a[40], b[40];
+	char a[40], b[40], ra[32], rb[32];
 	if (!pm->ntrend)
 		fputs("<p>No black box read (<code>--blackbox DIR</code>).</p>\n", f);
 	for (unsigned i = 0; i < pm->ntrend; i++) {
 		const struct apenet_pm_trend *t = &pm->trend[i];
 		fprintf(f, "<h3>node %u,%u,%u</h3><p class=\"meta\">", t->node[0], t->node[1], t->node[2]);
 		esc(f, t->file);
-		fprintf(f, ": %u samples, %s .. %s (%s", t->samples, apenet_pm_iso(t->from_ms, a, sizeof(a)),
-			apenet_pm_iso(t->to_ms, b, sizeof(b)), rel(pm, t->from_ms, a, sizeof(a)));
-		fprintf(f, " .. %s)", rel(pm, t->to_ms, b, sizeof(b)));
+		fprintf(f, ": %u samples, %s .. %s (%s .. %s)", t->samples, apenet_pm_iso(t->from_ms, a, sizeof(a)),
+			apenet_pm_iso(t->to_ms, b, sizeof(b)), rel(pm, t->from_ms, ra, sizeof(ra)),
+			rel(pm, t->to_ms, rb, sizeof(rb)));
 		if (t->reason[0]) {
 			fputs("; dumped: ", f);
 			esc(f, t->reason);
@@ -258,27 +258,35 @@ int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
 	if (pm->has_first) {
 		const struct apenet_pm_event *x = &pm->first;
 		char who[96];
-		fprintf(f, "<b>%s</b>: <b>", apenet_pm_iso(x->time_ms, a, sizeof(a)));
-		esc(f, pm->first_component);
-		fputs("</b> on node ", f);
+		fprintf(f, "<b>%s</b>: node ", apenet_pm_iso(x->time_ms, a, sizeof(a)));
 		esc(f, pm_node_label(pm, x->node, who, sizeof(who)));
+		if (x->code[0]) {
+			fputc(' ', f);
+			esc(f, x->where);
+			fputs(" <b>", f);
+			esc(f, x->code);
+			fprintf(f, "</b> %s&rarr;%s", apenet_pm_status_name(x->old_status), apenet_pm_status_name(x->new_status));
+		}
+		if (x->has_reporter)
+			fprintf(f, ", reported by %u,%u,%u (%s) ", x->reporter[0], x->reporter[1], x->reporter[2],
+				apenet_hdb_path_name(x->path));
+		else
+			fprintf(f, ", seen by the supervisor (%s) ", apenet_hdb_path_name(x->path));
+		esc(f, x->text);
+		fputs("<br>blamed: <b>", f);
+		esc(f, pm->first_component);
+		fputs("</b> of node ", f);
+		esc(f, pm_node_label(pm, pm->first_blamed, who, sizeof(who)));
 		if (pm->first_link[0]) {
 			fputs(" link ", f);
 			esc(f, pm->first_link);
 		}
-		fputs("<br>", f);
-		if (x->code[0]) {
-			esc(f, x->where);
-			fputc(' ', f);
-			esc(f, x->code);
-			fprintf(f, " %s&rarr;%s, ", apenet_pm_status_name(x->old_status), apenet_pm_status_name(x->new_status));
+		if (pm->first_has_far) {
+			fprintf(f, " &ndash; %u,%u,%u ", pm->first_far[0], pm->first_far[1], pm->first_far[2]);
+			esc(f, pm->first_far_link);
 		}
-		if (x->has_reporter)
-			fprintf(f, "reported by %u,%u,%u (%s) ", x->reporter[0], x->reporter[1], x->reporter[2],
-				apenet_hdb_path_name(x->path));
-		else
-			fprintf(f, "seen by the supervisor (%s) ", apenet_hdb_path_name(x->path));
-		esc(f, x->text);
+		if (pm->first_incident)
+			fprintf(f, " (incident #%lld)", (long long)pm->first_incident);
 	} else {
 		fputs("Nothing went wrong in this window.", f);
 	}

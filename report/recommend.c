@@ -160,8 +160,25 @@ static int rec_incident(struct apenet_pm *pm, size_t *cap, const struct apenet_h
 	return add(pm, cap, c, in->node, e, "Look at the %s of node %s (rule %s).", c, a, in->rule);
 }
 
+/* Whether an incident already blames one of these components on the node
+ * (then its own recommendation says it: no "too"). */
+static int blamed(const struct apenet_pm *pm, const unsigned node[3], const char *const *comps)
+{
+	for (unsigned i = 0; i < pm->ninc; i++) {
+		const struct apenet_hdb_incident *in = &pm->inc[i];
+		if (memcmp(in->node, node, sizeof(in->node)))
+			continue;
+		for (const char *const *c = comps; *c; c++)
+			if (!strcmp(in->component, *c))
+				return 1;
+	}
+	return 0;
+}
+
 int pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 {
+	static const char *const cooling[] = { "sensor:temperature", NULL };
+	static const char *const power[] = { "sensor:voltage", "sensor:current", "node-power", NULL };
 	size_t cap = pm->nrec;
 	/* the first fault's incident first, then the others in order */
 	for (int pass = 0; pass < 2; pass++)
@@ -182,10 +199,10 @@ int pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 			if (!se->notable)
 				continue;
 			int r = 0;
-			if (strstr(se->name, "temp"))
+			if (strstr(se->name, "temp") && !blamed(pm, tr->node, cooling))
 				r = add(pm, &cap, "sensor:temperature", tr->node, e, "Check the cooling of node %s too: %s %s.",
 					a, se->label, se->note);
-			else if (se->name[0] == 'v' || se->name[0] == 'i')
+			else if ((se->name[0] == 'v' || se->name[0] == 'i') && !blamed(pm, tr->node, power))
 				r = add(pm, &cap, "sensor:voltage", tr->node, e, "Check the power of node %s too: %s %s.", a,
 					se->label, se->note);
 			if (r)

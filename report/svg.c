@@ -77,6 +77,8 @@ void pm_svg_map(FILE *f, const struct apenet_pm *pm)
 		zs[nz++] = 0;
 	unsigned w = (x1 - x0 + 1) * CELL, h = (y1 - y0 + 1) * CELL;
 	unsigned W = nz * (w + PAD) + PAD, H = h + 2 * PAD + 20;
+	if (W < 4 * 110 + PAD)
+		W = 4 * 110 + PAD; /* room for the legend */
 	fprintf(f, "<svg id=\"map\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
 		   "role=\"img\" aria-label=\"torus map of the affected region\">\n",
 		W, H, W, H);
