@@ -5,7 +5,8 @@
 # supervisor's database (a certificate to find in the report).  Then a
 # cable fault (1,1,0 Y+ unplugged) and, while it lasts, a host hang (2,3,0's
 # agent stopped); both cleared.  The report is built for each incident and
-# for the window holding both, in text, JSON and HTML:
+# for the window holding both, in text, JSON and HTML (2,3,0 is named with
+# markup and quotes in the supervisors' config):
 #  - the JSON names the right first fault and component (the cable: its end
 #    1,1,0 or 1,2,0, its link; the host: 2,3,0), who saw it and when, the
 #    black-box trends of the blamed nodes, the cable's serial and
@@ -42,9 +43,11 @@ for s in s1 s2; do
 cluster:
   dims: 4x4x1
   nodes:
-    - name: '<img src=x onerror="alert(1)">&amp;<b>'
+    - name: gpu-n11
       node: 1,1,0
-    - name: "gpu-n23"
+    - name: gpu-n12
+      node: 1,2,0
+    - name: '<img src=x onerror="alert(1)">&amp;<b>'
       node: 2,3,0
 supervisor:
   batch_max_ms: 20
@@ -52,6 +55,7 @@ supervisor:
 Y
 	supervisor_start "$T/$s"
 	PIDS="$PIDS $SUP"
+	echo "$SUP" >"$T/$s.pid"
 	echo "$SUPPORT" >"$T/$s.port"
 done
 P1=$(cat "$T/s1.port")
@@ -139,16 +143,16 @@ jq -e --arg s "$SERIAL" '
 	([.trends[] | select(.node == "1,1,0") | .series[] | select(.name == "Y+ crc_errors")] | length == 1) and
 	(.cables | length == 1) and .cables[0].serial == $s and .cables[0].certificates[0].verdict == "pass" and
 	(.recommendations[0].text | test("Replace the cable with serial " + $s)) and
-	(.recommendations[0].text | test("1,1,0") and test("1,2,0"))' "$T/cable.json" >/dev/null ||
+	(.recommendations[0].text | test("1,1,0 \\(gpu-n11\\)") and test("1,2,0 \\(gpu-n12\\)"))' "$T/cable.json" >/dev/null ||
 	fail "cable report: $(jq -c '{incident, first_fault, propagation, cables: [.cables[] | {serial, certificates}], recommendations, notes, trends: [.trends[] | {node, samples}]}' "$T/cable.json")"
-# the hostile name is in the JSON as it is (the writer escapes for JSON)
-grep -q 'onerror=\\"alert(1)\\"' "$T/cable.json" || fail "the node's name is not in the JSON"
 
 # --- the host hang
 $R --incident "$HOST" --format json -o "$T/host.json" 2>"$T/err" || fail "report host: $(cat "$T/err")"
 jq -e '.incident.component == "host" and .incident.node == "2,3,0" and .first_fault.node == "2,3,0" and
-	(.propagation | length >= 1) and ([.recommendations[].text | test("host of node 2,3,0 \\(gpu-n23\\)")] | any)' \
+	(.propagation | length >= 1) and ([.recommendations[].text | test("host of node 2,3,0 \\(<img src=x")] | any)' \
 	"$T/host.json" >/dev/null || fail "host report: $(jq -c '{incident, first_fault, propagation, recommendations}' "$T/host.json")"
+# the hostile name is in the JSON as it is (the writer escapes for JSON)
+grep -q 'onerror=\\"alert(1)\\"' "$T/host.json" || fail "the node's name is not in the JSON"
 
 # --- the window holding both: the cable came first
 FROM=$(jq '.first_fault.time_ms - 60000' "$T/cable.json")
@@ -170,11 +174,11 @@ done
 
 # --- HTML, in a real browser
 $R --incident "$CABLE" --format html -o "$T/cable.html" 2>"$T/err" || fail "html: $(cat "$T/err")"
-grep -q '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;amp;&lt;b&gt;' "$T/cable.html" ||
-	fail "the hostile name is not escaped in the HTML"
 html_check "$T/cable.html" "$ART/report-cable.png" map timeline first-fault recommendations propagation ||
 	fail "the cable report's HTML"
 $R --since "$FROM" --format html -o "$T/window.html" 2>"$T/err" || fail "html window: $(cat "$T/err")"
+grep -q '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;amp;&lt;b&gt;' "$T/window.html" ||
+	fail "the hostile name is not escaped in the HTML"
 html_check "$T/window.html" "$ART/report-window.png" map timeline || fail "the window report's HTML"
 
 # --- bad input
@@ -190,4 +194,49 @@ echo "not a database" >"$T/foreign.db"
 [ "$(cat "$T/foreign.db")" = "not a database" ] || fail "the foreign file was written to"
 "$A" report --db "$DB" --incident "$CABLE" -o "$T/no/such/dir/r.txt" 2>"$T/e5"; [ $? -eq 2 ] ||
 	fail "unwritable output: $(cat "$T/e5")"
+# --- apenet db on the second supervisor's file, once it is stopped (vacuum
+# and retention want no other writer)
+kill -TERM "$(cat "$T/s2.pid")"
+wait "$(cat "$T/s2.pid")" 2>/dev/null
+D2="$T/s2/h.db"
+"$A" db check --db "$D2" >"$T/c1" 2>&1 && grep -q "verdict: *ok" "$T/c1" || fail "db check: $(cat "$T/c1")"
+"$A" db export --db "$D2" --since "$FROM" >"$T/x.jsonl" 2>"$T/err" || fail "db export: $(cat "$T/err")"
+jq -se '([.[] | select(.type == "incident")] | length) >= 2 and ([.[] | select(.type == "transition")] | length) > 10 and
+	([.[] | select(.type == "evidence")] | length) > 2' "$T/x.jsonl" >/dev/null || fail "db export: $(head -3 "$T/x.jsonl")"
+n0=$(jq -s '[.[] | select(.type == "transition")] | length' "$T/x.jsonl")
+# retention now: everything older than a second goes but the incidents
+"$A" db retention --db "$D2" --older-than-days 0.00001 >"$T/r1" 2>&1 || fail "db retention: $(cat "$T/r1")"
+grep -q "transitions older than" "$T/r1" || fail "db retention said: $(cat "$T/r1")"
+"$A" db export --db "$D2" --since "$FROM" >"$T/x2.jsonl" || fail "db export after retention"
+jq -se --argjson n0 "$n0" '([.[] | select(.type == "transition")] | length) < $n0 and
+	([.[] | select(.type == "incident")] | length) >= 2' "$T/x2.jsonl" >/dev/null ||
+	fail "retention kept every transition or lost an incident"
+"$A" db vacuum --db "$D2" >"$T/v1" 2>&1 || fail "db vacuum: $(cat "$T/v1")"
+"$A" db check --db "$D2" >/dev/null 2>&1 || fail "db check after retention and vacuum"
+# the report still says what failed first: the incidents keep their first fault
+"$A" report --db "$D2" --since "$FROM" --format json >"$T/w3.json" 2>"$T/err" || fail "report after retention: $(cat "$T/err")"
+jq -e '.blamed.component == "cable"' "$T/w3.json" >/dev/null || fail "after retention: $(jq -c .blamed "$T/w3.json")"
+# someone else's sqlite file (an agent's spool) and a damaged copy of ours:
+# a clear error, and not a byte written
+SPOOL="$T/a-0-0-0/state/spool.db"
+kill -TERM "$(cat "$T/a-0-0-0/pid")"
+wait "$(cat "$T/a-0-0-0/pid")" 2>/dev/null
+sum0=$(cksum <"$SPOOL")
+for w in check vacuum export retention; do
+	"$A" db "$w" --db "$SPOOL" >"$T/f.out" 2>"$T/f.err"; rc=$?
+	[ $rc -eq 2 ] && grep -q "not a health database" "$T/f.err" || fail "db $w on a spool: exit $rc: $(cat "$T/f.err" "$T/f.out")"
+done
+[ "$(cksum <"$SPOOL")" = "$sum0" ] || fail "the spool was written to"
+cp "$D2" "$T/bad.db"
+size=$(wc -c <"$T/bad.db")
+# garbage over the middle pages (the header stays: it still looks like ours)
+dd if=/dev/urandom of="$T/bad.db" bs=4096 seek=$((size / 8192)) count=2 conv=notrunc 2>/dev/null
+sum1=$(cksum <"$T/bad.db")
+"$A" db check --db "$T/bad.db" >"$T/b.out" 2>"$T/b.err"; rc=$?
+[ $rc -eq 1 ] || [ $rc -eq 2 ] || fail "db check on a damaged file: exit $rc"
+grep -qi "integrity\|damaged\|malformed" "$T/b.out" "$T/b.err" || fail "db check on a damaged file: $(cat "$T/b.out" "$T/b.err")"
+"$A" db vacuum --db "$T/bad.db" >/dev/null 2>"$T/b2.err"; [ $? -eq 2 ] || fail "db vacuum on a damaged file: $(cat "$T/b2.err")"
+"$A" db retention --db "$T/bad.db" >/dev/null 2>&1; [ $? -eq 2 ] || fail "db retention on a damaged file"
+[ "$(cksum <"$T/bad.db")" = "$sum1" ] || fail "the damaged file was written to"
+
 echo "report: cable #$CABLE and host #$HOST reported in text, JSON and HTML; screenshots in $ART"
