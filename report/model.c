@@ -340,8 +340,10 @@ static int derive_seen(struct apenet_pm *pm, struct apenet_err *e)
 		s->first_ms = in->opened_ms;
 		s->delta_ms = in->opened_ms - pm->first.time_ms;
 		s->count = 1;
-		snprintf(s->what, sizeof(s->what), "incident #%lld opened: %s, rule %s", (long long)in->id, in->component,
-			 in->rule);
+		/* the supervisor dates an incident by its evidence, not by when it
+		 * deduced it: say so when the two coincide */
+		snprintf(s->what, sizeof(s->what), "incident #%lld opened: %s, rule %s%s", (long long)in->id, in->component,
+			 in->rule, in->opened_ms == in->first.time_ms ? " (dated by its first fault)" : "");
 	}
 	/* oldest first, then by observer (stable for equal times) */
 	for (unsigned i = 1; i < pm->nseen; i++) {
