@@ -161,10 +161,12 @@ $(B)/tests/%: $(B)/obj/tests/e2e/%.o $(B)/obj/tests/e2e/e2e_util.o $(SIM_A) $(LI
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) $(CMOCKA_LIBS) -o $@
-# Benchmarks drive the real apenet-sim process, with the e2e helpers.
+# Benchmarks drive the real apenet-sim process, with the e2e helpers.  The
+# objects a bench adds below (rawdb.o, report_gen.o, spawn.o) come after the
+# library in $^ and may call it: objects first, then the archive.
 $(B)/bench/%: $(B)/obj/bench/%.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $(filter-out %.a,$^) $(filter %.a,$^) $(LIBS) -o $@
 # bench_top builds a health database (db/: sqlite).
 $(B)/bench/bench_top: $(B)/obj/bench/bench_top.o $(B)/obj/tests/e2e/e2e_util.o $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -188,8 +190,14 @@ $(B)/bench/bench_hdb $(B)/bench/bench_supervisor: $(B)/obj/bench/rawdb.o
 $(B)/bench/bench_hdb: LIBS += $(SQLITE3_LIBS)
 $(B)/bench/bench_supervisor: LIBS += $(SNMP_LIBS)
 # bench_incident reads the supervisor's database through the library;
-# bench_report writes a big one through it and times `apenet report` on it.
+# bench_report writes a big one through it (bench/report_gen.c, kept in
+# build/bench-data/) and times `apenet report` on it.
 $(B)/bench/bench_incident $(B)/bench/bench_report: LIBS += $(SQLITE3_LIBS)
+$(B)/bench/bench_report: $(B)/obj/bench/report_gen.o
+# The benchmarks that time the real commands start and measure their
+# children the same way (bench/spawn.c: wait4, ru_maxrss).
+$(B)/bench/bench_report $(B)/bench/bench_incident $(B)/bench/bench_cabling $(B)/bench/bench_latency: \
+	$(B)/obj/bench/spawn.o
 
 # FUZZ_LIBS: what a target needs beyond the library's own (the SNMP
 # decoder's target parses messages with net-snmp).

@@ -12,32 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "spawn.h"
 #include "../tests/e2e/e2e.h"
-
-static int timed(const char *out, char *const argv[], double *wall, long *maxrss_kb)
-{
-	double t0 = e2e_now();
-	fflush(NULL); /* a child must not repeat our buffered output */
-	pid_t pid = fork();
-	if (pid == 0) {
-		FILE *f = freopen(out, "w", stdout);
-		(void)f;
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	int st;
-	struct rusage ru;
-	if (pid < 0 || wait4(pid, &st, 0, &ru) < 0)
-		return -1;
-	*wall = e2e_now() - t0;
-	*maxrss_kb = ru.ru_maxrss;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 
 /* Disk taken by the emulated cluster's directory (its BAR and PCI files). */
 static long disk_kb(const char *dir)
@@ -97,7 +74,7 @@ static int run(const char *dims, int from_files)
 	/* until the swap shows (the links retrain over a few ticks) */
 	for (double end = e2e_now() + 180;;) {
 		char *argv[] = { prog, "cabling", "--json", "--sim-cluster", sim.dir, NULL };
-		rc = timed(out, argv, &wall, &rss);
+		rc = bench_spawn(argv, out, NULL, &wall, &rss);
 		runs++;
 		snprintf(cmd, sizeof(cmd), "grep -q '\"swapped\"' '%s'", out);
 		if ((rc == 1 && system(cmd) == 0) || e2e_now() > end)
@@ -116,7 +93,7 @@ static int run(const char *dims, int from_files)
 		}
 		snprintf(cmd, sizeof(cmd), "exec '%s' cabling --json '%s'/snaps/*.json", prog, sim.dir);
 		char *argv[] = { "/bin/sh", "-c", cmd, NULL };
-		rc = timed(out, argv, &wall, &rss);
+		rc = bench_spawn(argv, out, NULL, &wall, &rss);
 		printf("%-16s %9s %9.3f %8.1f %6s |\n", "snapshot files", dims, wall, rss / 1024.0, rc == 1 ? "found" : "MISSED");
 	}
 	e2e_sim_stop(&sim);

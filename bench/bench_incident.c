@@ -37,6 +37,7 @@
 
 #include "apenet/config.h"
 #include "apenet/hdb.h"
+#include "spawn.h"
 #include "../tests/e2e/e2e.h"
 
 #define DEADLINE_OPEN_S 20.0  /* a detection slower than this counts as missed */
@@ -168,21 +169,9 @@ static int wait_quiet(struct apenet_hdb *db, double deadline_s)
 
 /* ---- the processes ---- */
 
-static int file_has(const char *path, const char *what)
-{
-	FILE *f = fopen(path, "r");
-	char l[1024];
-	int ok = 0;
-	while (f && !ok && fgets(l, sizeof(l), f))
-		ok = strstr(l, what) != NULL;
-	if (f)
-		fclose(f);
-	return ok;
-}
-
 static int sup_listening(void *ctx)
 {
-	return file_has(ctx, "listening on") || waitpid(sup, NULL, WNOHANG) == sup;
+	return bench_file_has(ctx, "listening on") || waitpid(sup, NULL, WNOHANG) == sup;
 }
 
 static void stop_sup(void)

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spawn.h"
 #include "../tests/e2e/e2e.h"
 
 #define MIB ".1.3.6.1.4.1.8072.9999.9999.65"
@@ -62,14 +63,7 @@ static int seen(const char *const *pat, int npat)
 static int log_has_version(void *ctx)
 {
 	(void)ctx;
-	FILE *f = fopen(trap_log, "r");
-	char l[512];
-	int ok = 0;
-	while (f && !ok && fgets(l, sizeof(l), f))
-		ok = strstr(l, "NET-SNMP version") != NULL;
-	if (f)
-		fclose(f);
-	return ok;
+	return bench_file_has(trap_log, "NET-SNMP version");
 }
 
 static void end_of_log(void)
