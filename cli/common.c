@@ -101,31 +101,9 @@ static int parse_at(const char *s, struct apenet_snapfile_pick *pk)
 		pk->at_ms = (int64_t)llround(v * 1000);
 		return 0;
 	}
-	if (strchr(s, 'T')) {
-		struct tm tm;
-		memset(&tm, 0, sizeof(tm));
-		const char *r = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-		if (!r)
-			return -1;
-		double frac = 0;
-		if (*r == '.') {
-			frac = strtod(r, &end);
-			r = end;
-		}
-		if (*r == 'Z')
-			r++;
-		if (*r)
-			return -1;
-		pk->at = APENET_AT_TIME;
-		pk->at_ms = (int64_t)timegm(&tm) * 1000 + (int64_t)llround(frac * 1000);
-		return 0;
-	}
-	errno = 0;
-	long long ms = strtoll(s, &end, 10);
-	if (!*s || *end || errno || ms < 0)
+	if (cli_parse_time(s, &pk->at_ms))
 		return -1;
 	pk->at = APENET_AT_TIME;
-	pk->at_ms = ms;
 	return 0;
 }
 

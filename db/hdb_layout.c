@@ -56,24 +56,34 @@ static int hdb_layout_node(struct apenet_hdb *db, const unsigned xyz[3], const c
 	return apenet_hdb_cache_add(db, xyz, sqlite3_last_insert_rowid(db->db), e) ? 0 : -1;
 }
 
+/* The dims the layout was stored with ("AxBxC" in meta), "" none: 1, 0, -1. */
+static int hdb_stored_dims(struct apenet_hdb *db, char *have, size_t n, struct apenet_err *e)
+{
+	sqlite3_stmt *st = apenet_hdb_reader(db, ST_META_GET, e);
+	if (!st)
+		return -1;
+	have[0] = 0;
+	apenet_hdb_bind_text(st, 1, "dims");
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		apenet_hdb_col_text(st, 0, have, n);
+	apenet_hdb_done(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return apenet_hdb_dberr(db, e, "reading the stored layout");
+	return rc == SQLITE_ROW;
+}
+
 /* The links of every node, written when the dimensions are not the ones
  * stored (links are a function of them). */
 static int hdb_layout_links(struct apenet_hdb *db, const unsigned dims[3], struct apenet_err *e)
 {
-	char want[48], have[48] = "";
+	char want[48], have[48];
 	snprintf(want, sizeof(want), "%ux%ux%u", dims[0], dims[1], dims[2]);
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_META_GET, e);
-	if (!st)
+	if (hdb_stored_dims(db, have, sizeof(have), e) < 0)
 		return -1;
-	apenet_hdb_bind_text(st, 1, "dims");
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		apenet_hdb_col_text(st, 0, have, sizeof(have));
-	apenet_hdb_done(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "reading the stored layout");
 	if (!strcmp(want, have))
 		return 0;
+	sqlite3_stmt *st;
 	if (!(st = apenet_hdb_stmt(db, ST_LINK_CLEAR, e)) || apenet_hdb_run(db, st, e, "clearing the links"))
 		return -1;
 	if (!(st = apenet_hdb_stmt(db, ST_LINK_INSERT, e)))
@@ -142,19 +152,14 @@ int apenet_hdb_layout(struct apenet_hdb *db, const unsigned dims[3], apenet_hdb_
 
 int apenet_hdb_dims(struct apenet_hdb *db, unsigned dims[3], struct apenet_err *e)
 {
-	char have[48] = "";
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_META_GET, e);
-	if (!st)
-		return -1;
-	apenet_hdb_bind_text(st, 1, "dims");
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		apenet_hdb_col_text(st, 0, have, sizeof(have));
-	apenet_hdb_done(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "reading the stored layout");
+	char have[48];
+	int rc = hdb_stored_dims(db, have, sizeof(have), e);
 	dims[0] = dims[1] = dims[2] = 0;
-	if (rc == SQLITE_ROW && sscanf(have, "%ux%ux%u", &dims[0], &dims[1], &dims[2]) != 3)
+	if (rc < 0)
+		return -1;
+	if (rc == 0 || sscanf(have, "%ux%ux%u", &dims[0], &dims[1], &dims[2]) != 3) {
 		dims[0] = dims[1] = dims[2] = 0;
-	return rc == SQLITE_ROW && dims[0];
+		return 0;
+	}
+	return 1;
 }

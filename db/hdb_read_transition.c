@@ -7,16 +7,26 @@
 
 #include "hdb_int.h"
 
-int apenet_hdb_transitions_each(struct apenet_hdb *db, int64_t from_ms, int64_t to_ms, const unsigned *xyz,
-				apenet_hdb_transition_fn cb, void *arg, struct apenet_err *e)
+/* A window statement with its bounds (?1, ?2) and node (?3..?5) bound. */
+static sqlite3_stmt *window(struct apenet_hdb *db, enum hdb_st which, int64_t from_ms, int64_t to_ms,
+			    const unsigned *xyz, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, xyz ? ST_TR_WINDOW_NODE : ST_TR_WINDOW, e);
+	sqlite3_stmt *st = apenet_hdb_reader(db, which, e);
 	if (!st)
-		return -1;
+		return NULL;
 	sqlite3_bind_int64(st, 1, from_ms);
 	sqlite3_bind_int64(st, 2, to_ms);
 	for (int i = 0; xyz && i < 3; i++)
 		sqlite3_bind_int64(st, 3 + i, xyz[i]);
+	return st;
+}
+
+int apenet_hdb_transitions_each(struct apenet_hdb *db, int64_t from_ms, int64_t to_ms, const unsigned *xyz,
+				apenet_hdb_transition_fn cb, void *arg, struct apenet_err *e)
+{
+	sqlite3_stmt *st = window(db, xyz ? ST_TR_WINDOW_NODE : ST_TR_WINDOW, from_ms, to_ms, xyz, e);
+	if (!st)
+		return -1;
 	struct apenet_hdb_transition t;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -55,13 +65,9 @@ int apenet_hdb_transitions_each(struct apenet_hdb *db, int64_t from_ms, int64_t 
 int apenet_hdb_transitions_count(struct apenet_hdb *db, int64_t from_ms, int64_t to_ms, const unsigned *xyz,
 				 uint64_t *n, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, xyz ? ST_TR_COUNT_NODE : ST_TR_COUNT, e);
+	sqlite3_stmt *st = window(db, xyz ? ST_TR_COUNT_NODE : ST_TR_COUNT, from_ms, to_ms, xyz, e);
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, from_ms);
-	sqlite3_bind_int64(st, 2, to_ms);
-	for (int i = 0; xyz && i < 3; i++)
-		sqlite3_bind_int64(st, 3 + i, xyz[i]);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*n = (uint64_t)sqlite3_column_int64(st, 0);

@@ -277,6 +277,17 @@ static int about_first(const struct apenet_pm *pm, const struct apenet_pm_event 
 	return pm->first_has_far && same_xyz(ev->node, pm->first_far);
 }
 
+static struct apenet_pm_seen *seen_new(struct apenet_pm *pm, size_t *cap, struct apenet_err *e)
+{
+	void *p = pm->seen;
+	if (pm_grow(&p, cap, pm->nseen, sizeof(*pm->seen), e))
+		return NULL;
+	pm->seen = p;
+	struct apenet_pm_seen *s = &pm->seen[pm->nseen++];
+	memset(s, 0, sizeof(*s));
+	return s;
+}
+
 /* Who saw the first fault's incident, when: one entry per observer and path
  * (and link it came through), its first piece of evidence; oldest first. */
 static int derive_seen(struct apenet_pm *pm, struct apenet_err *e)
@@ -305,12 +316,9 @@ static int derive_seen(struct apenet_pm *pm, struct apenet_err *e)
 			pm->seen[k].count++;
 			continue;
 		}
-		void *p = pm->seen;
-		if (pm_grow(&p, &cap, pm->nseen, sizeof(*pm->seen), e))
+		struct apenet_pm_seen *s = seen_new(pm, &cap, e);
+		if (!s)
 			return -1;
-		pm->seen = p;
-		struct apenet_pm_seen *s = &pm->seen[pm->nseen++];
-		memset(s, 0, sizeof(*s));
 		snprintf(s->observer, sizeof(s->observer), "%s", obs);
 		s->path = ev->path;
 		snprintf(s->via, sizeof(s->via), "%s", ev->via);
@@ -328,12 +336,9 @@ static int derive_seen(struct apenet_pm *pm, struct apenet_err *e)
 		const struct apenet_hdb_incident *in = &pm->inc[i];
 		if (in->id != pm->first_incident)
 			continue;
-		void *p = pm->seen;
-		if (pm_grow(&p, &cap, pm->nseen, sizeof(*pm->seen), e))
+		struct apenet_pm_seen *s = seen_new(pm, &cap, e);
+		if (!s)
 			return -1;
-		pm->seen = p;
-		struct apenet_pm_seen *s = &pm->seen[pm->nseen++];
-		memset(s, 0, sizeof(*s));
 		snprintf(s->observer, sizeof(s->observer), "supervisor");
 		s->path = APENET_HDB_PATH_SUPERVISOR;
 		snprintf(s->via, sizeof(s->via), "deduce");

@@ -65,3 +65,29 @@ supervisor_start() {
 	done
 	fail "the supervisor did not start: $(cat "$ss_dir/log")"
 }
+
+# cluster_agent_yaml DIR T1 T2: DIR/agent.yaml for an agent of the cluster
+# tests (supervisor.sh, report.sh): its files under DIR, reports to the
+# supervisors on loopback ports T1 and T2, a heartbeat a second.  A loaded
+# 2-core CI machine can stall an agent (or the emulator) for a few hundred
+# ms: the watchdog allows 1 s, the DNP's beat 2 s, so that only the faults a
+# test injects raise anything.
+cluster_agent_yaml() {
+	cat >"$1/agent.yaml" <<Y
+agent:
+  state_dir: $1/state
+  blackbox_dir: $1/blackbox
+  socket: $1/agent.sock
+  edac_root: $1/edac
+  service_timeout_s: 5
+  watchdog_timeout_beats: 10
+  dnp_stuck_periods: 20
+  user: ""
+supervisors:
+  targets: ["127.0.0.1:$2", "127.0.0.1:$3"]
+  heartbeat_s: 1
+  timeout_ms: 500
+  retries: 1
+  backoff_ms: 500
+Y
+}

@@ -74,23 +74,7 @@ SERIAL=$(jq -r '.links[0].cable.serial' "$T/q.json")
 agent() { # X Y
 	d="$T/a-$1-$2-0"
 	mkdir -p "$d"
-	cat >"$d/agent.yaml" <<Y
-agent:
-  state_dir: $d/state
-  blackbox_dir: $d/blackbox
-  socket: $d/agent.sock
-  edac_root: $d/edac
-  service_timeout_s: 5
-  watchdog_timeout_beats: 10
-  dnp_stuck_periods: 20
-  user: ""
-supervisors:
-  targets: ["127.0.0.1:$P1", "127.0.0.1:$P2"]
-  heartbeat_s: 1
-  timeout_ms: 500
-  retries: 1
-  backoff_ms: 500
-Y
+	cluster_agent_yaml "$d" "$P1" "$P2"
 	"$BIN/apenet-agent" --config "$d/agent.yaml" --foreground --sim "$T/sim/node-$1-$2-0" 2>>"$d/log" &
 	echo $! >"$d/pid"
 	PIDS="$PIDS $!"
@@ -161,6 +145,10 @@ jq -e --argjson c "$CABLE" --argjson h "$HOST" '.report.kind == "window" and .in
 	([.incidents[].id] | index($c) != null and index($h) != null) and .blamed.component == "cable" and
 	([.recommendations[].component] | index("cable") == 0 and index("host") != null)' "$T/window.json" >/dev/null ||
 	fail "window report: $(jq -c '{incident, incidents: [.incidents[] | [.id, .component]], recommendations}' "$T/window.json")"
+# one node's window: the host's incident alone
+$R --since "$FROM" --node 2,3,0 --format json >"$T/wn.json" 2>"$T/err" || fail "report --node: $(cat "$T/err")"
+jq -e --argjson h "$HOST" '[.incidents[].id] == [$h] and .blamed.node == "2,3,0"' "$T/wn.json" >/dev/null ||
+	fail "--node 2,3,0: $(jq -c '[.incidents[] | [.id, .component, .node]]' "$T/wn.json")"
 # the same from the second supervisor's database (its own incident ids)
 "$A" report --db "$T/s2/h.db" --since "$FROM" --format json >"$T/w2.json" 2>"$T/err" || fail "s2: $(cat "$T/err")"
 jq -e '.blamed.component == "cable"' "$T/w2.json" >/dev/null || fail "s2 window: $(jq -c .blamed "$T/w2.json")"

@@ -93,26 +93,7 @@ agent() { # X Y: node X,Y,0's agent
 	t2=$P2
 	[ "$1,$2" = 2,1 ] && t1=$(cat "$T/r21a.rport") && t2=$(cat "$T/r21b.rport")
 	[ "$1" = 3 ] && t2=$(cat "$T/rx3.rport")
-	[ -f "$d/agent.yaml" ] || cat >"$d/agent.yaml" <<Y
-agent:
-  state_dir: $d/state
-  blackbox_dir: $d/blackbox
-  socket: $d/agent.sock
-  edac_root: $d/edac
-  service_timeout_s: 5
-  # a loaded 2-core CI machine can stall an agent (or the emulator) for a
-  # few hundred ms: the watchdog allows 1 s, the DNP's beat 2 s, so that
-  # only the faults injected here raise anything
-  watchdog_timeout_beats: 10
-  dnp_stuck_periods: 20
-  user: ""
-supervisors:
-  targets: ["127.0.0.1:$t1", "127.0.0.1:$t2"]
-  heartbeat_s: 1
-  timeout_ms: 500
-  retries: 1
-  backoff_ms: 500
-Y
+	[ -f "$d/agent.yaml" ] || cluster_agent_yaml "$d" "$t1" "$t2"
 	"$BIN/apenet-agent" --config "$d/agent.yaml" --foreground --sim "$T/sim/node-$1-$2-0" 2>>"$d/log" &
 	echo $! >"$d/pid"
 	PIDFILES="$PIDFILES $d/pid"

@@ -19,6 +19,8 @@
 #include <cmocka.h>
 
 #include "apenet/conf.h"
+#include "apenet/hdb.h"
+#include "apenet/notify.h"
 #include "apenet/postmortem.h"
 #include "apenet/snapfile.h"
 
@@ -426,12 +428,128 @@ static void test_trend(void **state)
 	rmdir(dir);
 }
 
+/* The builder on a real database: a window of 20 transitions on a 4x4x1
+ * torus and one cable incident with its evidence; --max-events 5 lists the
+ * incident's story and 5 more, and counts the rest; --node keeps one node's. */
+static void put_tr(struct apenet_hdb *db, const char *boot, uint64_t seq, unsigned x, unsigned y, const char *where,
+		   const char *code, int st, int64_t t)
+{
+	struct apenet_report r;
+	struct apenet_err e = { 0 };
+	int stored;
+	apenet_report_init(&r, APENET_REPORT_HEALTH);
+	snprintf(r.boot, sizeof(r.boot), "%s", boot);
+	r.seq = seq;
+	r.x = x;
+	r.y = y;
+	snprintf(r.where, sizeof(r.where), "%s", where);
+	snprintf(r.code, sizeof(r.code), "%s", code);
+	r.subject = APENET_REPORT_SUBJ_LINK;
+	r.old_status = st ? 0 : 1;
+	r.new_status = st;
+	r.time_ms = t;
+	snprintf(r.evidence, sizeof(r.evidence), "%s %s", code, where);
+	assert_int_equal(apenet_hdb_put_report(db, &r, t + 5, &stored, &e), 0);
+	assert_int_equal(stored, 1);
+}
+
+static void test_build(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/test_report_db_XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/h.db", dir);
+	struct apenet_hdb *db;
+	struct apenet_err e = { 0 };
+	assert_int_equal(apenet_hdb_open(path, APENET_HDB_CREATE, &db, &e), 0);
+	unsigned dims[3] = { 4, 4, 1 };
+	assert_int_equal(apenet_hdb_layout(db, dims, NULL, NULL, &e), 0);
+	/* noise on 3,3,0 all day: sick and back, 10 times */
+	for (unsigned i = 0; i < 10; i++)
+		put_tr(db, "3,3,0#1", 1 + i, 3, 3, "X+", "CRC_RATE", i % 2 ? 0 : 1, T0 - 3600000 + (int64_t)i * 60000);
+	/* the cable: the far end first, a neighbour, the near end */
+	put_tr(db, "1,2,0#1", 1, 1, 2, "Y-", "LINK_DOWN", 2, T0);
+	put_tr(db, "1,1,0#1", 1, 1, 1, "Y+", "LINK_DOWN", 2, T0 + 10);
+	put_tr(db, "1,1,0#1", 2, 1, 1, "Y+", "LINK_DOWN", 0, T0 + 5000);
+	put_tr(db, "1,2,0#1", 2, 1, 2, "Y-", "LINK_DOWN", 0, T0 + 5010);
+	struct apenet_hdb_incident in = cable_incident();
+	in.first.seq = 1;
+	in.opened_ms = T0 + 1500;
+	int64_t id;
+	assert_int_equal(apenet_hdb_incident_open(db, &in, &id, &e), 0);
+	struct apenet_hdb_evidence ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.time_ms = T0 + 10;
+	ev.path = APENET_HDB_PATH_SELF;
+	snprintf(ev.reporter, sizeof(ev.reporter), "1,1,0#1");
+	ev.seq = 1;
+	snprintf(ev.text, sizeof(ev.text), "the near end");
+	assert_int_equal(apenet_hdb_incident_evidence(db, id, &ev, &e), 0);
+	assert_int_equal(apenet_hdb_incident_close(db, id, T0 + 6000, APENET_HDB_CLOSED, 0, &e), 0);
+	/* more noise after */
+	for (unsigned i = 0; i < 6; i++)
+		put_tr(db, "3,3,0#1", 20 + i, 3, 3, "X-", "CRC_RATE", i % 2 ? 0 : 1, T0 + 600000 + (int64_t)i * 1000);
+
+	struct apenet_pm_query q;
+	apenet_pm_query_defaults(&q);
+	q.now_ms = T0 + 7200000;
+	q.from_ms = T0 - 7200000;
+	q.to_ms = T0 + 7200000;
+	q.max_events = 5;
+	struct apenet_pm *pm;
+	assert_int_equal(apenet_pm_build(db, path, &q, &pm, &e), 0);
+	assert_int_equal(pm->ninc, 1);
+	assert_true(pm->has_first);
+	assert_string_equal(pm->first_component, "cable");
+	assert_int_equal(pm->first.time_ms, T0);
+	assert_int_equal(pm->first.node[1], 2); /* the far end's own report, found by boot and sequence */
+	/* the incident's 4 transitions, 5 of the noise, the opening, the closing */
+	unsigned trs = 0, noise = 0, linked = 0;
+	for (size_t i = 0; i < pm->nev; i++) {
+		trs += pm->ev[i].kind == APENET_PM_TRANSITION;
+		noise += pm->ev[i].kind == APENET_PM_TRANSITION && pm->ev[i].node[0] == 3;
+		linked += pm->ev[i].incident == id && pm->ev[i].kind == APENET_PM_TRANSITION;
+	}
+	assert_int_equal(trs, 9);
+	assert_int_equal(noise, 5);
+	assert_int_equal(linked, 2); /* the first fault and the evidence row name their transitions */
+	assert_int_equal(pm->omitted, 11);
+	assert_int_equal(pm->ncable, 1);
+	assert_false(pm->cable[0].known);
+	apenet_pm_free(pm);
+
+	/* one node: only what is about 3,3,0, all of it, no incident */
+	q.has_node = 1;
+	q.node[0] = q.node[1] = 3;
+	q.max_events = 0;
+	assert_int_equal(apenet_pm_build(db, path, &q, &pm, &e), 0);
+	assert_int_equal(pm->ninc, 0);
+	assert_int_equal(pm->nev, 16);
+	assert_int_equal(pm->omitted, 0);
+	assert_string_equal(pm->first.code, "CRC_RATE"); /* the first that got worse */
+	apenet_pm_free(pm);
+
+	/* an incident that is not there */
+	q.incident = 99;
+	assert_int_equal(apenet_pm_build(db, path, &q, &pm, &e), -1);
+	assert_non_null(strstr(e.msg, "no incident 99"));
+	apenet_hdb_close(db);
+	char side[80];
+	unlink(path);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_equal_timestamps), cmocka_unit_test(test_propagation),
 		cmocka_unit_test(test_recommend_cable_serial), cmocka_unit_test(test_html_escaping),
 		cmocka_unit_test(test_json), cmocka_unit_test(test_times), cmocka_unit_test(test_trend),
+		cmocka_unit_test(test_build),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
