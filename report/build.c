@@ -82,7 +82,7 @@ static int on_evidence(void *arg, const struct apenet_hdb_evidence *x)
 	struct ctx *c = arg;
 	if (x->transition_id) {
 		void *p = c->links;
-		if (pm_grow(&p, &c->cap_links, c->nlinks, sizeof(*c->links), c->e)) {
+		if (apenet_pm_grow(&p, &c->cap_links, c->nlinks, sizeof(*c->links), c->e)) {
 			c->failed = 1;
 			return 1;
 		}
@@ -103,7 +103,7 @@ static int on_evidence(void *arg, const struct apenet_hdb_evidence *x)
 	ev.value = ev.threshold = NAN;
 	snprintf(ev.boot, sizeof(ev.boot), "%s", x->reporter);
 	ev.seq = x->seq;
-	ev.has_reporter = pm_boot_node(x->reporter, ev.reporter);
+	ev.has_reporter = apenet_pm_boot_node(x->reporter, ev.reporter);
 	snprintf(ev.text, sizeof(ev.text), "%s", x->text);
 	if (apenet_pm_add_event(c->pm, &ev, c->e)) {
 		c->failed = 1;
@@ -116,7 +116,7 @@ static int on_tmp(void *arg, const struct apenet_hdb_incident *in)
 {
 	struct ctx *c = arg;
 	void *p = c->tmp;
-	if (pm_grow(&p, &c->cap_tmp, c->ntmp, sizeof(*in), c->e)) {
+	if (apenet_pm_grow(&p, &c->cap_tmp, c->ntmp, sizeof(*in), c->e)) {
 		c->failed = 1;
 		return 1;
 	}
@@ -255,7 +255,7 @@ static int want_name(struct ctx *c, const unsigned xyz[3])
 			return 0;
 	size_t cap = pm->nnodes;
 	void *p = pm->nodes;
-	if (pm_grow(&p, &cap, pm->nnodes, sizeof(*pm->nodes), c->e))
+	if (apenet_pm_grow(&p, &cap, pm->nnodes, sizeof(*pm->nodes), c->e))
 		return -1;
 	pm->nodes = p;
 	struct apenet_pm_node *n = &pm->nodes[pm->nnodes++];

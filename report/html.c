@@ -52,7 +52,7 @@ static void node_td(FILE *f, const struct apenet_pm *pm, const unsigned xyz[3])
 {
 	char b[96];
 	fputs("<td class=\"t\">", f);
-	esc(f, pm_node_label(pm, xyz, b, sizeof(b)));
+	esc(f, apenet_pm_node_label(pm, xyz, b, sizeof(b)));
 	fputs("</td>", f);
 }
 
@@ -128,7 +128,7 @@ static void trends(FILE *f, const struct apenet_pm *pm)
 			fputs("<tr><td>", f);
 			esc(f, s->label);
 			fputs("</td><td>", f);
-			pm_svg_spark(f, pm, s, t->from_ms, t->to_ms);
+			apenet_pm_svg_spark(f, pm, s, t->from_ms, t->to_ms);
 			fprintf(f, "</td><td>%.4g</td><td>%.4g</td><td>%.4g</td><td>", s->min, s->max, s->at_fault);
 			esc(f, s->unit);
 			fprintf(f, "</td><td class=\"note\">");
@@ -259,7 +259,7 @@ int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
 		const struct apenet_pm_event *x = &pm->first;
 		char who[96];
 		fprintf(f, "<b>%s</b>: node ", apenet_pm_iso(x->time_ms, a, sizeof(a)));
-		esc(f, pm_node_label(pm, x->node, who, sizeof(who)));
+		esc(f, apenet_pm_node_label(pm, x->node, who, sizeof(who)));
 		if (x->code[0]) {
 			fputc(' ', f);
 			esc(f, x->where);
@@ -276,7 +276,7 @@ int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
 		fputs("<br>blamed: <b>", f);
 		esc(f, pm->first_component);
 		fputs("</b> of node ", f);
-		esc(f, pm_node_label(pm, pm->first_blamed, who, sizeof(who)));
+		esc(f, apenet_pm_node_label(pm, pm->first_blamed, who, sizeof(who)));
 		if (pm->first_link[0]) {
 			fputs(" link ", f);
 			esc(f, pm->first_link);
@@ -297,9 +297,9 @@ int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
 		fputs("</li>\n", f);
 	}
 	fputs("</ol>\n<h2>Affected region</h2>\n", f);
-	pm_svg_map(f, pm);
+	apenet_pm_svg_map(f, pm);
 	fputs("<h2>Timeline</h2>\n", f);
-	pm_svg_timeline(f, pm);
+	apenet_pm_svg_timeline(f, pm);
 	fputs("<h2>Propagation: who saw it, when</h2>\n<table id=\"propagation\"><tr><th>since first fault</th>"
 	      "<th>observer</th><th>path</th><th>count</th><th>what it saw first</th></tr>\n",
 	      f);

@@ -65,7 +65,7 @@ void apenet_pm_free(struct apenet_pm *pm)
 	free(pm);
 }
 
-int pm_grow(void **p, size_t *cap, size_t n, size_t size, struct apenet_err *e)
+int apenet_pm_grow(void **p, size_t *cap, size_t n, size_t size, struct apenet_err *e)
 {
 	if (n < *cap)
 		return 0;
@@ -87,7 +87,7 @@ int apenet_pm_add_incident(struct apenet_pm *pm, const struct apenet_hdb_inciden
 			return 0;
 	size_t cap = pm->ninc; /* exact: incidents are few */
 	void *p = pm->inc;
-	if (pm_grow(&p, &cap, pm->ninc, sizeof(*in), e))
+	if (apenet_pm_grow(&p, &cap, pm->ninc, sizeof(*in), e))
 		return -1;
 	pm->inc = p;
 	pm->inc[pm->ninc++] = *in;
@@ -97,7 +97,7 @@ int apenet_pm_add_incident(struct apenet_pm *pm, const struct apenet_hdb_inciden
 int apenet_pm_add_event(struct apenet_pm *pm, const struct apenet_pm_event *ev, struct apenet_err *e)
 {
 	void *p = pm->ev;
-	if (pm_grow(&p, &pm->cap_ev, pm->nev, sizeof(*ev), e))
+	if (apenet_pm_grow(&p, &pm->cap_ev, pm->nev, sizeof(*ev), e))
 		return -1;
 	pm->ev = p;
 	pm->ev[pm->nev++] = *ev;
@@ -187,7 +187,7 @@ static const struct apenet_hdb_incident *primary(const struct apenet_pm *pm)
 }
 
 /* "x,y,z#N" -> x,y,z; 0 when the reporter is not an agent's boot id. */
-int pm_boot_node(const char *boot, unsigned xyz[3])
+int apenet_pm_boot_node(const char *boot, unsigned xyz[3])
 {
 	char hash;
 	return sscanf(boot, "%u,%u,%u%c", &xyz[0], &xyz[1], &xyz[2], &hash) == 4 && hash == '#';
@@ -207,7 +207,7 @@ static void find_first(struct apenet_pm *pm)
 		snprintf(f->text, sizeof(f->text), "%s", in->first.text);
 		snprintf(f->boot, sizeof(f->boot), "%s", in->first.reporter);
 		f->seq = in->first.seq;
-		f->has_reporter = pm_boot_node(in->first.reporter, f->reporter);
+		f->has_reporter = apenet_pm_boot_node(in->first.reporter, f->reporter);
 		f->kind = f->has_reporter && f->seq ? APENET_PM_TRANSITION : APENET_PM_EVIDENCE;
 		snprintf(pm->first_component, sizeof(pm->first_component), "%s", in->component);
 		memcpy(pm->first_blamed, in->node, sizeof(pm->first_blamed));
@@ -280,7 +280,7 @@ static int about_first(const struct apenet_pm *pm, const struct apenet_pm_event 
 static struct apenet_pm_seen *seen_new(struct apenet_pm *pm, size_t *cap, struct apenet_err *e)
 {
 	void *p = pm->seen;
-	if (pm_grow(&p, cap, pm->nseen, sizeof(*pm->seen), e))
+	if (apenet_pm_grow(&p, cap, pm->nseen, sizeof(*pm->seen), e))
 		return NULL;
 	pm->seen = p;
 	struct apenet_pm_seen *s = &pm->seen[pm->nseen++];
@@ -373,7 +373,7 @@ static int add_node(struct apenet_pm *pm, size_t *cap, const unsigned xyz[3], in
 			return 0;
 		}
 	void *p = pm->nodes;
-	if (pm_grow(&p, cap, pm->nnodes, sizeof(*pm->nodes), e))
+	if (apenet_pm_grow(&p, cap, pm->nnodes, sizeof(*pm->nodes), e))
 		return -1;
 	pm->nodes = p;
 	struct apenet_pm_node *n = &pm->nodes[pm->nnodes++];
@@ -434,10 +434,10 @@ int apenet_pm_finish(struct apenet_pm *pm, struct apenet_err *e)
 	find_first(pm);
 	if (derive_seen(pm, e) || derive_nodes(pm, e))
 		return -1;
-	return pm_recommend(pm, e);
+	return apenet_pm_recommend(pm, e);
 }
 
-const char *pm_node_label(const struct apenet_pm *pm, const unsigned xyz[3], char *buf, size_t n)
+const char *apenet_pm_node_label(const struct apenet_pm *pm, const unsigned xyz[3], char *buf, size_t n)
 {
 	for (unsigned i = 0; i < pm->nnodes; i++)
 		if (same_xyz(pm->nodes[i].xyz, xyz) && pm->nodes[i].name[0]) {

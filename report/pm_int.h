@@ -11,18 +11,18 @@
 #include "apenet/postmortem.h"
 
 /* Grows *p (of *cap entries of size) to hold n + 1; -1 with e. */
-int pm_grow(void **p, size_t *cap, size_t n, size_t size, struct apenet_err *e);
+int apenet_pm_grow(void **p, size_t *cap, size_t n, size_t size, struct apenet_err *e);
 /* "x,y,z#N" -> x,y,z; 0 when it is not an agent's boot id. */
-int pm_boot_node(const char *boot, unsigned xyz[3]);
+int apenet_pm_boot_node(const char *boot, unsigned xyz[3]);
 /* The recommendations (report/recommend.c), from the incidents, cables and trends. */
-int pm_recommend(struct apenet_pm *pm, struct apenet_err *e);
+int apenet_pm_recommend(struct apenet_pm *pm, struct apenet_err *e);
 /* "1,2,0" or "1,2,0 (name)" for a node of the map. */
-const char *pm_node_label(const struct apenet_pm *pm, const unsigned xyz[3], char *buf, size_t n);
+const char *apenet_pm_node_label(const struct apenet_pm *pm, const unsigned xyz[3], char *buf, size_t n);
 
 /* The HTML page's pictures (report/svg.c): inline SVG with ids "map" and
  * "timeline", and a sparkline of a trend over [from_ms, to_ms]. */
-void pm_svg_map(FILE *f, const struct apenet_pm *pm);
-void pm_svg_timeline(FILE *f, const struct apenet_pm *pm);
-void pm_svg_spark(FILE *f, const struct apenet_pm *pm, const struct apenet_pm_series *s, int64_t from_ms, int64_t to_ms);
+void apenet_pm_svg_map(FILE *f, const struct apenet_pm *pm);
+void apenet_pm_svg_timeline(FILE *f, const struct apenet_pm *pm);
+void apenet_pm_svg_spark(FILE *f, const struct apenet_pm *pm, const struct apenet_pm_series *s, int64_t from_ms, int64_t to_ms);
 
 #endif

@@ -29,7 +29,7 @@ static int add(struct apenet_pm *pm, size_t *cap, const char *component, const u
 		if (!strcmp(pm->rec[i].text, text))
 			return 0;
 	void *p = pm->rec;
-	if (pm_grow(&p, cap, pm->nrec, sizeof(*pm->rec), e))
+	if (apenet_pm_grow(&p, cap, pm->nrec, sizeof(*pm->rec), e))
 		return -1;
 	pm->rec = p;
 	struct apenet_pm_rec *r = &pm->rec[pm->nrec++];
@@ -87,11 +87,11 @@ static int rec_incident(struct apenet_pm *pm, size_t *cap, const struct apenet_h
 {
 	char a[96], b[96], hist[300];
 	const char *c = in->component;
-	pm_node_label(pm, in->node, a, sizeof(a));
+	apenet_pm_node_label(pm, in->node, a, sizeof(a));
 	if (!strcmp(c, "cable")) {
 		const struct apenet_pm_cable *k = cable_of(pm, in->id);
 		if (in->has_far)
-			pm_node_label(pm, in->far, b, sizeof(b));
+			apenet_pm_node_label(pm, in->far, b, sizeof(b));
 		else
 			snprintf(b, sizeof(b), "its partner");
 		hist[0] = 0;
@@ -175,7 +175,7 @@ static int blamed(const struct apenet_pm *pm, const unsigned node[3], const char
 	return 0;
 }
 
-int pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
+int apenet_pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 {
 	static const char *const cooling[] = { "sensor:temperature", NULL };
 	static const char *const power[] = { "sensor:voltage", "sensor:current", "node-power", NULL };
@@ -193,7 +193,7 @@ int pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 	for (unsigned t = 0; t < pm->ntrend; t++) {
 		const struct apenet_pm_trend *tr = &pm->trend[t];
 		char a[96];
-		pm_node_label(pm, tr->node, a, sizeof(a));
+		apenet_pm_node_label(pm, tr->node, a, sizeof(a));
 		for (unsigned s = 0; s < tr->nseries; s++) {
 			const struct apenet_pm_series *se = &tr->series[s];
 			if (!se->notable)
@@ -211,7 +211,7 @@ int pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 	}
 	if (!pm->nrec && pm->has_first) {
 		char a[96];
-		pm_node_label(pm, pm->first.node, a, sizeof(a));
+		apenet_pm_node_label(pm, pm->first.node, a, sizeof(a));
 		return add(pm, &cap, pm->first_component, pm->first.node, e,
 			   "No incident was deduced; start from the first fault on node %s (%s %s).", a, pm->first.where,
 			   pm->first.code);

@@ -55,7 +55,7 @@ static void span(const struct apenet_pm *pm, int d, unsigned max, unsigned *lo, 
 	}
 }
 
-void pm_svg_map(FILE *f, const struct apenet_pm *pm)
+void apenet_pm_svg_map(FILE *f, const struct apenet_pm *pm)
 {
 	enum { CELL = 64, PAD = 28, MAXW = 12, MAXZ = 4 };
 	unsigned x0, x1, y0, y1, zs[MAXZ], nz = 0;
@@ -142,7 +142,7 @@ static const char *status_fill(const struct apenet_pm_event *ev)
 	return ev->new_status >= 2 ? "#d62728" : ev->new_status == 1 ? "#e6c229" : "#2ca02c";
 }
 
-void pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
+void apenet_pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
 {
 	enum { LANES = 24, LANE_H = 18, LEFT = 120, RIGHT = 20, TOP = 24, W = 1100 };
 	char lanes[LANES][24];
@@ -249,7 +249,7 @@ void pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
 	fprintf(f, "</svg>\n");
 }
 
-void pm_svg_spark(FILE *f, const struct apenet_pm *pm, const struct apenet_pm_series *s, int64_t from_ms, int64_t to_ms)
+void apenet_pm_svg_spark(FILE *f, const struct apenet_pm *pm, const struct apenet_pm_series *s, int64_t from_ms, int64_t to_ms)
 {
 	enum { W = 220, H = 36, P = 3 };
 	fprintf(f, "<svg class=\"spark\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u "

@@ -164,7 +164,7 @@ int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
 	if (pm->has_first) {
 		const struct apenet_pm_event *x = &pm->first;
 		char who[96];
-		fprintf(f, "  %s  node %s", apenet_pm_iso(x->time_ms, a, sizeof(a)), pm_node_label(pm, x->node, who, sizeof(who)));
+		fprintf(f, "  %s  node %s", apenet_pm_iso(x->time_ms, a, sizeof(a)), apenet_pm_node_label(pm, x->node, who, sizeof(who)));
 		if (x->code[0])
 			fprintf(f, " %s %s %s->%s", x->where, x->code, apenet_pm_status_name(x->old_status),
 				apenet_pm_status_name(x->new_status));
@@ -175,7 +175,7 @@ int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
 			fprintf(f, ", seen by the supervisor (%s)", apenet_hdb_path_name(x->path));
 		fprintf(f, "%s%s\n", x->text[0] ? ": " : "", x->text);
 		fprintf(f, "  blamed: %s of node %s%s%s", pm->first_component,
-			pm_node_label(pm, pm->first_blamed, who, sizeof(who)),
+			apenet_pm_node_label(pm, pm->first_blamed, who, sizeof(who)),
 			pm->first_link[0] ? " link " : "", pm->first_link);
 		if (pm->first_has_far)
 			fprintf(f, " - %u,%u,%u %s", pm->first_far[0], pm->first_far[1], pm->first_far[2], pm->first_far_link);

@@ -266,8 +266,12 @@ scrape() {
 	curl -sf -o "$2" "http://127.0.0.1:$EXPPORT/snmp?module=$1&target=127.0.0.1:$SNMPPORT"
 }
 # the agent's tables with its first sample; the supervisor's with the
-# agent's first heartbeat (the node it heard from is normal)
-node_ready() { scrape apenet "$tmp/node.prom" && grep -q '^apenetLinkTxBytes{' "$tmp/node.prom" && grep -q '^apenetWdDnpState{' "$tmp/node.prom"; }
+# agent's first heartbeat (the node it heard from is normal).  A scrape
+# whose label lookups (the card's node, the link's name: GETs the exporter
+# sends after the walk) timed out on a loaded machine carries empty labels:
+# wait for one with them.
+node_ready() { scrape apenet "$tmp/node.prom" && grep -q '^apenetLinkTxBytes{.*apenetCardNode="0,0,0"' "$tmp/node.prom" &&
+	grep -q '^apenetWdDnpState{' "$tmp/node.prom"; }
 wait_for 30 node_ready || fail "no APENET-MIB node series from snmp_exporter: $(tail -n 20 "$tmp/node.prom" "$tmp/exp.log" "$tmp/ag/log")"
 cluster_ready() { scrape apenet_cluster "$tmp/cluster.prom" && grep -q '^apenetNodeClass{.*apenetNodeClass="normal".*apenetNodeX="0",apenetNodeY="0",apenetNodeZ="0"} 1$' "$tmp/cluster.prom"; }
 wait_for 30 cluster_ready || fail "no normal node 0,0,0 in the cluster scrape: $(grep apenetNodeClass "$tmp/cluster.prom" | head; tail -n 5 "$tmp/sup/log")"
