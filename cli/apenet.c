@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 
@@ -109,13 +108,8 @@ void cli_out_time(struct apenet_out *o, const char *key, int64_t ms)
 		apenet_out_null(o, key);
 		return;
 	}
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
 	char buf[40];
-	gmtime_r(&t, &tm);
-	size_t n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, sizeof(buf) - n, ".%03dZ", (int)(ms % 1000));
-	apenet_out_str(o, key, buf);
+	apenet_out_str(o, key, apenet_out_iso_ms(ms, buf, sizeof(buf)));
 }
 
 void cli_out_xyz(struct apenet_out *o, const char *key, const unsigned xyz[3])

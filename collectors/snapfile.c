@@ -524,19 +524,14 @@ int apenet_snapfile_load_string(const char *name, const char *text, struct apene
 	return apenet_snapfile_load_string_pick(name, text, NULL, v, e);
 }
 
-/* The black box's own member ("blackbox": {"node", "reason", ...}), when
- * the document has one: a dump says whose it is. */
-static void load_bbox_meta(struct apenet_conf *c, struct apenet_snapfile_info *info)
+/* Why a black-box dump was written (its "blackbox" member's reason), when
+ * the document is one. */
+static void load_bbox_reason(struct apenet_conf *c, struct apenet_snapfile_info *info)
 {
 	const struct apenet_conf_node *bb = apenet_conf_get(c->root, "blackbox"), *x;
-	if (!bb || bb->kind != APENET_CONF_MAP)
-		return;
-	if ((x = apenet_conf_get(bb, "node")) && x->kind == APENET_CONF_SCALAR && x->value)
-		snprintf(info->node, sizeof(info->node), "%s", x->value);
-	if ((x = apenet_conf_get(bb, "reason")) && x->kind == APENET_CONF_SCALAR && x->value)
+	if (bb && bb->kind == APENET_CONF_MAP && (x = apenet_conf_get(bb, "reason")) && x->kind == APENET_CONF_SCALAR &&
+	    x->value)
 		snprintf(info->reason, sizeof(info->reason), "%s", x->value);
-	if ((x = apenet_conf_get(bb, "written_ms")) && x->kind == APENET_CONF_SCALAR && x->value)
-		info->written_ms = strtoll(x->value, NULL, 10);
 }
 
 int apenet_snapfile_each(const char *path, apenet_snapfile_sample_fn cb, void *arg, struct apenet_err *e)
@@ -560,7 +555,7 @@ int apenet_snapfile_each(const char *path, apenet_snapfile_sample_fn cb, void *a
 	info.prof = v->prof;
 	for (const struct apenet_conf_node *x = samples->child; x; x = x->next)
 		info.nsamples++;
-	load_bbox_meta(c, &info);
+	load_bbox_reason(c, &info);
 	for (const struct apenet_conf_node *x = samples->child; x; x = x->next) {
 		int64_t host_ms;
 		if (load_sample(c, x, v, s, &host_ms, e))

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "apenet/log.h"
 #include "apenet/out.h"
@@ -582,4 +583,19 @@ void apenet_out_discard(struct apenet_out *o)
 enum apenet_out_fmt apenet_out_format(const struct apenet_out *o)
 {
 	return o ? o->fmt : APENET_OUT_TEXT; /* NULL: apenet_out_new ran out of memory */
+}
+
+char *apenet_out_iso_ms(int64_t ms, char *buf, size_t n)
+{
+	if (ms <= 0) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char s[32];
+	gmtime_r(&t, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, n, "%s.%03dZ", s, (int)(ms % 1000));
+	return buf;
 }

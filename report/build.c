@@ -247,23 +247,6 @@ static void dedupe_and_mark(struct ctx *c)
 	}
 }
 
-static int want_name(struct ctx *c, const unsigned xyz[3])
-{
-	struct apenet_pm *pm = c->pm;
-	for (unsigned i = 0; i < pm->nnodes; i++)
-		if (!memcmp(pm->nodes[i].xyz, xyz, sizeof(pm->nodes[i].xyz)))
-			return 0;
-	size_t cap = pm->nnodes;
-	void *p = pm->nodes;
-	if (apenet_pm_grow(&p, &cap, pm->nnodes, sizeof(*pm->nodes), c->e))
-		return -1;
-	pm->nodes = p;
-	struct apenet_pm_node *n = &pm->nodes[pm->nnodes++];
-	memset(n, 0, sizeof(*n));
-	memcpy(n->xyz, xyz, sizeof(n->xyz));
-	return 0;
-}
-
 static int fill_names(struct ctx *c, unsigned max)
 {
 	struct apenet_pm *pm = c->pm;
@@ -438,7 +421,9 @@ static int build(struct ctx *c, const char *db_path)
 	}
 	for (unsigned i = 0; i < pm->ninc; i++) {
 		const struct apenet_hdb_incident *in = &pm->inc[i];
-		if (story(c, in) || want_name(c, in->node) || (in->has_far && want_name(c, in->far)))
+		/* the blamed nodes, named before the recommendations are worded */
+		if (story(c, in) || apenet_pm_add_node(pm, in->node, APENET_PM_NEARBY, c->e) ||
+		    (in->has_far && apenet_pm_add_node(pm, in->far, APENET_PM_NEARBY, c->e)))
 			return -1;
 		if (in->link[0] && strcmp(in->component, "supervisor") && cable(c, in))
 			return -1;
@@ -465,12 +450,9 @@ static int build(struct ctx *c, const char *db_path)
 	if (fill_names(c, 64))
 		return -1;
 	/* the first fault is known once the timeline is in order; the trends
-	 * are read around it, then finish again derives with them */
-	if (apenet_pm_finish(pm, c->e) || trends(c))
-		return -1;
-	pm->nseen = 0;
-	pm->nrec = 0;
-	if (apenet_pm_finish(pm, c->e))
+	 * are read around it, and the recommendations use them */
+	apenet_pm_order(pm);
+	if (trends(c) || apenet_pm_finish(pm, c->e))
 		return -1;
 	return fill_names(c, 512);
 }

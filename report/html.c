@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apenet/out.h"
 #include "pm_int.h"
 
 static const char css[] =
@@ -32,20 +33,11 @@ static void esc(FILE *f, const char *s)
 	apenet_pm_html_escape(f, s);
 }
 
-static const char *rel(const struct apenet_pm *pm, int64_t ms, char *buf, size_t n)
-{
-	if (!pm->has_first || ms <= 0) {
-		snprintf(buf, n, "-");
-		return buf;
-	}
-	return apenet_pm_rel(ms - pm->first.time_ms, buf, n);
-}
-
 static void td_time(FILE *f, const struct apenet_pm *pm, int64_t ms)
 {
 	char a[40], r[32];
-	fprintf(f, "<td class=\"t\">%s</td><td class=\"t\">%s</td>", apenet_pm_iso(ms, a, sizeof(a)),
-		rel(pm, ms, r, sizeof(r)));
+	fprintf(f, "<td class=\"t\">%s</td><td class=\"t\">%s</td>", apenet_out_iso_ms(ms, a, sizeof(a)),
+		apenet_pm_since_first(pm, ms, r, sizeof(r)));
 }
 
 static void node_td(FILE *f, const struct apenet_pm *pm, const unsigned xyz[3])
@@ -65,10 +57,8 @@ static void timeline_table(FILE *f, const struct apenet_pm *pm)
 		const struct apenet_pm_event *ev = &pm->ev[i];
 		fprintf(f, "<tr%s>", ev->first ? " class=\"first\"" : "");
 		td_time(f, pm, ev->time_ms);
-		if (ev->has_reporter)
-			fprintf(f, "<td class=\"t\">%u,%u,%u</td>", ev->reporter[0], ev->reporter[1], ev->reporter[2]);
-		else
-			fputs("<td>supervisor</td>", f);
+		char who[24];
+		fprintf(f, "<td class=\"t\">%s</td>", apenet_pm_who(ev, who, sizeof(who)));
 		fprintf(f, "<td>%s ", apenet_hdb_path_name(ev->path));
 		esc(f, ev->via);
 		fputs("</td>", f);
@@ -113,9 +103,9 @@ static void trends(FILE *f, const struct apenet_pm *pm)
 		const struct apenet_pm_trend *t = &pm->trend[i];
 		fprintf(f, "<h3>node %u,%u,%u</h3><p class=\"meta\">", t->node[0], t->node[1], t->node[2]);
 		esc(f, t->file);
-		fprintf(f, ": %u samples, %s .. %s (%s .. %s)", t->samples, apenet_pm_iso(t->from_ms, a, sizeof(a)),
-			apenet_pm_iso(t->to_ms, b, sizeof(b)), rel(pm, t->from_ms, ra, sizeof(ra)),
-			rel(pm, t->to_ms, rb, sizeof(rb)));
+		fprintf(f, ": %u samples, %s .. %s (%s .. %s)", t->samples, apenet_out_iso_ms(t->from_ms, a, sizeof(a)),
+			apenet_out_iso_ms(t->to_ms, b, sizeof(b)), apenet_pm_since_first(pm, t->from_ms, ra, sizeof(ra)),
+			apenet_pm_since_first(pm, t->to_ms, rb, sizeof(rb)));
 		if (t->reason[0]) {
 			fputs("; dumped: ", f);
 			esc(f, t->reason);
@@ -172,7 +162,7 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 			      f);
 			for (unsigned k = 0; k < c->ncerts; k++) {
 				const struct apenet_hdb_cert *x = &c->certs[k];
-				fprintf(f, "<tr><td class=\"t\">%s</td><td>", apenet_pm_iso(x->finished_ms, d, sizeof(d)));
+				fprintf(f, "<tr><td class=\"t\">%s</td><td>", apenet_out_iso_ms(x->finished_ms, d, sizeof(d)));
 				esc(f, x->verdict);
 				fprintf(f, "</td><td>%.0e</td><td>%llu</td><td>%llu</td><td>%.2e</td><td>%s</td></tr>\n", x->target,
 					(unsigned long long)x->bits, (unsigned long long)x->errors, x->upper,
@@ -186,7 +176,7 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 			const struct apenet_hdb_incident *x = &c->earlier[k];
 			fprintf(f, "<p>Earlier fault: #%lld ", (long long)x->id);
 			esc(f, x->component);
-			fprintf(f, " %s, rule ", apenet_pm_iso(x->opened_ms, d, sizeof(d)));
+			fprintf(f, " %s, rule ", apenet_out_iso_ms(x->opened_ms, d, sizeof(d)));
 			esc(f, x->rule);
 			fputs("</p>\n", f);
 		}
@@ -215,8 +205,8 @@ static void incidents(FILE *f, const struct apenet_pm *pm)
 		fputs("</td><td>", f);
 		esc(f, in->rule);
 		fprintf(f, "</td><td>%s</td><td class=\"t\">%s</td>", apenet_hdb_state_name(in->state),
-			rel(pm, in->opened_ms, r, sizeof(r)));
-		fprintf(f, "<td class=\"t\">%s</td><td>%u</td></tr>\n", in->closed_ms ? rel(pm, in->closed_ms, r, sizeof(r)) : "open",
+			apenet_pm_since_first(pm, in->opened_ms, r, sizeof(r)));
+		fprintf(f, "<td class=\"t\">%s</td><td>%u</td></tr>\n", in->closed_ms ? apenet_pm_since_first(pm, in->closed_ms, r, sizeof(r)) : "open",
 			in->evidence);
 	}
 	fputs("</table>\n", f);
@@ -225,10 +215,7 @@ static void incidents(FILE *f, const struct apenet_pm *pm)
 int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
 {
 	char a[40], b[40], g[40];
-	const struct apenet_hdb_incident *main = NULL;
-	for (unsigned i = 0; i < pm->ninc; i++)
-		if (pm->inc[i].id == (pm->by_incident ? pm->incident : pm->first_incident))
-			main = &pm->inc[i];
+	const struct apenet_hdb_incident *main = apenet_pm_main_incident(pm);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
 	      "img-src data:\">\n<meta name=\"generator\" content=\"apenet report\">\n<title>",
@@ -237,7 +224,7 @@ int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
 		fprintf(f, "Post-mortem: incident #%lld, ", (long long)main->id);
 		esc(f, main->component);
 	} else {
-		fprintf(f, "Post-mortem: %s .. %s", apenet_pm_iso(pm->from_ms, a, sizeof(a)), apenet_pm_iso(pm->to_ms, b, sizeof(b)));
+		fprintf(f, "Post-mortem: %s .. %s", apenet_out_iso_ms(pm->from_ms, a, sizeof(a)), apenet_out_iso_ms(pm->to_ms, b, sizeof(b)));
 	}
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n<h1>", css);
 	if (pm->by_incident && main) {
@@ -247,18 +234,18 @@ int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
 		esc(f, main->link);
 		fprintf(f, " (%s)", apenet_hdb_state_name(main->state));
 	} else {
-		fprintf(f, "Post-mortem: %s .. %s", apenet_pm_iso(pm->from_ms, a, sizeof(a)), apenet_pm_iso(pm->to_ms, b, sizeof(b)));
+		fprintf(f, "Post-mortem: %s .. %s", apenet_out_iso_ms(pm->from_ms, a, sizeof(a)), apenet_out_iso_ms(pm->to_ms, b, sizeof(b)));
 	}
 	fputs("</h1>\n<p class=\"meta\">database ", f);
 	esc(f, pm->db);
-	fprintf(f, "; generated %s; window %s .. %s UTC</p>\n", apenet_pm_iso(pm->generated_ms, g, sizeof(g)),
-		apenet_pm_iso(pm->from_ms, a, sizeof(a)), apenet_pm_iso(pm->to_ms, b, sizeof(b)));
+	fprintf(f, "; generated %s; window %s .. %s UTC</p>\n", apenet_out_iso_ms(pm->generated_ms, g, sizeof(g)),
+		apenet_out_iso_ms(pm->from_ms, a, sizeof(a)), apenet_out_iso_ms(pm->to_ms, b, sizeof(b)));
 
 	fputs("<h2>First fault</h2>\n<div class=\"box\" id=\"first-fault\">", f);
 	if (pm->has_first) {
 		const struct apenet_pm_event *x = &pm->first;
 		char who[96];
-		fprintf(f, "<b>%s</b>: node ", apenet_pm_iso(x->time_ms, a, sizeof(a)));
+		fprintf(f, "<b>%s</b>: node ", apenet_out_iso_ms(x->time_ms, a, sizeof(a)));
 		esc(f, apenet_pm_node_label(pm, x->node, who, sizeof(who)));
 		if (x->code[0]) {
 			fputc(' ', f);

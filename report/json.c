@@ -20,7 +20,7 @@ static void xyz(struct apenet_out *o, const char *key, const unsigned v[3])
 static void when(struct apenet_out *o, const struct apenet_pm *pm, const char *key, int64_t ms)
 {
 	char buf[40], k[48];
-	apenet_out_str(o, key, ms > 0 ? apenet_pm_iso(ms, buf, sizeof(buf)) : NULL);
+	apenet_out_str(o, key, ms > 0 ? apenet_out_iso_ms(ms, buf, sizeof(buf)) : NULL);
 	snprintf(k, sizeof(k), "%s_ms", key);
 	apenet_out_int(o, k, ms);
 	snprintf(k, sizeof(k), "%s_rel_ms", key);
@@ -164,7 +164,7 @@ int apenet_pm_write_json(const struct apenet_pm *pm, FILE *f)
 
 	apenet_out_obj_begin(o, "report");
 	apenet_out_str(o, "database", pm->db);
-	apenet_out_str(o, "generated", apenet_pm_iso(pm->generated_ms, buf, sizeof(buf)));
+	apenet_out_str(o, "generated", apenet_out_iso_ms(pm->generated_ms, buf, sizeof(buf)));
 	apenet_out_str(o, "kind", pm->by_incident ? "incident" : "window");
 	when(o, pm, "from", pm->from_ms);
 	when(o, pm, "until", pm->to_ms);
@@ -178,10 +178,7 @@ int apenet_pm_write_json(const struct apenet_pm *pm, FILE *f)
 	apenet_out_uint(o, "omitted", pm->omitted);
 	apenet_out_obj_end(o);
 
-	const struct apenet_hdb_incident *main = NULL;
-	for (unsigned i = 0; i < pm->ninc; i++)
-		if (pm->inc[i].id == (pm->by_incident ? pm->incident : pm->first_incident))
-			main = &pm->inc[i];
+	const struct apenet_hdb_incident *main = apenet_pm_main_incident(pm);
 	if (main)
 		incident(o, pm, "incident", main);
 	else

@@ -303,10 +303,7 @@ static int derive_seen(struct apenet_pm *pm, struct apenet_err *e)
 		if (ev->time_ms < pm->first.time_ms && !ev->first)
 			continue; /* before the fault: not its propagation */
 		char obs[24];
-		if (ev->has_reporter)
-			snprintf(obs, sizeof(obs), "%u,%u,%u", ev->reporter[0], ev->reporter[1], ev->reporter[2]);
-		else
-			snprintf(obs, sizeof(obs), "supervisor");
+		apenet_pm_who(ev, obs, sizeof(obs));
 		unsigned k;
 		for (k = 0; k < pm->nseen; k++)
 			if (!strcmp(pm->seen[k].observer, obs) && pm->seen[k].path == ev->path &&
@@ -364,7 +361,7 @@ static int derive_seen(struct apenet_pm *pm, struct apenet_err *e)
 	return 0;
 }
 
-static int add_node(struct apenet_pm *pm, size_t *cap, const unsigned xyz[3], int role, struct apenet_err *e)
+int apenet_pm_add_node(struct apenet_pm *pm, const unsigned xyz[3], int role, struct apenet_err *e)
 {
 	for (unsigned i = 0; i < pm->nnodes; i++)
 		if (same_xyz(pm->nodes[i].xyz, xyz)) {
@@ -373,7 +370,7 @@ static int add_node(struct apenet_pm *pm, size_t *cap, const unsigned xyz[3], in
 			return 0;
 		}
 	void *p = pm->nodes;
-	if (apenet_pm_grow(&p, cap, pm->nnodes, sizeof(*pm->nodes), e))
+	if (apenet_pm_grow(&p, &pm->cap_nodes, pm->nnodes, sizeof(*pm->nodes), e))
 		return -1;
 	pm->nodes = p;
 	struct apenet_pm_node *n = &pm->nodes[pm->nnodes++];
@@ -387,19 +384,18 @@ static int add_node(struct apenet_pm *pm, size_t *cap, const unsigned xyz[3], in
  * something (observers), and their torus neighbours. */
 static int derive_nodes(struct apenet_pm *pm, struct apenet_err *e)
 {
-	size_t cap = pm->nnodes;
-	if (pm->has_first && (add_node(pm, &cap, pm->first.node, APENET_PM_FIRST, e) ||
-			      add_node(pm, &cap, pm->first_blamed, APENET_PM_BLAMED, e)))
+	if (pm->has_first && (apenet_pm_add_node(pm, pm->first.node, APENET_PM_FIRST, e) ||
+			      apenet_pm_add_node(pm, pm->first_blamed, APENET_PM_BLAMED, e)))
 		return -1;
 	for (unsigned i = 0; i < pm->ninc; i++) {
-		if (add_node(pm, &cap, pm->inc[i].node, APENET_PM_BLAMED, e) ||
-		    (pm->inc[i].has_far && add_node(pm, &cap, pm->inc[i].far, APENET_PM_BLAMED, e)))
+		if (apenet_pm_add_node(pm, pm->inc[i].node, APENET_PM_BLAMED, e) ||
+		    (pm->inc[i].has_far && apenet_pm_add_node(pm, pm->inc[i].far, APENET_PM_BLAMED, e)))
 			return -1;
 	}
 	for (size_t i = 0; i < pm->nev; i++) {
 		const struct apenet_pm_event *ev = &pm->ev[i];
 		if (ev->kind == APENET_PM_TRANSITION && ev->new_status > 0 &&
-		    add_node(pm, &cap, ev->reporter, APENET_PM_OBSERVER, e))
+		    apenet_pm_add_node(pm, ev->reporter, APENET_PM_OBSERVER, e))
 			return -1;
 		if (pm->nnodes > 4096)
 			break; /* a map of more is no region */
@@ -414,7 +410,7 @@ static int derive_nodes(struct apenet_pm *pm, struct apenet_err *e)
 			unsigned xyz[3];
 			memcpy(xyz, pm->nodes[i].xyz, sizeof(xyz));
 			if (apenet_hdb_partner(pm->dims, xyz, l, far, &fl) == 0 &&
-			    add_node(pm, &cap, far, APENET_PM_NEARBY, e))
+			    apenet_pm_add_node(pm, far, APENET_PM_NEARBY, e))
 				return -1;
 		}
 	}
@@ -427,14 +423,37 @@ const char *apenet_pm_status_name(int st)
 	return st >= 0 && st <= 3 ? n[st] : "?";
 }
 
-int apenet_pm_finish(struct apenet_pm *pm, struct apenet_err *e)
+void apenet_pm_order(struct apenet_pm *pm)
 {
 	if (pm->nev > 1)
 		qsort(pm->ev, pm->nev, sizeof(*pm->ev), ev_cmp);
 	find_first(pm);
+}
+
+int apenet_pm_finish(struct apenet_pm *pm, struct apenet_err *e)
+{
+	apenet_pm_order(pm);
 	if (derive_seen(pm, e) || derive_nodes(pm, e))
 		return -1;
 	return apenet_pm_recommend(pm, e);
+}
+
+const struct apenet_hdb_incident *apenet_pm_main_incident(const struct apenet_pm *pm)
+{
+	int64_t id = pm->by_incident ? pm->incident : pm->first_incident;
+	for (unsigned i = 0; i < pm->ninc; i++)
+		if (pm->inc[i].id == id)
+			return &pm->inc[i];
+	return NULL;
+}
+
+const char *apenet_pm_who(const struct apenet_pm_event *ev, char *buf, size_t n)
+{
+	if (ev->has_reporter)
+		snprintf(buf, n, "%u,%u,%u", ev->reporter[0], ev->reporter[1], ev->reporter[2]);
+	else
+		snprintf(buf, n, "supervisor");
+	return buf;
 }
 
 const char *apenet_pm_node_label(const struct apenet_pm *pm, const unsigned xyz[3], char *buf, size_t n)

@@ -10,8 +10,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "apenet/out.h"
 #include "pm_int.h"
 
 static int add(struct apenet_pm *pm, size_t *cap, const char *component, const unsigned node[3], struct apenet_err *e,
@@ -48,12 +48,11 @@ static const struct apenet_pm_cable *cable_of(const struct apenet_pm *pm, int64_
 	return NULL;
 }
 
+/* "2026-11-27": the date of an ISO time. */
 static void day(int64_t ms, char *buf, size_t n)
 {
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, n, "%Y-%m-%d", &tm);
+	char iso[40];
+	snprintf(buf, n, "%.10s", apenet_out_iso_ms(ms, iso, sizeof(iso)));
 }
 
 /* What the cable's history adds: its certificates and earlier faults. */
@@ -179,7 +178,8 @@ int apenet_pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 {
 	static const char *const cooling[] = { "sensor:temperature", NULL };
 	static const char *const power[] = { "sensor:voltage", "sensor:current", "node-power", NULL };
-	size_t cap = pm->nrec;
+	pm->nrec = 0; /* derived again from what the model holds now */
+	size_t cap = 0;
 	/* the first fault's incident first, then the others in order */
 	for (int pass = 0; pass < 2; pass++)
 		for (unsigned i = 0; i < pm->ninc; i++) {

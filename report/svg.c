@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apenet/out.h"
 #include "pm_int.h"
 
 static const char *role_fill(int role)
@@ -162,10 +163,7 @@ void apenet_pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
 	for (size_t i = 0; i < pm->nev && nl < LANES; i++) {
 		char who[24];
 		const struct apenet_pm_event *ev = &pm->ev[i];
-		if (ev->has_reporter)
-			snprintf(who, sizeof(who), "%u,%u,%u", ev->reporter[0], ev->reporter[1], ev->reporter[2]);
-		else
-			snprintf(who, sizeof(who), "supervisor");
+		apenet_pm_who(ev, who, sizeof(who));
 		unsigned j;
 		for (j = 0; j < nl; j++)
 			if (!strcmp(lanes[j], who))
@@ -218,17 +216,14 @@ void apenet_pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
 	for (size_t i = 0; i < pm->nev; i++) {
 		const struct apenet_pm_event *ev = &pm->ev[i];
 		char who[24], t[40], r[32];
-		if (ev->has_reporter)
-			snprintf(who, sizeof(who), "%u,%u,%u", ev->reporter[0], ev->reporter[1], ev->reporter[2]);
-		else
-			snprintf(who, sizeof(who), "supervisor");
+		apenet_pm_who(ev, who, sizeof(who));
 		unsigned j;
 		for (j = 0; j < nl - 1; j++)
 			if (!strcmp(lanes[j], who))
 				break;
 		double x = LEFT + (double)(ev->time_ms - t0) * sx;
 		unsigned y = TOP + j * LANE_H + LANE_H / 2;
-		fprintf(f, "<g><title>%s (%s) ", apenet_pm_iso(ev->time_ms, t, sizeof(t)),
+		fprintf(f, "<g><title>%s (%s) ", apenet_out_iso_ms(ev->time_ms, t, sizeof(t)),
 			pm->has_first ? apenet_pm_rel(ev->time_ms - ref, r, sizeof(r)) : "");
 		if (ev->kind == APENET_PM_TRANSITION) {
 			fprintf(f, "%u,%u,%u ", ev->node[0], ev->node[1], ev->node[2]);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apenet/out.h"
 #include "pm_int.h"
 
 static void heading(FILE *f, const char *h)
@@ -15,15 +16,6 @@ static void heading(FILE *f, const char *h)
 	for (const char *p = h; *p; p++)
 		fputc('-', f);
 	fputc('\n', f);
-}
-
-static const char *rel(const struct apenet_pm *pm, int64_t ms, char *buf, size_t n)
-{
-	if (!pm->has_first || ms <= 0) {
-		snprintf(buf, n, "-");
-		return buf;
-	}
-	return apenet_pm_rel(ms - pm->first.time_ms, buf, n);
 }
 
 static void incident_line(FILE *f, const struct apenet_pm *pm, const struct apenet_hdb_incident *in)
@@ -36,9 +28,9 @@ static void incident_line(FILE *f, const struct apenet_pm *pm, const struct apen
 		snprintf(where, sizeof(where), "%u,%u,%u%s%s", in->node[0], in->node[1], in->node[2], in->link[0] ? " " : "",
 			 in->link);
 	fprintf(f, "  #%-5lld %-18s %-26s %-7s rule %-20s opened %s", (long long)in->id, in->component, where,
-		apenet_hdb_state_name(in->state), in->rule, rel(pm, in->opened_ms, o, sizeof(o)));
+		apenet_hdb_state_name(in->state), in->rule, apenet_pm_since_first(pm, in->opened_ms, o, sizeof(o)));
 	if (in->closed_ms)
-		fprintf(f, ", %s %s", in->state == APENET_HDB_MERGED ? "merged" : "closed", rel(pm, in->closed_ms, c, sizeof(c)));
+		fprintf(f, ", %s %s", in->state == APENET_HDB_MERGED ? "merged" : "closed", apenet_pm_since_first(pm, in->closed_ms, c, sizeof(c)));
 	if (in->merged_into)
 		fprintf(f, " into #%lld", (long long)in->merged_into);
 	fprintf(f, ", %u evidence\n", in->evidence);
@@ -47,13 +39,10 @@ static void incident_line(FILE *f, const struct apenet_pm *pm, const struct apen
 static void event_line(FILE *f, const struct apenet_pm *pm, const struct apenet_pm_event *ev)
 {
 	char t[40], r[32], who[24], path[24];
-	if (ev->has_reporter)
-		snprintf(who, sizeof(who), "%u,%u,%u", ev->reporter[0], ev->reporter[1], ev->reporter[2]);
-	else
-		snprintf(who, sizeof(who), "supervisor");
+	apenet_pm_who(ev, who, sizeof(who));
 	snprintf(path, sizeof(path), "%s%s%s", apenet_hdb_path_name(ev->path), ev->via[0] ? " " : "", ev->via);
-	fprintf(f, "%s %-24s %14s  %-10s %-18s ", ev->first ? "*" : " ", apenet_pm_iso(ev->time_ms, t, sizeof(t)),
-		rel(pm, ev->time_ms, r, sizeof(r)), who, path);
+	fprintf(f, "%s %-24s %14s  %-10s %-18s ", ev->first ? "*" : " ", apenet_out_iso_ms(ev->time_ms, t, sizeof(t)),
+		apenet_pm_since_first(pm, ev->time_ms, r, sizeof(r)), who, path);
 	if (ev->kind == APENET_PM_TRANSITION) {
 		fprintf(f, "%u,%u,%u %s%s%s %s->%s", ev->node[0], ev->node[1], ev->node[2], ev->where, ev->where[0] ? " " : "",
 			ev->code, apenet_pm_status_name(ev->old_status), apenet_pm_status_name(ev->new_status));
@@ -92,11 +81,11 @@ static void trends(FILE *f, const struct apenet_pm *pm)
 	for (unsigned i = 0; i < pm->ntrend; i++) {
 		const struct apenet_pm_trend *t = &pm->trend[i];
 		fprintf(f, "  node %u,%u,%u: %s\n    %u samples, %s .. %s (%s .. %s)%s%s\n", t->node[0], t->node[1], t->node[2],
-			t->file, t->samples, apenet_pm_iso(t->from_ms, a, sizeof(a)), apenet_pm_iso(t->to_ms, b, sizeof(b)),
-			rel(pm, t->from_ms, u, sizeof(u)), rel(pm, t->to_ms, v, sizeof(v)), t->reason[0] ? "; dumped: " : "",
+			t->file, t->samples, apenet_out_iso_ms(t->from_ms, a, sizeof(a)), apenet_out_iso_ms(t->to_ms, b, sizeof(b)),
+			apenet_pm_since_first(pm, t->from_ms, u, sizeof(u)), apenet_pm_since_first(pm, t->to_ms, v, sizeof(v)), t->reason[0] ? "; dumped: " : "",
 			t->reason);
 		if (t->unreadable_ms)
-			fprintf(f, "    the card read all-ones (off the bus) from %s\n", rel(pm, t->unreadable_ms, u, sizeof(u)));
+			fprintf(f, "    the card read all-ones (off the bus) from %s\n", apenet_pm_since_first(pm, t->unreadable_ms, u, sizeof(u)));
 		for (unsigned k = 0; k < t->nseries; k++) {
 			const struct apenet_pm_series *s = &t->series[k];
 			fprintf(f, "    %-26s ", s->label);
@@ -129,13 +118,13 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 		for (unsigned k = 0; k < c->ncerts; k++) {
 			const struct apenet_hdb_cert *x = &c->certs[k];
 			fprintf(f, "    certificate %s: %-12s BER target %.0e, %llu bits, %llu errors, upper %.2e%s\n",
-				apenet_pm_iso(x->finished_ms, d, sizeof(d)), x->verdict, x->target, (unsigned long long)x->bits,
+				apenet_out_iso_ms(x->finished_ms, d, sizeof(d)), x->verdict, x->target, (unsigned long long)x->bits,
 				(unsigned long long)x->errors, x->upper, x->swept ? ", swept" : "");
 		}
 		for (unsigned k = 0; k < c->nearlier; k++) {
 			const struct apenet_hdb_incident *x = &c->earlier[k];
 			fprintf(f, "    earlier fault: #%lld %s %s, rule %s\n", (long long)x->id, x->component,
-				apenet_pm_iso(x->opened_ms, d, sizeof(d)), x->rule);
+				apenet_out_iso_ms(x->opened_ms, d, sizeof(d)), x->rule);
 		}
 	}
 }
@@ -143,20 +132,17 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
 {
 	char a[40], b[40], r[40];
-	const struct apenet_hdb_incident *main = NULL;
-	for (unsigned i = 0; i < pm->ninc; i++)
-		if (pm->inc[i].id == (pm->by_incident ? pm->incident : pm->first_incident))
-			main = &pm->inc[i];
+	const struct apenet_hdb_incident *main = apenet_pm_main_incident(pm);
 	if (pm->by_incident && main)
 		fprintf(f, "POST-MORTEM REPORT: incident #%lld, %s of node %u,%u,%u%s%s (%s)\n", (long long)main->id,
 			main->component, main->node[0], main->node[1], main->node[2], main->link[0] ? " " : "", main->link,
 			apenet_hdb_state_name(main->state));
 	else
-		fprintf(f, "POST-MORTEM REPORT: %s .. %s%s\n", apenet_pm_iso(pm->from_ms, a, sizeof(a)),
-			apenet_pm_iso(pm->to_ms, b, sizeof(b)), pm->has_node ? " (one node)" : "");
+		fprintf(f, "POST-MORTEM REPORT: %s .. %s%s\n", apenet_out_iso_ms(pm->from_ms, a, sizeof(a)),
+			apenet_out_iso_ms(pm->to_ms, b, sizeof(b)), pm->has_node ? " (one node)" : "");
 	fprintf(f, "database   %s\ngenerated  %s\nwindow     %s .. %s (UTC)\n", pm->db,
-		apenet_pm_iso(pm->generated_ms, r, sizeof(r)), apenet_pm_iso(pm->from_ms, a, sizeof(a)),
-		apenet_pm_iso(pm->to_ms, b, sizeof(b)));
+		apenet_out_iso_ms(pm->generated_ms, r, sizeof(r)), apenet_out_iso_ms(pm->from_ms, a, sizeof(a)),
+		apenet_out_iso_ms(pm->to_ms, b, sizeof(b)));
 	if (pm->has_node)
 		fprintf(f, "node       %u,%u,%u\n", pm->node[0], pm->node[1], pm->node[2]);
 
@@ -164,7 +150,7 @@ int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
 	if (pm->has_first) {
 		const struct apenet_pm_event *x = &pm->first;
 		char who[96];
-		fprintf(f, "  %s  node %s", apenet_pm_iso(x->time_ms, a, sizeof(a)), apenet_pm_node_label(pm, x->node, who, sizeof(who)));
+		fprintf(f, "  %s  node %s", apenet_out_iso_ms(x->time_ms, a, sizeof(a)), apenet_pm_node_label(pm, x->node, who, sizeof(who)));
 		if (x->code[0])
 			fprintf(f, " %s %s %s->%s", x->where, x->code, apenet_pm_status_name(x->old_status),
 				apenet_pm_status_name(x->new_status));

@@ -1,27 +1,11 @@
 /*
- * The report's times and escaping: UTC ISO 8601 with milliseconds, times
- * relative to the first fault, HTML text.
+ * The report's times and escaping: times relative to the first fault
+ * (absolute ones are apenet_out_iso_ms's), HTML text.
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "pm_int.h"
-
-char *apenet_pm_iso(int64_t ms, char *buf, size_t n)
-{
-	if (ms <= 0) {
-		snprintf(buf, n, "-");
-		return buf;
-	}
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	char s[32];
-	gmtime_r(&t, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, n, "%s.%03dZ", s, (int)(ms % 1000));
-	return buf;
-}
 
 char *apenet_pm_rel(int64_t d, char *buf, size_t n)
 {
@@ -36,6 +20,15 @@ char *apenet_pm_rel(int64_t d, char *buf, size_t n)
 		snprintf(buf, n, "%c%llu h %02llu min %02llu s", sign, (unsigned long long)(a / 3600000),
 			 (unsigned long long)(a / 60000 % 60), (unsigned long long)(a / 1000 % 60));
 	return buf;
+}
+
+const char *apenet_pm_since_first(const struct apenet_pm *pm, int64_t ms, char *buf, size_t n)
+{
+	if (!pm->has_first || ms <= 0) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	return apenet_pm_rel(ms - pm->first.time_ms, buf, n);
 }
 
 void apenet_pm_html_escape(FILE *f, const char *s)

@@ -50,6 +50,11 @@ int apenet_out_finish(struct apenet_out *o);
 /* Free without printing (the data turned out to be unreliable). */
 void apenet_out_discard(struct apenet_out *o);
 
+/* Epoch milliseconds as UTC ISO 8601 with milliseconds
+ * ("2026-11-27T03:41:37.123Z"; buf at least 32 bytes), "-" for 0 or less
+ * (never): the one way every command and report shows a time. */
+char *apenet_out_iso_ms(int64_t ms, char *buf, size_t n);
+
 /* The format o renders to (a writer of records may lay them out for it). */
 enum apenet_out_fmt apenet_out_format(const struct apenet_out *o);
 /* Parse "--json"/"--csv" style names; -1 when unknown. */

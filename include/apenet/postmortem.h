@@ -16,7 +16,7 @@
  * the first fault and derives the propagation and the recommendations.
  *
  * Times are epoch milliseconds; the writers show them as UTC ISO 8601 with
- * milliseconds and relative to the first fault.  The library never prints
+ * milliseconds (apenet_out_iso_ms) and relative to the first fault.  The library never prints
  * and never exits.
  */
 #ifndef APENET_POSTMORTEM_H
@@ -183,6 +183,7 @@ struct apenet_pm {
 	unsigned nrec;
 	struct apenet_pm_node *nodes; /* the affected region's nodes worth a colour on the map */
 	unsigned nnodes;
+	size_t cap_nodes;
 	char notes[4][200];      /* what the report could not do (black box not found, ...) */
 	unsigned nnotes;
 };
@@ -224,8 +225,6 @@ int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f);
 
 /* "normal", "sick", "broken", "invalid", "?". */
 const char *apenet_pm_status_name(int status);
-/* "2026-11-27T03:41:37.123Z" (buf at least 32 bytes). */
-char *apenet_pm_iso(int64_t ms, char *buf, size_t n);
 /* "+1.234 s", "-2 min 3.456 s", "+1 h 02 min": since the first fault. */
 char *apenet_pm_rel(int64_t delta_ms, char *buf, size_t n);
 /* HTML/XML text escaping of s into f (& < > " '). */

@@ -68,9 +68,7 @@ struct apenet_snapfile_info {
 	char bdf[16];
 	const struct apenet_profile *prof;
 	unsigned nsamples;
-	char node[24];         /* a black-box dump's "blackbox" member: its node "x,y,z", "" none */
-	char reason[200];      /* why it was dumped */
-	int64_t written_ms;
+	char reason[200];      /* a black-box dump's "blackbox" member: why it was written, "" none */
 };
 typedef int (*apenet_snapfile_sample_fn)(void *arg, const struct apenet_snapfile_info *info,
 					 const struct apenet_snapshot *s, int64_t host_ms);

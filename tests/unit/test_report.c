@@ -21,6 +21,7 @@
 #include "apenet/conf.h"
 #include "apenet/hdb.h"
 #include "apenet/notify.h"
+#include "apenet/out.h"
 #include "apenet/postmortem.h"
 #include "apenet/snapfile.h"
 
@@ -329,7 +330,7 @@ static void test_times(void **state)
 {
 	(void)state;
 	char b[40];
-	assert_string_equal(apenet_pm_iso(T0 + 618, b, sizeof(b)), "2026-11-27T03:54:45.618Z");
+	assert_string_equal(apenet_out_iso_ms(T0 + 618, b, sizeof(b)), "2026-11-27T03:54:45.618Z");
 	assert_string_equal(apenet_pm_rel(0, b, sizeof(b)), "+0.000 s");
 	assert_string_equal(apenet_pm_rel(-1500, b, sizeof(b)), "-1.500 s");
 	assert_string_equal(apenet_pm_rel(61234, b, sizeof(b)), "+1 min 01.234 s");
