@@ -147,6 +147,7 @@ int apenet_dev_command_result(struct apenet_dev *d, uint32_t code, uint32_t arg,
 		if (done == APENET_ALL_ONES && apenet_dev_check(d, e))
 			break;
 		if (done == seq) {
+			__atomic_thread_fence(__ATOMIC_ACQUIRE); /* the firmware wrote RESULT before DONE_SEQ */
 			*result = apenet_rd32(d, APENET_REG_CMD_RESULT);
 			rc = 0;
 			break;

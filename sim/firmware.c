@@ -107,9 +107,16 @@ static void read_host(struct sim_board *b)
 	b->wd_timeout = to < 1 ? 1 : to > 255 ? 255 : to;
 	b->wd_ctrl = BAR32(b, APENET_REG_WD_CTRL);
 	b->ldm_host = BAR32(b, APENET_REG_LDM_HOST) & APENET_LDM_HOST_MASK;
+	/* The doorbell first, then what it rings for: the host writes
+	 * RMT_ADDR and RMT_WDATA before RMT_CTRL, so a new SEQ seen here
+	 * guarantees the address and data read after it are that request's.
+	 * Read the other way round, a request rung between the two reads ran
+	 * with the previous request's address (a read answered from the wrong
+	 * register, a write landing on the last register read). */
+	b->rmt.ctrl = BAR32(b, APENET_REG_RMT_CTRL);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	b->rmt.addr = BAR32(b, APENET_REG_RMT_ADDR);
 	b->rmt.wdata = BAR32(b, APENET_REG_RMT_WDATA);
-	b->rmt.ctrl = BAR32(b, APENET_REG_RMT_CTRL);
 	const struct apenet_pma_range *r = &b->prof->pma;
 	for (unsigned l = 0; l < b->prof->nlinks; l++) {
 		struct sim_link *lk = &b->link[l];
@@ -172,6 +179,7 @@ static void run_command(struct sim_torus *t, struct sim_board *b)
 	uint32_t seq = BAR32(b, APENET_REG_CMD_SEQ);
 	if (seq == b->cmd_done_seq)
 		return;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE); /* CODE and ARG were written before SEQ */
 	uint32_t code = BAR32(b, APENET_REG_CMD_CODE), arg = BAR32(b, APENET_REG_CMD_ARG);
 	b->cmd_result = APENET_CMDERR_OK;
 	switch (code) {
@@ -481,15 +489,20 @@ void sim_board_publish(struct sim_torus *t, struct sim_board *b)
 	BAR64(b, APENET_REG_WD_HOST_HB_TS) = b->wd_host_hb_ts;
 	BAR32(b, APENET_REG_LDM_OWN) = b->ldm_own;
 	BAR32(b, APENET_REG_LDM_TX_COUNT) = b->ldm_tx_count;
-	BAR32(b, APENET_REG_CMD_DONE_SEQ) = b->cmd_done_seq;
+	/* A command's and a remote request's results before the sequence
+	 * numbers that say they are done: a host that sees its SEQ reads the
+	 * rest next, and must not get the previous request's answer. */
 	BAR32(b, APENET_REG_CMD_RESULT) = b->cmd_result;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	BAR32(b, APENET_REG_CMD_DONE_SEQ) = b->cmd_done_seq;
 	if (!b->no_rmt) { /* a firmware without the window leaves its registers alone */
-		BAR32(b, APENET_REG_RMT_STATUS) = APENET_SET(RMT_STATUS, RESULT, b->rmt.result) |
-						  APENET_SET(RMT_STATUS, BUSY, b->rmt.busy) |
-						  APENET_SET(RMT_STATUS, DONE_SEQ, b->rmt.done_seq);
 		BAR64(b, APENET_REG_RMT_RDATA) = b->rmt.rdata;
 		BAR32(b, APENET_REG_RMT_RTT) = b->rmt.rtt;
 		BAR32(b, APENET_REG_RMT_SERVED) = b->rmt.served;
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		BAR32(b, APENET_REG_RMT_STATUS) = APENET_SET(RMT_STATUS, RESULT, b->rmt.result) |
+						  APENET_SET(RMT_STATUS, BUSY, b->rmt.busy) |
+						  APENET_SET(RMT_STATUS, DONE_SEQ, b->rmt.done_seq);
 	}
 	for (unsigned l = 0; l < b->prof->nlinks; l++)
 		publish_link(t, b, l);

@@ -329,13 +329,17 @@ void sim_pma_trial(struct sim_board *b, unsigned l, uint32_t off)
 		ln->pma_good = ln->pma; /* the setting the firmware runs now */
 		ln->pma_trial = 1;
 	}
-	ln->pma_trial_down_s = ln->pma_trial_up_s = 0;
+	ln->pma_trial_down_s = ln->pma_trial_up_s = ln->pma_trial_s = 0;
 }
 
 /* Settings on trial: kept once the lane has been up with them, in a link
  * up at full width, for APENET_RMT_PMA_REVERT_MS without a PRBS run (they
  * become the good ones); put back when it was not (down, or a degraded
- * link) that long outside PRBS runs, both since the last write. */
+ * link) that long outside PRBS runs, both since the last write.  Also put
+ * back when they have not proved themselves within twice the revert time
+ * outside PRBS runs: a setting that makes the link flap (up a moment,
+ * retraining, up again) never stays down for the revert time, and would
+ * otherwise keep the link flapping for good. */
 static void pma_trials(struct sim_board *b, unsigned l, struct sim_link *lk, int up, int prbs, double dt)
 {
 	for (unsigned k = 0; k < lk->lp->lanes; k++) {
@@ -346,16 +350,20 @@ static void pma_trials(struct sim_board *b, unsigned l, struct sim_link *lk, int
 			ln->pma_trial_up_s = 0;
 			continue;
 		}
+		ln->pma_trial_s += dt;
 		if (up && ln->phase == APENET_PHASE_UP && !ln->excluded) {
 			ln->pma_trial_down_s = 0;
 			ln->pma_trial_up_s += dt;
-			if (ln->pma_trial_up_s * 1000 >= APENET_RMT_PMA_REVERT_MS)
+			if (ln->pma_trial_up_s * 1000 >= APENET_RMT_PMA_REVERT_MS) {
 				ln->pma_trial = 0;
-			continue;
+				continue;
+			}
+		} else {
+			ln->pma_trial_up_s = 0;
+			ln->pma_trial_down_s += dt;
 		}
-		ln->pma_trial_up_s = 0;
-		ln->pma_trial_down_s += dt;
-		if (ln->pma_trial_down_s * 1000 < APENET_RMT_PMA_REVERT_MS)
+		if (ln->pma_trial_down_s * 1000 < APENET_RMT_PMA_REVERT_MS &&
+		    ln->pma_trial_s * 1000 < 2 * APENET_RMT_PMA_REVERT_MS)
 			continue;
 		ln->pma = ln->pma_good;
 		ln->pma_trial = 0;

@@ -44,6 +44,7 @@ struct sim_lane {
 	 * been up with it for a while; pma_good goes back when it stays down */
 	uint8_t pma_trial;
 	double pma_trial_down_s, pma_trial_up_s; /* down / up without a break, outside PRBS runs, since the write */
+	double pma_trial_s;                      /* all the time outside PRBS runs since the write */
 	struct sim_pma pma_good;
 	double ber;             /* from the channel model, this tick */
 	/* PRBS */

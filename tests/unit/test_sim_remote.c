@@ -624,6 +624,42 @@ static void test_pma_trial(void **state)
 	assert_int_equal(b1->link[pl].lane[1].pma_trial, 0);
 }
 
+/* A setting that makes the link flap (here: the link realigned every
+ * 300 ms, each time up again within milliseconds) is never up for the
+ * revert time nor down for it: put back once it has not proved itself
+ * within twice the revert time, not left to keep the link flapping. */
+static void test_pma_trial_flapping(void **state)
+{
+	struct fx *f = *state;
+	struct sim_torus *t = torus(f, APENET_V_APENETP, 4, 1, 1, -1);
+	struct sim_board *b0 = board(t, 0, 0, 0);
+	unsigned xp = link_idx(b0, "X+"), pl;
+	struct sim_board *b1 = partner(t, b0, xp, &pl);
+	bring_up(t);
+	uint32_t vod0 = apenet_lane_off(pl, 0, APENET_LANE_PMA_VOD);
+	unsigned def = rd32(b1, vod0);
+	assert_int_equal(request(t, b0, APENET_RMT_WRITE, xp, vod0, def + 1), APENET_RMT_OK);
+	uint64_t downs0 = rd64(b0, apenet_link_off(xp, APENET_LINK_DOWN_EVENTS));
+	unsigned ms = 0, up_at_1500 = 0;
+	for (; ms < 2 * APENET_RMT_PMA_REVERT_MS + 300; ms += 300) {
+		wr32(b0, APENET_REG_CMD_CODE, APENET_CMD_REALIGN);
+		wr32(b0, APENET_REG_CMD_ARG, xp);
+		wr32(b0, APENET_REG_CMD_SEQ, rd32(b0, APENET_REG_CMD_DONE_SEQ) + 1);
+		run(t, 1000, 300000);
+		if (ms + 300 <= 3 * APENET_RMT_PMA_REVERT_MS / 2) {
+			/* not down for the revert time at any stretch: still on trial */
+			assert_int_equal(rd32(b1, vod0), def + 1);
+			assert_int_equal(b1->link[pl].lane[0].pma_trial, 1);
+			up_at_1500 += link_state(b0, xp) == APENET_LINK_UP;
+		}
+	}
+	assert_true(rd64(b0, apenet_link_off(xp, APENET_LINK_DOWN_EVENTS)) >= downs0 + 7); /* it did flap */
+	assert_true(up_at_1500 >= 4);                                                   /* and came back each time */
+	assert_int_equal(b1->link[pl].lane[0].pma_trial, 0);
+	assert_int_equal(rd32(b1, vod0), def);
+	assert_int_equal(b1->link[pl].lane[0].pma.vod, def);
+}
+
 static void test_errors(void **state)
 {
 	struct fx *f = *state;
@@ -920,6 +956,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prbs_lanes_follow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_window_policy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pma_trial, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pma_trial_flapping, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_partner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gone_and_power, setup, teardown),
