@@ -18,6 +18,15 @@ double apenet_bertest_elapsed(const struct apenet_bertest *t)
 	return (double)(mono_ms() - t->t0_ms) / 1000.0;
 }
 
+/* Time the checkers have had to lock: the shorter of the host's and the
+ * card's clocks (an emulated card pauses with its process; see
+ * apenet_deadline in apenet/dev.h). */
+static double lock_elapsed(struct apenet_bertest *t)
+{
+	double host = apenet_bertest_elapsed(t), card = apenet_dev_card_since(t->d, t->t0_ts);
+	return card >= 0 && card < host ? card : host;
+}
+
 static const char *lname(const struct apenet_bertest *t)
 {
 	return t->d->prof->links[t->o.link].name;
@@ -121,6 +130,7 @@ int apenet_bertest_start(struct apenet_dev *d, const struct apenet_bertest_opts 
 	apenet_wr32(d, near_off(t, first, APENET_LANE_PRBS_CTRL), ctrl);
 	t->near_on = 1;
 	t->t0_ms = mono_ms();
+	t->t0_ts = apenet_rd64(d, APENET_REG_TIMESTAMP);
 	t->verdict = APENET_BER_CONTINUE;
 	return 0;
 }
@@ -168,7 +178,7 @@ int apenet_bertest_poll(struct apenet_bertest *t, struct apenet_err *e)
 		if (read_lane(t, l, e))
 			return -1;
 		if (l->started && !l->locked && !l->bits && l->verdict == APENET_BER_CONTINUE &&
-		    el >= APENET_BERTEST_LOCK_S) {
+		    lock_elapsed(t) >= APENET_BERTEST_LOCK_S) {
 			/* no pattern recognised at all: a dead lane, or one so bad
 			 * that nothing can be counted */
 			l->verdict = APENET_BER_FAIL;
@@ -216,7 +226,8 @@ int apenet_bertest_poll(struct apenet_bertest *t, struct apenet_err *e)
  * the window answers again (it refuses with LINK_PRBS until then). */
 static int read_far(struct apenet_bertest *t, struct apenet_err *e)
 {
-	int64_t deadline = mono_ms() + 2000 + (int64_t)APENET_PRBS_FOLLOW_MS;
+	struct apenet_deadline dl;
+	apenet_deadline_start(t->d, 2000 + (int)APENET_PRBS_FOLLOW_MS, &dl);
 	for (unsigned i = 0; i < t->n; i++) {
 		struct apenet_bertest_lane *l = &t->l[i];
 		if (l->dir != APENET_BERTEST_NEAR_TO_FAR)
@@ -225,7 +236,7 @@ static int read_far(struct apenet_bertest *t, struct apenet_err *e)
 			struct apenet_err re = { 0 };
 			if (!read_lane(t, l, &re))
 				break;
-			if (re.code != APENET_ELINK || mono_ms() >= deadline) {
+			if (re.code != APENET_ELINK || apenet_deadline_passed(t->d, &dl)) {
 				*e = re;
 				return -1;
 			}
@@ -253,14 +264,15 @@ static int read_far(struct apenet_bertest *t, struct apenet_err *e)
  * this end (it refuses with LINK_PRBS until then). */
 static int far_back(struct apenet_bertest *t, struct apenet_err *e)
 {
-	int64_t deadline = mono_ms() + 2000 + (int64_t)APENET_PRBS_FOLLOW_MS;
+	struct apenet_deadline dl;
+	apenet_deadline_start(t->d, 2000 + (int)APENET_PRBS_FOLLOW_MS, &dl);
 	unsigned first = (unsigned)__builtin_ctz(lanes_of(t));
 	for (;;) {
 		uint64_t st;
 		struct apenet_err re = { 0 };
 		if (!far_read(t, first, APENET_LANE_PRBS_STATUS, &st, &re))
 			return 0;
-		if (re.code != APENET_ELINK || mono_ms() >= deadline)
+		if (re.code != APENET_ELINK || apenet_deadline_passed(t->d, &dl))
 			return apenet_err_set(e, re.code,
 					      "%s; the far end of %s is still in PRBS and goes back to traffic by itself "
 					      "within %u s (its PRBS_RUN_MS)",
@@ -295,7 +307,7 @@ int apenet_bertest_stop(struct apenet_bertest *t, struct apenet_err *e)
 		 * guard.  Its checkers see this end's pattern from about when
 		 * this end's see its own: wait for one of ours to lock (the
 		 * lock-or-fail time at most), then one FOLLOW time more. */
-		while (!near_locked(t) && mono_ms() - t->t0_ms < (int64_t)(APENET_BERTEST_LOCK_S * 1000)) {
+		while (!near_locked(t) && lock_elapsed(t) < APENET_BERTEST_LOCK_S) {
 			struct timespec ts = { 0, 2000000 };
 			nanosleep(&ts, NULL);
 		}

@@ -28,7 +28,8 @@ static void nap_us(int64_t us)
 }
 
 struct poller {
-	int64_t end;
+	struct apenet_dev *d;
+	struct apenet_deadline dl; /* on the host's and the card's clocks (apenet/dev.h) */
 	unsigned polls;
 	int64_t nap;
 };
@@ -36,9 +37,11 @@ struct poller {
 /* Wait before the next poll; 0 when the deadline has passed. */
 static int poll_wait(struct poller *p)
 {
-	int64_t left = p->end - now_us();
-	if (left <= 0)
+	if (apenet_deadline_passed(p->d, &p->dl))
 		return 0;
+	int64_t left = apenet_deadline_left_us(&p->dl);
+	if (left <= 0)
+		left = NAP_MAX_US; /* passed on the host's clock, not yet on the card's */
 	if (++p->polls <= SPIN_READS)
 		return 1;
 	nap_us(p->nap < left ? p->nap : left);
@@ -127,7 +130,9 @@ int apenet_remote_access(struct apenet_dev *d, struct apenet_remote_req *r, int 
 	}
 	if (apenet_dev_lock(d, timeout_ms, e))
 		return -1;
-	struct poller p = { .end = start + (int64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000, .nap = NAP_MIN_US };
+	struct poller p = { .d = d, .nap = NAP_MIN_US };
+	int64_t spent_ms = (now_us() - start) / 1000; /* waiting for the lock */
+	apenet_deadline_start(d, timeout_ms > spent_ms ? (int)(timeout_ms - spent_ms) : 0, &p.dl);
 	int rc = -1;
 	/* A request another tool rang and never waited for (killed meanwhile)
 	 * may still be in flight: its answer must not be taken for ours. */

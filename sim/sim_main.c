@@ -190,6 +190,13 @@ static int cmd_run(int argc, char **argv)
 		double dt = now - last;
 		double cap = 5.0 * t.tick_ms / 1000.0;
 		last = now;
+		/* A stall (the machine paused, the process starved) advances the
+		 * model by the cap only: the card's TIMESTAMP does the same, so
+		 * that its clock and everything it counts stay in step (a tool
+		 * waiting on the card's clock waits for the card; apenet/dev.h,
+		 * apenet_deadline). */
+		if (dt > cap)
+			t.t0 += dt - cap;
 		t.now_ts = (uint64_t)((now - t.t0) * SIM_TS_HZ);
 		sim_torus_tick(&t, dt > cap ? cap : dt);
 		if (!ready) {

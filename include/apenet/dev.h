@@ -114,6 +114,30 @@ static inline void apenet_wr32(struct apenet_dev *d, uint32_t off, uint32_t v)
 int apenet_dev_lock(struct apenet_dev *d, int timeout_ms, struct apenet_err *e);
 void apenet_dev_unlock(struct apenet_dev *d);
 
+/*
+ * A wait for the card (a command's acknowledgement, a remote answer, a far
+ * end going back to traffic) ends once its time has passed on both clocks:
+ * the host's monotonic clock and the card's TIMESTAMP.  A card's clock runs
+ * while its host is paused (a VM stopped or snapshotted, a process
+ * descheduled on a loaded machine), so on a card the host clock decides;
+ * an emulated card pauses with its process, and a request it has had no
+ * time to serve is not "unanswered".  After APENET_DEADLINE_BACKSTOP times
+ * the wait on the host clock alone it ends anyway (a card whose TIMESTAMP
+ * stopped, or reads that do not come back).
+ */
+#define APENET_DEADLINE_BACKSTOP 5
+struct apenet_deadline {
+	int64_t host_end_us, backstop_us;
+	uint64_t ts_end; /* the card's TIMESTAMP at the end; 0: host clock only */
+};
+void apenet_deadline_start(struct apenet_dev *d, int timeout_ms, struct apenet_deadline *dl);
+int apenet_deadline_passed(struct apenet_dev *d, const struct apenet_deadline *dl);
+/* Microseconds left on the host clock (0 when passed there). */
+int64_t apenet_deadline_left_us(const struct apenet_deadline *dl);
+/* Seconds of the card's TIMESTAMP since ts0 (from the same card), or a
+ * negative value when the card gives no usable clock. */
+double apenet_dev_card_since(struct apenet_dev *d, uint64_t ts0);
+
 /* Runs a command and waits (up to timeout_ms for the lock, then up to
  * timeout_ms for the firmware) for its acknowledgement.  0 with the
  * firmware's CMD_RESULT in *result (APENET_CMDERR_*), or -1 when the command
