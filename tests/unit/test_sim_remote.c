@@ -580,14 +580,23 @@ static void test_window_policy(void **state)
  * is up with it; put back after APENET_RMT_PMA_REVERT_MS of the link down
  * (outside PRBS runs), so that a setting that cuts the link cannot strand
  * it. */
+/* A 4x1x1 APEnet+ torus up, board 0,0,0, its X+ and the partner's end. */
+static struct sim_torus *x_pair(struct fx *f, struct sim_board **b0, unsigned *xp, struct sim_board **b1, unsigned *pl)
+{
+	struct sim_torus *t = torus(f, APENET_V_APENETP, 4, 1, 1, -1);
+	*b0 = board(t, 0, 0, 0);
+	*xp = link_idx(*b0, "X+");
+	*b1 = partner(t, *b0, *xp, pl);
+	bring_up(t);
+	return t;
+}
+
 static void test_pma_trial(void **state)
 {
 	struct fx *f = *state;
-	struct sim_torus *t = torus(f, APENET_V_APENETP, 4, 1, 1, -1);
-	struct sim_board *b0 = board(t, 0, 0, 0);
-	unsigned xp = link_idx(b0, "X+"), pl;
-	struct sim_board *b1 = partner(t, b0, xp, &pl);
-	bring_up(t);
+	struct sim_board *b0, *b1;
+	unsigned xp, pl;
+	struct sim_torus *t = x_pair(f, &b0, &xp, &b1, &pl);
 	uint32_t vod0 = apenet_lane_off(pl, 0, APENET_LANE_PMA_VOD), vod1 = apenet_lane_off(pl, 1, APENET_LANE_PMA_VOD);
 	uint32_t rxeq1 = apenet_lane_off(pl, 1, APENET_LANE_PMA_RXEQ);
 	unsigned def = rd32(b1, vod0), defeq = rd32(b1, rxeq1);
@@ -631,11 +640,9 @@ static void test_pma_trial(void **state)
 static void test_pma_trial_flapping(void **state)
 {
 	struct fx *f = *state;
-	struct sim_torus *t = torus(f, APENET_V_APENETP, 4, 1, 1, -1);
-	struct sim_board *b0 = board(t, 0, 0, 0);
-	unsigned xp = link_idx(b0, "X+"), pl;
-	struct sim_board *b1 = partner(t, b0, xp, &pl);
-	bring_up(t);
+	struct sim_board *b0, *b1;
+	unsigned xp, pl;
+	struct sim_torus *t = x_pair(f, &b0, &xp, &b1, &pl);
 	uint32_t vod0 = apenet_lane_off(pl, 0, APENET_LANE_PMA_VOD);
 	unsigned def = rd32(b1, vod0);
 	assert_int_equal(request(t, b0, APENET_RMT_WRITE, xp, vod0, def + 1), APENET_RMT_OK);
