@@ -6,25 +6,10 @@
 #include "apenet/bertest.h"
 #include "apenet/remote.h"
 
-static int64_t mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 double apenet_bertest_elapsed(const struct apenet_bertest *t)
 {
-	return (double)(mono_ms() - t->t0_ms) / 1000.0;
-}
-
-/* Time the checkers have had to lock: the shorter of the host's and the
- * card's clocks (an emulated card pauses with its process; see
- * apenet_deadline in apenet/dev.h). */
-static double lock_elapsed(struct apenet_bertest *t)
-{
-	double host = apenet_bertest_elapsed(t), card = apenet_dev_card_since(t->d, t->t0_ts);
-	return card >= 0 && card < host ? card : host;
+	return (double)(apenet_mono_ms() - t->t0_ms) / 1000.0;
 }
 
 static const char *lname(const struct apenet_bertest *t)
@@ -129,8 +114,10 @@ int apenet_bertest_start(struct apenet_dev *d, const struct apenet_bertest_opts 
 			apenet_wr32(d, near_off(t, k, APENET_LANE_PRBS_RUN_MS), o->guard_ms);
 	apenet_wr32(d, near_off(t, first, APENET_LANE_PRBS_CTRL), ctrl);
 	t->near_on = 1;
-	t->t0_ms = mono_ms();
-	t->t0_ts = apenet_rd64(d, APENET_REG_TIMESTAMP);
+	t->t0_ms = apenet_mono_ms();
+	/* the checkers' time to lock, on both clocks (an emulated card pauses
+	 * with its process: apenet_deadline in apenet/dev.h) */
+	apenet_deadline_start(d, (int)(APENET_BERTEST_LOCK_S * 1000), &t->lock_dl);
 	t->verdict = APENET_BER_CONTINUE;
 	return 0;
 }
@@ -200,7 +187,7 @@ int apenet_bertest_poll(struct apenet_bertest *t, struct apenet_err *e)
 		if (read_lane(t, l, e))
 			return -1;
 		if (l->started && !l->locked && !l->bits && l->verdict == APENET_BER_CONTINUE &&
-		    lock_elapsed(t) >= APENET_BERTEST_LOCK_S) {
+		    apenet_deadline_passed(t->d, &t->lock_dl)) {
 			/* no pattern recognised at all: a dead lane, or one so bad
 			 * that nothing can be counted */
 			l->verdict = APENET_BER_FAIL;
@@ -331,7 +318,7 @@ int apenet_bertest_stop(struct apenet_bertest *t, struct apenet_err *e)
 		 * guard.  Its checkers see this end's pattern from about when
 		 * this end's see its own: wait for one of ours to lock (the
 		 * lock-or-fail time at most), then one FOLLOW time more. */
-		while (!near_locked(t) && lock_elapsed(t) < APENET_BERTEST_LOCK_S) {
+		while (!near_locked(t) && !apenet_deadline_passed(t->d, &t->lock_dl)) {
 			struct timespec ts = { 0, 2000000 };
 			nanosleep(&ts, NULL);
 		}

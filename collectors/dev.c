@@ -129,38 +129,30 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-static int64_t mono_us(void)
+int64_t apenet_mono_us(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* TS_FREQ_HZ, or 0 when the card gives none (or is gone). */
-static uint32_t ts_hz(struct apenet_dev *d)
-{
-	uint32_t hz = apenet_rd32(d, APENET_REG_TS_FREQ_HZ);
-	return hz == APENET_ALL_ONES ? 0 : hz;
-}
-
 void apenet_deadline_start(struct apenet_dev *d, int timeout_ms, struct apenet_deadline *dl)
 {
-	int64_t now = mono_us(), ms = timeout_ms > 0 ? timeout_ms : 0;
+	int64_t now = apenet_mono_us(), ms = timeout_ms > 0 ? timeout_ms : 0;
 	dl->host_end_us = now + ms * 1000;
 	dl->backstop_us = now + ms * 1000 * APENET_DEADLINE_BACKSTOP;
-	uint32_t hz = ts_hz(d);
+	uint32_t hz = apenet_rd32(d, APENET_REG_TS_FREQ_HZ);
 	uint64_t ts = apenet_rd64(d, APENET_REG_TIMESTAMP);
-	dl->ts_end = hz && ts != UINT64_MAX ? ts + (uint64_t)((double)hz * (double)ms / 1000.0) : 0;
-	if (dl->ts_end == 0 && hz && ts != UINT64_MAX)
-		dl->ts_end = 1;
+	dl->card = hz && hz != APENET_ALL_ONES && ts != UINT64_MAX;
+	dl->ts_end = dl->card ? ts + (uint64_t)((double)hz * (double)ms / 1000.0) : 0;
 }
 
 int apenet_deadline_passed(struct apenet_dev *d, const struct apenet_deadline *dl)
 {
-	int64_t now = mono_us();
+	int64_t now = apenet_mono_us();
 	if (now < dl->host_end_us)
 		return 0;
-	if (!dl->ts_end || now >= dl->backstop_us)
+	if (!dl->card || now >= dl->backstop_us)
 		return 1;
 	uint64_t ts = apenet_rd64(d, APENET_REG_TIMESTAMP);
 	return ts == UINT64_MAX || ts >= dl->ts_end;
@@ -168,17 +160,8 @@ int apenet_deadline_passed(struct apenet_dev *d, const struct apenet_deadline *d
 
 int64_t apenet_deadline_left_us(const struct apenet_deadline *dl)
 {
-	int64_t left = dl->host_end_us - mono_us();
+	int64_t left = dl->host_end_us - apenet_mono_us();
 	return left > 0 ? left : 0;
-}
-
-double apenet_dev_card_since(struct apenet_dev *d, uint64_t ts0)
-{
-	uint32_t hz = ts_hz(d);
-	uint64_t ts = apenet_rd64(d, APENET_REG_TIMESTAMP);
-	if (!hz || ts == UINT64_MAX || ts < ts0)
-		return -1;
-	return (double)(ts - ts0) / hz;
 }
 
 int apenet_dev_command_result(struct apenet_dev *d, uint32_t code, uint32_t arg, int timeout_ms, uint32_t *result,

@@ -7,12 +7,6 @@
 #include "apenet/latency.h"
 #include "apenet/regs.h"
 
-static int64_t mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 int apenet_latency_realign(struct apenet_dev *d, unsigned link, int timeout_ms, uint32_t *ps, struct apenet_err *e)
 {
@@ -26,7 +20,7 @@ int apenet_latency_realign(struct apenet_dev *d, unsigned link, int timeout_ms, 
 				      d->bdf);
 	const char *name = d->prof->links[link].name;
 	uint64_t up0 = apenet_rd64(d, apenet_link_off(link, APENET_LINK_UP_TS));
-	int64_t t0 = mono_ms();
+	int64_t t0 = apenet_mono_ms();
 	if (apenet_dev_command(d, APENET_CMD_REALIGN, link, timeout_ms, e))
 		return -1;
 	/* the bring-up takes milliseconds: naps that grow to 2 ms, never past
@@ -43,7 +37,7 @@ int apenet_latency_realign(struct apenet_dev *d, unsigned link, int timeout_ms, 
 			*ps = v;
 			return 0;
 		}
-		int64_t left = timeout_ms - (mono_ms() - t0);
+		int64_t left = timeout_ms - (apenet_mono_ms() - t0);
 		if (left <= 0)
 			return apenet_err_set(e, APENET_ETIMEDOUT,
 					      "%s: link %s not up again %d ms after REALIGN (LINK_STATE 0x%08x: %s)", d->bdf,

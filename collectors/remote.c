@@ -12,12 +12,6 @@
 #define NAP_MIN_US 20
 #define NAP_MAX_US 1000
 
-static int64_t now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 static void nap_us(int64_t us)
 {
@@ -108,7 +102,7 @@ int apenet_remote_supported(struct apenet_dev *d, struct apenet_err *e)
 
 int apenet_remote_access(struct apenet_dev *d, struct apenet_remote_req *r, int timeout_ms, struct apenet_err *e)
 {
-	int64_t start = now_us();
+	int64_t start = apenet_mono_us();
 	if (!d->prof || r->link >= d->prof->nlinks)
 		return apenet_err_set(e, APENET_EINVAL, "%s: no link %u (the %s has %u)", d->bdf, r->link,
 				      d->prof ? d->prof->name : "card", d->prof ? d->prof->nlinks : 0);
@@ -131,7 +125,7 @@ int apenet_remote_access(struct apenet_dev *d, struct apenet_remote_req *r, int 
 	if (apenet_dev_lock(d, timeout_ms, e))
 		return -1;
 	struct poller p = { .d = d, .nap = NAP_MIN_US };
-	int64_t spent_ms = (now_us() - start) / 1000; /* waiting for the lock */
+	int64_t spent_ms = (apenet_mono_us() - start) / 1000; /* waiting for the lock */
 	apenet_deadline_start(d, timeout_ms > spent_ms ? (int)(timeout_ms - spent_ms) : 0, &p.dl);
 	int rc = -1;
 	/* A request another tool rang and never waited for (killed meanwhile)

@@ -74,7 +74,7 @@ struct apenet_bertest {
 	uint32_t accel;         /* BER_ACCEL: > 1 in an accelerated emulation */
 	double lane_bps;        /* bits a second a lane checks (line rate x accel) */
 	int64_t t0_ms;          /* monotonic, at start */
-	uint64_t t0_ts;         /* the card's TIMESTAMP, at start */
+	struct apenet_deadline lock_dl; /* APENET_BERTEST_LOCK_S from start, on both clocks */
 	int far_on, near_on;
 	enum apenet_ber_verdict verdict; /* the link's: every lane passed, one failed */
 	int inconclusive;       /* stopped by max_s or a fixed length without a decision */

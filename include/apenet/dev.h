@@ -114,6 +114,13 @@ static inline void apenet_wr32(struct apenet_dev *d, uint32_t off, uint32_t v)
 int apenet_dev_lock(struct apenet_dev *d, int timeout_ms, struct apenet_err *e);
 void apenet_dev_unlock(struct apenet_dev *d);
 
+/* The host's monotonic clock (the library's one reader of it). */
+int64_t apenet_mono_us(void);
+static inline int64_t apenet_mono_ms(void)
+{
+	return apenet_mono_us() / 1000;
+}
+
 /*
  * A wait for the card (a command's acknowledgement, a remote answer, a far
  * end going back to traffic) ends once its time has passed on both clocks:
@@ -128,15 +135,13 @@ void apenet_dev_unlock(struct apenet_dev *d);
 #define APENET_DEADLINE_BACKSTOP 5
 struct apenet_deadline {
 	int64_t host_end_us, backstop_us;
-	uint64_t ts_end; /* the card's TIMESTAMP at the end; 0: host clock only */
+	int card;        /* the card gives a clock: ts_end counts */
+	uint64_t ts_end; /* the card's TIMESTAMP at the end */
 };
 void apenet_deadline_start(struct apenet_dev *d, int timeout_ms, struct apenet_deadline *dl);
 int apenet_deadline_passed(struct apenet_dev *d, const struct apenet_deadline *dl);
 /* Microseconds left on the host clock (0 when passed there). */
 int64_t apenet_deadline_left_us(const struct apenet_deadline *dl);
-/* Seconds of the card's TIMESTAMP since ts0 (from the same card), or a
- * negative value when the card gives no usable clock. */
-double apenet_dev_card_since(struct apenet_dev *d, uint64_t ts0);
 
 /* Runs a command and waits (up to timeout_ms for the lock, then up to
  * timeout_ms for the firmware) for its acknowledgement.  0 with the
