@@ -340,3 +340,22 @@ int apenet_bertest_stop(struct apenet_bertest *t, struct apenet_err *e)
 	}
 	return 0;
 }
+
+double apenet_bertest_more_bits(const struct apenet_bertest *t)
+{
+	double more = 0;
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct apenet_bertest_lane *l = &t->l[i];
+		if (l->verdict != APENET_BER_CONTINUE)
+			continue;
+		double need = l->dir == APENET_BERTEST_FAR_TO_NEAR && !t->o.bits
+				      ? l->dec.pass_bits
+				      : apenet_ber_min_bits(l->errors, t->o.target, t->o.cl);
+		if (!(need >= 0)) /* NaN: no claim can be made */
+			return INFINITY;
+		double m = need - (double)l->bits;
+		if (m > more)
+			more = m;
+	}
+	return more;
+}

@@ -596,6 +596,34 @@ int apenet_sweep_run(const struct apenet_sweep_space *s, const struct apenet_swe
 						      : adaptive(s, o, measure, ctx, sw, e);
 }
 
+/* The plan's measure: every point clean, every bit asked for delivered. */
+static int plan_measure(void *ctx, const uint8_t v[APENET_SWEEP_NPARAM], uint64_t bits, uint64_t *got_bits,
+			uint64_t *got_errors, struct apenet_err *e)
+{
+	(void)ctx;
+	(void)v;
+	(void)e;
+	*got_bits = bits;
+	*got_errors = 0;
+	return 0;
+}
+
+int apenet_sweep_plan(const struct apenet_sweep_space *s, const struct apenet_sweep_opts *o,
+		      struct apenet_sweep_plan *plan, struct apenet_err *e)
+{
+	struct apenet_sweep_opts po = *o;
+	po.progress = NULL;
+	po.progress_ctx = NULL;
+	struct apenet_sweep sw;
+	memset(plan, 0, sizeof(*plan));
+	int rc = apenet_sweep_run(s, &po, plan_measure, NULL, &sw, e);
+	plan->bits = sw.bits;
+	plan->measurements = sw.measurements;
+	plan->points = sw.n;
+	apenet_sweep_free(&sw);
+	return rc;
+}
+
 void apenet_sweep_free(struct apenet_sweep *sw)
 {
 	free(sw->pt);

@@ -9,6 +9,9 @@
 
 /* Exit codes, as operators' tools use them. */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAULT = 1, CLI_EXIT_ERROR = 2 };
+/* ber, sweep and qualify: the test ran but did not run long enough to
+ * prove pass or fail (never a reason to replace anything). */
+enum { CLI_EXIT_INCONCLUSIVE = 3 };
 
 struct cli {
 	const char *sim;    /* --sim DIR, else $APENET_SIM_DIR */
@@ -115,9 +118,51 @@ int cli_db_path(const struct cli *c, const char *cmd, const char *db, const char
 /* SIGINT, SIGTERM and SIGHUP to handler, SIGPIPE ignored (a closed pipe
  * must not kill a command half way through a test of the card), and back. */
 #define CLI_CATCH_N 4
-
 void cli_catch_signals(void (*handler)(int), struct sigaction saved[CLI_CATCH_N]);
 void cli_restore_signals(const struct sigaction saved[CLI_CATCH_N]);
+
+/* The progress line of a long command (cli/progress.c): shown only on a
+ * terminal and never with --json; step names what it does now (qualify),
+ * frac and eta_s < 0 when not known; show is rate-limited, so call it as
+ * often as you like; end clears the line before the result is printed. */
+struct cli_progress {
+	int on, shown;
+	const char *cmd;
+	double max_s;
+	int64_t t0_ms, last_ms;
+	char step[96];
+};
+void cli_progress_init(struct cli_progress *p, const struct cli *c, const char *cmd, double max_s);
+void cli_progress_step(struct cli_progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cli_progress_show(struct cli_progress *p, double frac, double eta_s, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void cli_progress_end(struct cli_progress *p);
+double cli_progress_elapsed(const struct cli_progress *p);
+/* "42 s", "3m05s", "2h10m", "8.8 d", "2.1 years". */
+const char *cli_progress_dur(double s, char *buf, size_t n);
+
+/* An inconclusive BER test as a warning finding CODE about link (name):
+ * what it saw, how many more bits (and how long at this rate) would prove
+ * the target, the --max-time that allows it (cli/out_ber.c). */
+struct apenet_bertest;
+void cli_ber_progress(const struct apenet_bertest *t, struct cli_progress *p);
+/* A sweep's progress (apenet sweep, apenet qualify): the sweep's callback
+ * (ctx: this), done % against the plan's estimate; at max_s seconds from
+ * t0_s (the progress line's clock) it sets *stop and timed_out. */
+struct apenet_sweep_link;
+struct apenet_sweep_point;
+struct cli_sweep_prog {
+	struct cli_progress *pg;
+	const struct apenet_sweep_link *sl;
+	double est_s, max_s, t0_s;
+	volatile int *stop;
+	size_t calls;
+	double best_upper;
+	int timed_out;
+};
+void cli_sweep_progress(void *ctx, const struct apenet_sweep_point *p, uint64_t bits, unsigned npoints);
+void cli_ber_inconclusive(struct apenet_findings *fs, const struct apenet_bertest *t, int link, const char *name,
+			  const char *code, const char *what);
 
 int cmd_list(struct cli *c);
 int cmd_regs(struct cli *c);

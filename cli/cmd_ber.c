@@ -1,8 +1,9 @@
 /* apenet ber: a PRBS bit error rate test of a link's lanes, both ends
  * started from this host (bertest/run.c), judged with honest statistics
- * (lofamo/ber_stats.c, docs/ber.md).  Exit 0 pass, 1 fail (or not proven
- * within the time allowed), 2 could not run or interrupted; the link is
- * back in traffic on every way out, Ctrl-C included. */
+ * (lofamo/ber_stats.c, docs/ber.md).  Exit 0 pass, 1 fail, 3 inconclusive
+ * (not proven either way within the time allowed: how many more bits it
+ * needs is said), 2 could not run or interrupted; the link is back in
+ * traffic on every way out, Ctrl-C included. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,46 +26,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	ber_stop = 1;
-}
-
-/* The least bits any lane has checked, and the most it may need: progress. */
-static void progress(const struct apenet_bertest *t, int tty, double *last)
-{
-	double el = apenet_bertest_elapsed(t);
-	if (el - *last < (tty ? 0.5 : 10.0))
-		return;
-	*last = el;
-	uint64_t bits = UINT64_MAX, errs = 0;
-	double upper = 0, goal = 0;
-	for (unsigned i = 0; i < t->n; i++) {
-		const struct apenet_bertest_lane *l = &t->l[i];
-		if (l->dir != APENET_BERTEST_FAR_TO_NEAR)
-			continue;
-		if (l->bits < bits)
-			bits = l->bits;
-		errs += l->errors;
-		if (l->dec.est.upper > upper)
-			upper = l->dec.est.upper;
-		double want = t->o.bits ? (double)t->o.bits : l->dec.pass_bits;
-		if (isfinite(want) && want > goal)
-			goal = want;
-	}
-	double frac = goal > 0 ? (double)bits / goal : 0;
-	if (frac > 1)
-		frac = 1;
-	double eta = t->lane_bps > 0 && goal > bits ? (goal - (double)bits) / t->lane_bps : 0;
-	if (tty) {
-		char bar[21];
-		int n = (int)(frac * 20);
-		for (int i = 0; i < 20; i++)
-			bar[i] = i < n ? '#' : '.';
-		bar[20] = 0;
-		fprintf(stderr, "\r[%s] %3.0f%%  %.3g bits a lane  %llu errors  upper %.2g  ETA %.0f s   ", bar, frac * 100,
-			(double)bits, (unsigned long long)errs, upper, eta);
-	} else {
-		fprintf(stderr, "apenet ber: %.0f s: %.3g bits a lane, %llu errors, upper bound %.2g, about %.0f s left\n", el,
-			(double)bits, (unsigned long long)errs, upper, eta);
-	}
 }
 
 static void out_end(struct apenet_out *o, const char *key, const unsigned xyz[3], const char *link)
@@ -164,15 +125,15 @@ int cmd_ber(struct cli *c)
 		apenet_dev_close(&d);
 		return cli_fail(&e);
 	}
-	int tty = isatty(2), done = 0;
-	double last = tty ? -1e9 : 0; /* a log gets its first line after 10 s */
+	struct cli_progress pg;
+	cli_progress_init(&pg, c, "apenet ber", o.max_s);
+	int done = 0;
 	while (!ber_stop && !(done = apenet_bertest_poll(&t, &e))) {
-		progress(&t, tty, &last);
+		cli_ber_progress(&t, &pg);
 		struct timespec ts = { 0, 100000000 };
 		nanosleep(&ts, NULL);
 	}
-	if (tty)
-		fputs("\r\033[K", stderr);
+	cli_progress_end(&pg);
 	struct apenet_err se = { 0 };
 	int stopped = ber_stop;
 	int srv = apenet_bertest_stop(&t, &se); /* back to traffic, always */
@@ -253,18 +214,16 @@ int cmd_ber(struct cli *c)
 			      : t.verdict == APENET_BER_PASS ? "pass"
 			      : t.verdict == APENET_BER_FAIL ? "fail"
 							     : "inconclusive";
-	if (!stopped && t.verdict == APENET_BER_CONTINUE) {
-		struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_FAIL, APENET_SUBJ_LINK, l, -1,
-							      d.prof->links[l].name, "BER_NOT_PROVEN");
-		apenet_finding_message(f, "%s: BER below %.3g not proven at %.3g confidence within the test's length",
-				       d.prof->links[l].name, tg, conf);
-		apenet_finding_rec(f, "run longer (--max-time, --bits) or tune the link (apenet sweep)");
-	}
+	if (!stopped && t.verdict == APENET_BER_CONTINUE)
+		cli_ber_inconclusive(&fs, &t, l, d.prof->links[l].name, "BER_NOT_PROVEN", "the test");
 	apenet_out_str(o2, "verdict", verdict);
 	rc = cli_finish(o2, &fs);
 	apenet_findings_free(&fs);
 	apenet_dev_close(&d);
 	if (stopped)
 		return CLI_EXIT_ERROR;
-	return rc == CLI_EXIT_ERROR ? rc : t.verdict == APENET_BER_PASS ? CLI_EXIT_OK : CLI_EXIT_FAULT;
+	return rc == CLI_EXIT_ERROR		 ? rc
+	       : t.verdict == APENET_BER_PASS ? CLI_EXIT_OK
+	       : t.verdict == APENET_BER_FAIL ? CLI_EXIT_FAULT
+					      : CLI_EXIT_INCONCLUSIVE;
 }

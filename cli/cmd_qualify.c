@@ -3,7 +3,9 @@
  * apply the choice and test again; store the certificate, keyed to the
  * cable's serial number from this end's module EEPROM, in the health
  * database (db/hdb_cert.c), with both ends' PMA settings.  Exit 0 when
- * every link qualified passes, 1 when one does not, 2 could not run. */
+ * every link qualified passes, 1 when one fails, 3 when none failed but
+ * one was inconclusive (the test did not run long enough: a certificate
+ * that says so, never "replace the cable"), 2 could not run. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +30,10 @@
 	"                      [--dwell-bits N] [--max-time S] [--json]"
 
 static volatile int q_stop;
+
+/* The sweep of a failed direction: refused beyond this long unless
+ * --max-time says otherwise (as apenet sweep) */
+#define QUALIFY_SWEEP_MAX_S 3600.0
 
 static void on_signal(int sig)
 {
@@ -54,7 +60,7 @@ struct q_opts {
 
 /* One BER test of both directions, to a verdict (or max_s); -1 with e. */
 static int run_test(struct apenet_dev *d, unsigned link, const struct q_opts *q, struct apenet_bertest *t,
-		    struct apenet_err *e)
+		    struct cli_progress *pg, struct apenet_err *e)
 {
 	struct apenet_bertest_opts o = { 0 };
 	o.link = link;
@@ -72,8 +78,10 @@ static int run_test(struct apenet_dev *d, unsigned link, const struct q_opts *q,
 	o.timeout_ms = 2000;
 	if (apenet_bertest_start(d, &o, t, e))
 		return -1;
+	pg->max_s = cli_progress_elapsed(pg) + o.max_s; /* this test's limit, for the ETA */
 	int done = 0;
 	while (!q_stop && !(done = apenet_bertest_poll(t, e))) {
+		cli_ber_progress(t, pg);
 		struct timespec ts = { 0, 50000000 };
 		nanosleep(&ts, NULL);
 	}
@@ -162,9 +170,10 @@ static void out_test(struct apenet_out *o, const char *key, const struct apenet_
 	apenet_out_obj_end(o);
 }
 
-/* Qualifies one link; 0 pass, 1 not, -1 could not (e). */
+/* Qualifies one link; 0 pass, 1 fail, 3 inconclusive, -1 could not (e). */
 static int qualify(struct cli *c, struct apenet_dev *d, const struct apenet_view *v, unsigned l, const struct q_opts *q,
-		   struct apenet_hdb *db, struct apenet_out *o, struct apenet_findings *fs, struct apenet_err *e)
+		   struct apenet_hdb *db, struct apenet_out *o, struct apenet_findings *fs, struct cli_progress *pg,
+		   struct apenet_err *e)
 {
 	const char *name = d->prof->links[l].name;
 	(void)c;
@@ -199,21 +208,24 @@ static int qualify(struct cli *c, struct apenet_dev *d, const struct apenet_view
 
 	/* the settings it has */
 	static struct apenet_bertest t0, t1;
-	if (run_test(d, l, q, &t0, e))
+	cli_progress_step(pg, "%s (cable %s): as found, both directions", name, id.serial);
+	if (run_test(d, l, q, &t0, pg, e))
 		return -1;
 	struct apenet_bertest *t = &t0;
 	int swept = 0;
 	/* a direction that failed is swept (far -> near first: the reverse
 	 * sweep runs both directions, and reads the far checkers only once
 	 * this end's run ends), its choice applied, then everything tested
-	 * again */
+	 * again.  Only a failure: a test that did not run long enough proves
+	 * nothing about the settings, and is said as such */
 	int bad_dir[2] = { 0, 0 };
 	for (unsigned i = 0; i < t0.n; i++)
-		if (t0.l[i].verdict != APENET_BER_PASS)
+		if (t0.l[i].verdict == APENET_BER_FAIL)
 			bad_dir[t0.l[i].dir] = 1;
 	char chose[2][32] = { "", "" };
+	char too_long[160] = "";
 	unsigned points = 0;
-	for (int dir = 0; dir < 2 && q->sweep && t0.verdict != APENET_BER_PASS; dir++) {
+	for (int dir = 0; dir < 2 && q->sweep && t0.verdict == APENET_BER_FAIL && !too_long[0]; dir++) {
 		if (!bad_dir[dir])
 			continue;
 		struct apenet_sweep_link sl = { .d = d, .link = l, .pattern = q->pattern, .target = q->target,
@@ -229,6 +241,23 @@ static int qualify(struct cli *c, struct apenet_dev *d, const struct apenet_view
 		struct apenet_sweep_opts so = { .strategy = APENET_SWEEP_ADAPTIVE, .cl = q->cl, .seed = 1, .start = sl.orig[0] };
 		uint64_t lane_bits = q->dwell_bits ? q->dwell_bits : (uint64_t)ceil(apenet_ber_min_bits(0, q->target, q->cl));
 		so.dwell_bits = lane_bits * sl.nlanes;
+		/* what the sweep will cost, before it starts: one that cannot end
+		 * within its limit is not started, and the certificate says why */
+		struct cli_sweep_prog g = { .pg = pg, .sl = &sl, .t0_s = cli_progress_elapsed(pg) };
+		struct apenet_sweep_plan plan;
+		if (apenet_sweep_plan(&sp, &so, &plan, e))
+			return -1;
+		g.est_s = apenet_sweep_link_estimate_s(&sl, &plan, NULL);
+		double limit = q->max_s > 0 ? q->max_s : QUALIFY_SWEEP_MAX_S;
+		if (g.est_s > limit) {
+			char a[24], b[24];
+			snprintf(too_long, sizeof(too_long), "a sweep of %zu points would take about %s (allowed: %s)",
+				 plan.points, cli_progress_dur(g.est_s, a, sizeof(a)), cli_progress_dur(limit, b, sizeof(b)));
+			break;
+		}
+		cli_progress_step(pg, "%s: sweeping %s", name, dir ? "this end -> far end" : "far end -> this end");
+		so.progress = cli_sweep_progress;
+		so.progress_ctx = &g;
 		struct apenet_sweep sw;
 		int rc = apenet_sweep_run(&sp, &so, apenet_sweep_link_measure, &sl, &sw, e);
 		struct apenet_err re = { 0 };
@@ -250,10 +279,12 @@ static int qualify(struct cli *c, struct apenet_dev *d, const struct apenet_view
 		swept = 1;
 	}
 	if (swept) {
-		if (run_test(d, l, q, &t1, e))
+		cli_progress_step(pg, "%s: certifying at the chosen setting", name);
+		if (run_test(d, l, q, &t1, pg, e))
 			return -1;
 		t = &t1;
 	}
+	cli_progress_step(pg, "%s: storing the certificate", name);
 	cert.swept = swept;
 	snprintf(cert.verdict, sizeof(cert.verdict), "%s", verdict_name(t));
 	lanes_json(t, &cert);
@@ -320,15 +351,31 @@ static int qualify(struct cli *c, struct apenet_dev *d, const struct apenet_view
 	apenet_out_str(o, "pma_far", cert.pma_far);
 	apenet_out_obj_end(o);
 	apenet_out_obj_end(o);
-	if (t->verdict != APENET_BER_PASS) {
+	if (t->verdict == APENET_BER_FAIL) {
 		struct apenet_finding *f = apenet_finding_add(fs, APENET_SEV_FAIL, APENET_SUBJ_LINK, (int)l, -1, name,
 							      "CABLE_NOT_QUALIFIED");
-		apenet_finding_message(f, "%s: cable %s %s %.3g at %.3g confidence%s (%llu errors in %llu bits)", name,
-				       id.serial, t->verdict == APENET_BER_FAIL ? "fails" : "does not prove", q->target,
-				       q->cl, swept ? " even at the setting a sweep chose" : "",
+		apenet_finding_message(f, "%s: cable %s fails %.3g at %.3g confidence%s (%llu errors in %llu bits)", name,
+				       id.serial, q->target, q->cl,
+				       swept	       ? " even at the setting a sweep chose"
+				       : too_long[0] ? " at the settings it has (not swept)"
+						     : "",
 				       (unsigned long long)cert.errors, (unsigned long long)cert.bits);
-		apenet_finding_rec(f, "replace the cable (serial %s)", id.serial);
+		if (too_long[0])
+			apenet_finding_rec(f, "%s: narrow it (--params rxeq,dcgain, --range, --dwell-bits) or allow it "
+					      "(--max-time), then replace the cable (serial %s) if it still fails",
+					   too_long, id.serial);
+		else if (!swept && !q->sweep)
+			apenet_finding_rec(f, "tune it (apenet qualify without --no-sweep), or replace the cable (serial %s)",
+					   id.serial);
+		else
+			apenet_finding_rec(f, "replace the cable (serial %s)", id.serial);
 		return 1;
+	}
+	if (t->verdict != APENET_BER_PASS) {
+		char what[96];
+		snprintf(what, sizeof(what), "the test of cable %s", id.serial);
+		cli_ber_inconclusive(fs, t, (int)l, name, "CABLE_INCONCLUSIVE", what);
+		return 3;
 	}
 	return 0;
 }
@@ -429,18 +476,23 @@ int cmd_qualify(struct cli *c)
 	uint32_t accel = apenet_rd32(&d, APENET_REG_BER_ACCEL);
 	apenet_out_uint(o, "accelerated", accel && accel != APENET_ALL_ONES ? accel : 1);
 	apenet_out_arr_begin(o, "links");
-	int failed = 0, broke = 0;
+	int failed = 0, inconclusive = 0, broke = 0;
+	struct cli_progress pg;
+	cli_progress_init(&pg, c, "apenet qualify", 0);
 	for (unsigned i = 0; i < nl && !q_stop; i++) {
-		int r = qualify(c, &d, &v, links[i], &q, db, o, &fs, &e);
+		int r = qualify(c, &d, &v, links[i], &q, db, o, &fs, &pg, &e);
 		if (r < 0) {
+			cli_progress_end(&pg);
 			fprintf(stderr, "apenet qualify: link %s: %s\n", d.prof->links[links[i]].name, e.msg);
 			broke = 1;
 			break;
 		}
-		failed |= r;
+		failed |= r == 1;
+		inconclusive |= r == 3;
 	}
+	cli_progress_end(&pg);
 	apenet_out_arr_end(o);
-	apenet_out_str(o, "verdict", broke || q_stop ? "could not run" : failed ? "fail" : "pass");
+	apenet_out_str(o, "verdict", broke || q_stop ? "could not run" : failed ? "fail" : inconclusive ? "inconclusive" : "pass");
 	if (broke || q_stop)
 		apenet_out_discard(o);
 	else
@@ -451,5 +503,8 @@ int cmd_qualify(struct cli *c)
 	cli_restore_signals(saved);
 	if (broke || q_stop)
 		return CLI_EXIT_ERROR;
-	return rc == CLI_EXIT_ERROR ? rc : failed ? CLI_EXIT_FAULT : CLI_EXIT_OK;
+	return rc == CLI_EXIT_ERROR ? rc
+	       : failed		    ? CLI_EXIT_FAULT
+	       : inconclusive	    ? CLI_EXIT_INCONCLUSIVE
+				    : CLI_EXIT_OK;
 }

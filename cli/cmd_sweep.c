@@ -5,8 +5,10 @@
  * with --out DIR every point as CSV and SVG heat maps of every pair of
  * swept parameters.  The link goes back to its settings after the sweep
  * (also on Ctrl-C) unless --apply leaves the chosen one.  Exit 0 when the
- * chosen setting's upper bound is below the target, 1 when not, 2 could
- * not run or interrupted. */
+ * chosen setting's upper bound is below the target, 1 when not, 3 when
+ * --max-time ended it first (inconclusive), 2 could not run (also: it
+ * would take longer than --max-time, said before anything is written) or
+ * interrupted. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -29,8 +31,9 @@
 	"                    [--range P=a:b[:step]]... [--strategy exhaustive|adaptive]\n"                       \
 	"                    [--dwell S | --dwell-bits N] [--target 1e-12] [--cl 0.95] [--pattern prbs31]\n"       \
 	"                    [--direction in|out] [--heatmap P,Q] [--out DIR] [--apply] [--save NAME]\n"     \
-	"                    [--config FILE] [--seed N] [--json]"
+	"                    [--max-time S] [--config FILE] [--seed N] [--json]"
 #define MAX_RANGES 6
+#define SWEEP_MAX_S 3600.0 /* --max-time by default: an hour */
 
 static volatile int sweep_stop;
 
@@ -38,36 +41,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	sweep_stop = 1;
-}
-
-struct prog {
-	int tty;
-	double t0, last;
-	double best_upper;
-};
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void progress(void *ctx, const struct apenet_sweep_point *p, uint64_t bits, unsigned npoints)
-{
-	struct prog *g = ctx;
-	if (p->upper < g->best_upper)
-		g->best_upper = p->upper;
-	double t = now_s();
-	if (t - g->last < (g->tty ? 0.5 : 10.0))
-		return;
-	g->last = t;
-	if (g->tty)
-		fprintf(stderr, "\r%u points, %.3g bits, best upper bound so far %.2g, %.0f s   ", npoints, (double)bits,
-			g->best_upper, t - g->t0);
-	else
-		fprintf(stderr, "apenet sweep: %.0f s: %u points, %.3g bits, best upper bound so far %.2g\n", t - g->t0,
-			npoints, (double)bits, g->best_upper);
 }
 
 static void out_point(struct apenet_out *o, const char *key, const struct apenet_sweep_point *p)
@@ -117,7 +90,7 @@ int cmd_sweep(struct cli *c)
 {
 	const char *link = NULL, *lanes = NULL, *params = NULL, *strategy = "adaptive", *dwell = NULL,
 		   *dwell_bits = NULL, *target = NULL, *cl = NULL, *pattern = "prbs31", *heat = NULL, *outdir = NULL,
-		   *seed = NULL, *direction = "in", *save = NULL, *config = NULL, *ranges[MAX_RANGES];
+		   *seed = NULL, *direction = "in", *save = NULL, *config = NULL, *maxt = NULL, *ranges[MAX_RANGES];
 	int apply = 0, nranges = 0;
 	const struct cli_opt opts[] = {
 		{ "--link", &link, NULL },	     { "--lanes", &lanes, NULL },	{ "--params", &params, NULL },
@@ -125,7 +98,7 @@ int cmd_sweep(struct cli *c)
 		{ "--target", &target, NULL },	     { "--cl", &cl, NULL },		{ "--pattern", &pattern, NULL },
 		{ "--heatmap", &heat, NULL },	     { "--out", &outdir, NULL },	{ "--seed", &seed, NULL },
 		{ "--apply", NULL, &apply },	     { "--direction", &direction, NULL }, { "--save", &save, NULL },
-		{ "--config", &config, NULL },	     { NULL, NULL, NULL },
+		{ "--config", &config, NULL },	     { "--max-time", &maxt, NULL },	{ NULL, NULL, NULL },
 	};
 	const char *pos[1];
 	int npos;
@@ -147,12 +120,13 @@ int cmd_sweep(struct cli *c)
 	enum apenet_prbs pat;
 	if (cli_parse_pattern(pattern, &pat))
 		return cli_usage_error("sweep", "--pattern '%s': one of prbs7, prbs15, prbs23, prbs31", pattern);
-	double tg = 1e-12, dw = 0, dwb = 0, sd = 1;
+	double tg = 1e-12, dw = 0, dwb = 0, sd = 1, maxs = SWEEP_MAX_S;
 	if ((target && cli_number("sweep", "--target", target, 1e-18, 1e-2, &tg)) ||
 	    (cl && cli_number("sweep", "--cl", cl, 0.5, 0.999999, &so.cl)) ||
 	    (dwell && cli_number("sweep", "--dwell", dwell, 1e-6, 86400, &dw)) ||
 	    (dwell_bits && cli_number("sweep", "--dwell-bits", dwell_bits, 1e3, 1e16, &dwb)) ||
-	    (seed && cli_number("sweep", "--seed", seed, 0, 4e9, &sd)))
+	    (seed && cli_number("sweep", "--seed", seed, 0, 4e9, &sd)) ||
+	    (maxt && cli_number("sweep", "--max-time", maxt, 1, 365 * 86400.0, &maxs)))
 		return CLI_EXIT_ERROR;
 	if (dwell && dwell_bits)
 		return cli_usage_error("sweep", "--dwell or --dwell-bits, not both");
@@ -255,16 +229,53 @@ int cmd_sweep(struct cli *c)
 	for (unsigned p = 0; p < APENET_SWEEP_NPARAM; p++)
 		sp.fixed[p] = sl.orig[0][p];
 	so.start = sl.orig[0];
-	struct prog g = { .tty = isatty(2), .t0 = now_s(), .best_upper = 1 };
-	g.last = g.tty ? -1e9 : g.t0;
-	so.progress = progress;
+	/* what it will cost, before anything is written: a sweep that cannot
+	 * end within --max-time is refused with what it needs and what
+	 * shortens it (on a card a full default grid takes days a lane) */
+	struct cli_progress pg;
+	struct cli_sweep_prog g = { .pg = &pg, .sl = &sl, .max_s = maxs, .stop = &sweep_stop };
+	struct apenet_sweep_plan plan;
+	if (apenet_sweep_plan(&sp, &so, &plan, &e)) {
+		cli_restore_signals(saved);
+		apenet_dev_close(&d);
+		return cli_usage_error("sweep", "%s", e.msg);
+	}
+	double test_s;
+	g.est_s = apenet_sweep_link_estimate_s(&sl, &plan, &test_s);
+	if (g.est_s > maxs) {
+		char a[24], b[24], m[24];
+		cli_restore_signals(saved);
+		apenet_dev_close(&d);
+		return cli_usage_error("sweep",
+				       "this sweep needs about %s (%s of test time a lane at %.0f Mb/s%s, %zu runs over %zu of "
+				       "%llu points at %.3g bits a lane) and --max-time allows %s; shorten it with --params "
+				       "or --range (fewer points) or --dwell-bits (shorter runs)%s, or allow it with "
+				       "--max-time %.0f",
+				       cli_progress_dur(g.est_s, a, sizeof(a)), cli_progress_dur(test_s, b, sizeof(b)),
+				       (double)sl.lane_mbps, sl.accel > 1 ? " accelerated" : "", plan.measurements,
+				       plan.points, (unsigned long long)apenet_sweep_space_size(&sp), lane_bits,
+				       cli_progress_dur(maxs, m, sizeof(m)),
+				       sl.accel > 1 ? "" : "; on the emulator, apenet-sim run --ber-accel K counts K times faster",
+				       ceil(g.est_s * 1.5));
+	}
+	cli_progress_init(&pg, c, "apenet sweep", maxs);
+	so.progress = cli_sweep_progress;
 	so.progress_ctx = &g;
 	struct apenet_sweep sw;
 	int run = apenet_sweep_run(&sp, &so, apenet_sweep_link_measure, &sl, &sw, &e);
-	if (g.tty)
-		fputs("\r\033[K", stderr);
-	int stopped = sweep_stop;
+	cli_progress_end(&pg);
+	int stopped = sweep_stop && !g.timed_out;
 	sweep_stop = 0; /* what follows puts the link back: it must not stop half way */
+	if (run && g.timed_out && sw.n) {
+		/* --max-time: what was measured stands, its best is reported
+		 * (inconclusive), nothing is applied */
+		run = 0;
+		apply = 0;
+		sw.best = 0;
+		for (size_t i = 1; i < sw.n; i++)
+			if (sw.pt[i].bits && sw.pt[i].upper < sw.pt[sw.best].upper)
+				sw.best = i;
+	}
 	struct apenet_err re = { 0 };
 	int back = run == 0 && apply ? apenet_sweep_link_set(&sl, sw.pt[sw.best].v, &re)
 				     : apenet_sweep_link_restore(&sl, &re);
@@ -338,7 +349,8 @@ int cmd_sweep(struct cli *c)
 	apenet_out_uint(o, "bits", sw.bits);
 	apenet_out_dbl(o, "test_time_s", (double)sw.bits / nl / (sl.lane_mbps * 1e6), 1);
 	apenet_out_uint(o, "accelerated", sl.accel);
-	apenet_out_dbl(o, "elapsed_s", now_s() - g.t0, 1);
+	apenet_out_dbl(o, "elapsed_s", cli_progress_elapsed(&pg), 1);
+	apenet_out_dbl(o, "estimate_s", g.est_s, 1);
 	if (start)
 		out_point(o, "start", start);
 	out_point(o, "chosen", best);
@@ -348,19 +360,27 @@ int cmd_sweep(struct cli *c)
 	if (saved_to[0])
 		apenet_out_str(o, "saved", saved_to);
 	int ok = best->upper <= tg;
-	if (!ok) {
+	if (!ok && g.timed_out) {
+		char m[24];
+		struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_WARN, APENET_SUBJ_LINK, l, -1,
+							      d.prof->links[l].name, "SWEEP_INCOMPLETE");
+		apenet_finding_message(f, "%s: inconclusive: the sweep reached --max-time (%s) after %zu points, before a "
+					  "setting below %.3g was proven (best upper bound %.3g)",
+				       d.prof->links[l].name, cli_progress_dur(maxs, m, sizeof(m)), sw.n, tg, best->upper);
+		apenet_finding_rec(f, "allow it longer (--max-time) or narrow it (--params, --range, --dwell-bits)");
+	} else if (!ok) {
 		struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_FAIL, APENET_SUBJ_LINK, l, -1,
 							      d.prof->links[l].name, "SWEEP_NO_SETTING");
 		apenet_finding_message(f, "%s: no setting measured below %.3g at %.3g confidence (best upper bound %.3g)",
 				       d.prof->links[l].name, tg, so.cl, best->upper);
 		apenet_finding_rec(f, "dwell longer (--dwell-bits), widen the ranges, or replace the cable");
 	}
-	apenet_out_str(o, "verdict", ok ? "pass" : "fail");
+	apenet_out_str(o, "verdict", ok ? "pass" : g.timed_out ? "inconclusive" : "fail");
 	rc = cli_finish(o, &fs);
 	apenet_findings_free(&fs);
 	apenet_sweep_free(&sw);
 	apenet_dev_close(&d);
 	if (stopped)
 		return CLI_EXIT_ERROR;
-	return rc == CLI_EXIT_ERROR ? rc : ok ? CLI_EXIT_OK : CLI_EXIT_FAULT;
+	return rc == CLI_EXIT_ERROR ? rc : ok ? CLI_EXIT_OK : g.timed_out ? CLI_EXIT_INCONCLUSIVE : CLI_EXIT_FAULT;
 }

@@ -1,0 +1,95 @@
+/* What an inconclusive BER test says (apenet ber, apenet qualify): it did
+ * not run long enough to prove the target or to disprove it, so it says
+ * how many more bits would prove it if no more errors come, how long that
+ * is at this rate, and the --max-time that allows it.  Never a reason to
+ * replace anything: a warning, not a failure. */
+#include <math.h>
+#include <stdio.h>
+
+#include "apenet/bertest.h"
+#include "apenet/finding.h"
+#include "apenet/sweep.h"
+#include "cli.h"
+
+/* The least bits any lane has checked against the most it may need: the
+ * progress line (a terminal only). */
+void cli_ber_progress(const struct apenet_bertest *t, struct cli_progress *p)
+{
+	uint64_t bits = UINT64_MAX, errs = 0;
+	double upper = 0, goal = 0;
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct apenet_bertest_lane *l = &t->l[i];
+		if (l->dir != APENET_BERTEST_FAR_TO_NEAR)
+			continue;
+		if (l->bits < bits)
+			bits = l->bits;
+		errs += l->errors;
+		if (l->dec.est.upper > upper)
+			upper = l->dec.est.upper;
+		double want = t->o.bits ? (double)t->o.bits : l->dec.pass_bits;
+		if (isfinite(want) && want > goal)
+			goal = want;
+	}
+	if (bits == UINT64_MAX)
+		bits = 0;
+	/* both ends: the run goes on until the far lanes, judged once, could
+	 * pass with one error (bertest/run.c) */
+	if (t->o.both_ends && !t->o.bits)
+		goal = fmax(goal, apenet_ber_min_bits(1, t->o.target, t->o.cl));
+	double frac = goal > 0 ? (double)bits / goal : -1;
+	double eta = t->lane_bps > 0 && goal > 0 ? fmax(0, goal - (double)bits) / t->lane_bps : -1;
+	cli_progress_show(p, frac, eta, "%.3g bits a lane, %llu errors, upper bound %.2g", (double)bits,
+			  (unsigned long long)errs, upper);
+}
+
+void cli_ber_inconclusive(struct apenet_findings *fs, const struct apenet_bertest *t, int link, const char *name,
+			  const char *code, const char *what)
+{
+	uint64_t bits = UINT64_MAX, errs = 0;
+	for (unsigned i = 0; i < t->n; i++) {
+		if (t->l[i].bits < bits)
+			bits = t->l[i].bits;
+		errs += t->l[i].errors;
+	}
+	if (bits == UINT64_MAX)
+		bits = 0;
+	double more = apenet_bertest_more_bits(t);
+	struct apenet_finding *f = apenet_finding_add(fs, APENET_SEV_WARN, APENET_SUBJ_LINK, link, -1, name, code);
+	apenet_finding_measure(f, isfinite(more) ? more : -1, 0, "bits");
+	apenet_finding_evidence(f, "%llu errors, at least %.3g bits a lane checked in %.1f s; upper bound above %.3g",
+				(unsigned long long)errs, (double)bits, apenet_bertest_elapsed(t), t->o.target);
+	if (!isfinite(more)) {
+		apenet_finding_message(f, "%s: inconclusive: %s neither proves nor disproves %.3g at %.3g confidence "
+					  "with the errors it saw",
+				       name, what, t->o.target, t->o.cl);
+		apenet_finding_rec(f, "run a test fixed in advance (--bits) long enough to decide, or tune the link "
+				      "(apenet sweep)");
+		return;
+	}
+	char dur[24], lim[24];
+	double s = t->lane_bps > 0 ? more / t->lane_bps : -1;
+	/* what --max-time must allow: what ran plus what is missing, with room */
+	double allow = ceil((apenet_bertest_elapsed(t) + s) * 1.25 + 10);
+	apenet_finding_message(f, "%s: inconclusive: %s did not run long enough to prove %.3g at %.3g confidence; "
+				  "%.3g more bits a lane (about %s at this rate) would prove it if no more errors come",
+			       name, what, t->o.target, t->o.cl, more, cli_progress_dur(s, dur, sizeof(dur)));
+	apenet_finding_rec(f, "run it longer: --max-time %.0f (%s); nothing here says the cable is bad", allow,
+			   cli_progress_dur(allow, lim, sizeof(lim)));
+}
+
+void cli_sweep_progress(void *ctx, const struct apenet_sweep_point *p, uint64_t bits, unsigned npoints)
+{
+	struct cli_sweep_prog *g = ctx;
+	g->calls++;
+	if (p->upper < g->best_upper || !g->best_upper)
+		g->best_upper = p->upper;
+	double el = cli_progress_elapsed(g->pg) - g->t0_s;
+	if (g->max_s > 0 && el >= g->max_s && g->stop && !*g->stop) {
+		g->timed_out = 1; /* its limit: the sweep ends, the link goes back */
+		*g->stop = 1;
+	}
+	struct apenet_sweep_plan done = { .bits = bits, .measurements = g->calls };
+	double frac = g->est_s > 0 ? fmin(apenet_sweep_link_estimate_s(g->sl, &done, NULL) / g->est_s, 0.99) : -1;
+	double eta = frac > 0 ? el * (1 - frac) / frac : -1;
+	cli_progress_show(g->pg, frac, eta, "%u points, best upper bound %.2g", npoints, g->best_upper);
+}
