@@ -48,9 +48,16 @@ int cmd_latency_check(struct cli *c)
 		apenet_err_set(&e, APENET_EIO, "out of memory");
 		return cli_fail(&e);
 	}
-	for (; got < want; got++)
+	struct cli_progress pg;
+	cli_progress_init(&pg, c, "apenet latency-check", 0);
+	for (; got < want; got++) {
+		double el = cli_progress_elapsed(&pg);
+		cli_progress_show(&pg, (double)got / (double)want, got ? el / (double)got * (double)(want - got) : -1,
+				  "%zu of %zu realignments", got, want);
 		if (apenet_latency_realign(&d, (unsigned)l, (int)timeout, &ps[got], &e))
 			break;
+	}
+	cli_progress_end(&pg);
 	if (got < want) {
 		/* nothing judged on part of a run: say how far it got */
 		fprintf(stderr, "apenet: latency-check: after %zu of %zu resets: ", got, want);

@@ -41,6 +41,8 @@ const char *cli_progress_dur(double s, char *buf, size_t n)
 {
 	if (!isfinite(s) || s < 0)
 		snprintf(buf, n, "?");
+	else if (s < 10)
+		snprintf(buf, n, "%.1f s", s);
 	else if (s < 60)
 		snprintf(buf, n, "%.0f s", s);
 	else if (s < 3600)

@@ -49,6 +49,21 @@ jq -e --arg s "$SY" '.command == "qualify" and .verdict == "pass" and (.links | 
 	.links[0].certificate.verdict == "pass" and .links[0].certificate.upper < 1e-12 and
 	.links[0].far_node == "0,1,0"' "$T/y.json" >/dev/null || fail "Y+: $(cat "$T/y.json")"
 
+# --- a test cut short proves nothing either way: inconclusive (exit 3), a
+# certificate that says so, how many more bits and how long, and never
+# "replace the cable" (a 0.1 s test of the good cable at 1e-14)
+"$A" qualify --link Y+ --db "$DB" --sim "$N" --json --no-sweep --max-time 0.1 --target 1e-14 </dev/null \
+	>"$T/yi.json" 2>"$T/yi.err"
+rc=$?
+[ $rc -eq 3 ] || fail "Y+ cut short: exit $rc, expected 3: $(cat "$T/yi.err") $(cat "$T/yi.json")"
+jq -e '.verdict == "inconclusive" and .links[0].certificate.verdict == "inconclusive" and .links[0].swept == "no" and
+	([.findings[] | select(.code == "CABLE_NOT_QUALIFIED")] | length) == 0 and
+	([.findings[] | select(.code == "CABLE_INCONCLUSIVE" and .severity == "warn" and .value > 0 and
+	(.message | test("more bits a lane")) and (.recommendation | test("replace") | not))] | length) == 1' \
+	"$T/yi.json" >/dev/null || fail "Y+ cut short: $(cat "$T/yi.json")"
+"$A" qualify --link Y+ --db "$DB" --sim "$N" --no-sweep --max-time 0.1 --target 1e-14 </dev/null >"$T/yi.txt" 2>&1
+! grep -qi 'replace the cable' "$T/yi.txt" || fail "Y+ cut short says replace: $(cat "$T/yi.txt")"
+
 # --- the 8 m cable: both directions swept, then certified
 # The sweep: a small grid where every point is well under the target on
 # every lane of the emulated 8 m cable (pre 3..4, rxeq 8..9, dcgain 3..4:
@@ -90,8 +105,9 @@ jq -e '.verdict == "fail" and .links[0].certificate.verdict == "fail" and .links
 "$A" cable "$SY" --db "$DB" --json >"$T/cy.json" 2>/dev/null
 rc=$?
 [ $rc -eq 1 ] || fail "cable $SY: exit $rc, expected 1"
-jq -e '(.certificates | length) == 2 and .certificates[0].verdict == "fail" and .certificates[1].verdict == "pass" and
-	.certificates[0].id > .certificates[1].id and .latest == "fail"' "$T/cy.json" >/dev/null || fail "cable $SY: $(cat "$T/cy.json")"
+jq -e '(.certificates | length) == 4 and .certificates[0].verdict == "fail" and
+	.certificates[1].verdict == "inconclusive" and .certificates[2].verdict == "inconclusive" and
+	.certificates[3].verdict == "pass" and .certificates[0].id > .certificates[1].id and .latest == "fail"' "$T/cy.json" >/dev/null || fail "cable $SY: $(cat "$T/cy.json")"
 "$A" db check --db "$DB" >/dev/null || fail "db check after qualify"
 
 # --- bad input

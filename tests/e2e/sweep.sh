@@ -8,6 +8,9 @@
 #    through the remote window) measures a fraction of its grid, and with
 #    --apply leaves its choice on both ends: `apenet ber` then passes;
 #  - Ctrl-C in the middle: exit 2, the link back at its settings and up;
+#  - a point the link cannot align at is dropped and the sweep goes on;
+#  - a sweep longer than --max-time is refused before it writes anything;
+#  - the progress line shows on a terminal only;
 #  - bad arguments: exit 2 with the problem named.
 # BER_ACCEL 10000 and 2 ms ticks keep a point to a fraction of a second.
 . "$(dirname "$0")/../e2e_lib.sh"
@@ -131,6 +134,39 @@ grep -q 'interrupted' "$T/int.err" || fail "Ctrl-C: $(cat "$T/int.err")"
 wait_for 30 up || fail "Ctrl-C: the link is not back up"
 [ "$(pma "$N" X+)" = "$nearA" ] && [ "$(pma "$F" X-)" = "$farA" ] ||
 	fail "Ctrl-C: not put back: $(pma "$N" X+) $(pma "$F" X-)"
+
+# --- points the link cannot align at (far pre-tap 0, this receiver at rxeq
+# 0..1 and dcgain 4; the preset above left the far pre-tap at 6):
+# dropped, the sweep goes on, and the link is back at its settings (such a
+# point ended the README's sweep with exit 2 and the link left down)
+nearA=$(pma "$N" X+)
+farA=$(pma "$F" X-)
+"$A" sweep --link X+ --sim "$N" --json --strategy exhaustive --params pre,rxeq,dcgain --range pre=0:0 \
+	--range rxeq=0:1 --range dcgain=4:4 --dwell-bits 3e10 </dev/null >"$T/un.json" 2>"$T/un.err"
+rc=$?
+[ $rc -le 1 ] || fail "unalignable point: exit $rc: $(cat "$T/un.err")"
+jq -e '.points_measured == 2 and .points_dropped == 2 and .verdict == "fail"' "$T/un.json" >/dev/null || fail "unalignable: $(cat "$T/un.json")"
+wait_for 30 up || fail "unalignable: the link is not back up"
+[ "$(pma "$N" X+)" = "$nearA" ] && [ "$(pma "$F" X-)" = "$farA" ] ||
+	fail "unalignable: not put back: $(pma "$N" X+) $(pma "$F" X-)"
+
+# --- what a sweep costs is said before anything is written: the default
+# (every parameter, the zero-error dwell) takes days of test time a lane
+"$A" sweep --link X+ --sim "$N" --max-time 600 </dev/null >"$T/long.out" 2>"$T/long.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q 'needs about' "$T/long.err" && grep -q -- '--params' "$T/long.err" &&
+	grep -q -- '--max-time [0-9]' "$T/long.err" || fail "too long: exit $rc: $(cat "$T/long.err")"
+[ "$(pma "$N" X+)" = "$nearA" ] && [ "$(pma "$F" X-)" = "$farA" ] || fail "too long: a setting was written"
+
+# --- progress: one line on a terminal (done %, elapsed, ETA), nothing on a
+# pipe or a file, nothing with --json
+script -qec "'$A' sweep --link X+ --sim '$N' --strategy exhaustive --params rxeq --range rxeq=4:7 --dwell-bits 3e10 >/dev/null" \
+	"$T/tty.log" </dev/null >/dev/null 2>&1
+grep -q 'apenet sweep: .*% elapsed .*, ETA ' "$T/tty.log" || fail "no progress on a terminal: $(cat -v "$T/tty.log")"
+"$A" sweep --link X+ --sim "$N" --strategy exhaustive --params rxeq --range rxeq=4:7 --dwell-bits 3e10 </dev/null \
+	>/dev/null 2>"$T/pipe.err" || true
+[ ! -s "$T/pipe.err" ] || fail "progress on a pipe: $(cat "$T/pipe.err")"
+wait_for 30 up || fail "progress: the link is not back up"
 
 # --- bad arguments
 "$A" sweep --sim "$N" --strategy exhaustive 2>"$T/e1"; [ $? -eq 2 ] && grep -q 'which link' "$T/e1" || fail "no --link"
