@@ -114,7 +114,8 @@ void cli_out_sff8472(struct apenet_out *o, const struct apenet_sff8472 *m)
 	out_len(o, "om2_m", m->len_om2_m);
 	out_len(o, "om1_m", m->len_om1_m);
 	out_len(o, "om3_m", m->len_om3_m);
-	if (m->passive_cable || m->active_cable)
+	/* Byte 18 as the medium the module declares: a cable's metres, or OM4 fibre. */
+	if (m->len_cable)
 		out_len(o, "copper_m", m->len_copper_m);
 	else
 		out_len(o, "om4_m", m->len_om4_m);
@@ -123,8 +124,9 @@ void cli_out_sff8472(struct apenet_out *o, const struct apenet_sff8472 *m)
 	if (m->passive_cable || m->active_cable) {
 		apenet_out_strf(o, "cable_compliance", "0x%02x (%s)", m->cable_compliance,
 				m->cable_compliance_names[0] ? m->cable_compliance_names : "unspecified");
-	} else if (m->wavelength_nm) {
-		apenet_out_uint(o, "wavelength_nm", m->wavelength_nm);
+	} else if (m->wavelength_nm > 0) {
+		/* Two decimals: a DWDM module's 0.01 nm fraction (byte 62) is part of it. */
+		apenet_out_dbl(o, "wavelength_nm", m->wavelength_nm, 2);
 	} else {
 		apenet_out_null(o, "wavelength_nm");
 	}

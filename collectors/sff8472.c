@@ -19,6 +19,7 @@
 #define A0_EXT_ID 1
 #define A0_CONNECTOR 2
 #define A0_TRANSCEIVER 3 /* 8 bytes, 3-10 */
+#define A0_FC_SPEED 10
 #define A0_ENCODING 11
 #define A0_BR 12
 #define A0_RATE_ID 13
@@ -34,6 +35,7 @@
 #define A0_PN 40
 #define A0_REV 56
 #define A0_WAVELEN 60     /* cables: byte 60 is the cable compliance */
+#define A0_WAVELEN_FRAC 62 /* DWDM: the fraction in 0.01 nm */
 #define A0_CC_BASE 63
 #define A0_OPTIONS 64     /* 2 bytes */
 #define A0_BR_MAX 66      /* nominal rate in 250 Mbps units when byte 12 is 0xff */
@@ -47,9 +49,9 @@
 
 #define TX8_ACTIVE_CABLE 0x08
 #define TX8_PASSIVE_CABLE 0x04
-#define TX6_1000BASE_T 0x08
-#define TX6_1000BASE_CX 0x04
+#define TX10_SEE_BYTE62 0x02 /* byte 62 holds the Fibre Channel speed 2 codes */
 #define CONN_COPPER_PIGTAIL 0x21
+#define CONN_RJ45 0x22
 
 #define DIAG_DDM 0x40
 #define DIAG_INTERNAL 0x20
@@ -198,10 +200,40 @@ static const char *first_name(uint8_t v, const char *const names[8], uint8_t mas
 
 /* ---- A0h ---- */
 
+/*
+ * What the codes of bytes 3-10 declare, as masks per byte: a copper medium
+ * (InfiniBand 1X copper, 1000BASE-T and -CX, twin-ax and twisted pair) and
+ * an optical one (10G and InfiniBand lasers, ESCON, SONET, the optical GbE
+ * codes, Fibre Channel lasers and fibres).
+ */
+static const uint8_t copper_codes[8] = { 0x03, 0, 0, 0x0c, 0, 0, 0xc0, 0 };
+static const uint8_t optical_codes[8] = { 0xfc, 0xff, 0x77, 0xf3, 0x06, 0x70, 0x0d, 0 };
+
+/* Extended codes (byte 36, SFF-8024) of copper cables and BASE-T. */
+static int ext_copper(uint8_t code)
+{
+	switch (code) {
+	case 0x08: /* 100G ACC or 25GAUI C2M ACC */
+	case 0x0b: /* 100GBASE-CR4 / 25GBASE-CR CA-L */
+	case 0x0c: /* 25GBASE-CR CA-S */
+	case 0x0d: /* 25GBASE-CR CA-N */
+	case 0x16: /* 10GBASE-T with SFI */
+	case 0x19: /* 100G ACC or 25GAUI C2M ACC */
+	case 0x1c: /* 10GBASE-T short reach */
+	case 0x1d: /* 5GBASE-T */
+	case 0x1e: /* 2.5GBASE-T */
+	case 0x40: /* 50GBASE-CR, 100GBASE-CR2, 200GBASE-CR4 */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 static void decode_codes(struct apenet_sff8472 *m, const uint8_t *b)
 {
 	const uint8_t *t = b + A0_TRANSCEIVER;
 	const char *n;
+	int says_copper = 0, says_optical = 0;
 
 	memcpy(m->transceiver, t, sizeof(m->transceiver));
 	m->ext_compliance = b[A0_EXT_COMPLIANCE];
@@ -214,13 +246,20 @@ static void decode_codes(struct apenet_sff8472 *m, const uint8_t *b)
 
 	m->passive_cable = !!(t[5] & TX8_PASSIVE_CABLE);
 	m->active_cable = !!(t[5] & TX8_ACTIVE_CABLE);
+	for (unsigned i = 0; i < 8; i++) {
+		says_copper |= (t[i] & copper_codes[i]) != 0;
+		says_optical |= (t[i] & optical_codes[i]) != 0;
+	}
+	says_copper |= ext_copper(m->ext_compliance) || b[A0_CONNECTOR] == CONN_COPPER_PIGTAIL ||
+		       b[A0_CONNECTOR] == CONN_RJ45;
 	/*
 	 * No laser and no receiver: a direct-attach cable, an active cable with
-	 * copper pigtails, or a copper GbE module.  An active optical cable sets
-	 * the active bit too, but its connector is not a copper pigtail.
+	 * copper pigtails (an active optical cable sets the active bit too, but
+	 * its connector is not a copper pigtail), or a module that declares a
+	 * copper medium and no optical one.
 	 */
 	m->copper = m->passive_cable || (m->active_cable && b[A0_CONNECTOR] == CONN_COPPER_PIGTAIL) ||
-		    (t[3] & (TX6_1000BASE_T | TX6_1000BASE_CX));
+		    (says_copper && !says_optical);
 
 	/* The most specific name: extended code, 10G Ethernet, GbE, cable. */
 	if (m->ext_compliance)
@@ -261,13 +300,25 @@ static void decode_identity(struct apenet_sff8472 *m, const uint8_t *b)
 	m->rate_id = b[A0_RATE_ID];
 	m->rate_id_name = apenet_sff8472_rate_id_name(m->rate_id);
 
-	m->len_smf_km = b[A0_LEN_SMF_KM];
-	m->len_smf_m = b[A0_LEN_SMF] * 100u;
-	m->len_om2_m = b[A0_LEN_OM2] * 10u;
-	m->len_om1_m = b[A0_LEN_OM1] * 10u;
-	m->len_om4_m = b[A0_LEN_OM4_CU] * 10u;
-	m->len_copper_m = b[A0_LEN_OM4_CU];
-	m->len_om3_m = b[A0_LEN_OM3] * 10u;
+	/*
+	 * The lengths follow the medium the module declares, not only the cable
+	 * bits: byte 18 is metres of cable for a copper module (1000BASE-T's
+	 * 100 m is not "OM4 x10 m") and for a cable assembly, else OM4 fibre in
+	 * 10 m units.  A copper module has no fibre: rev 12.x gives bytes 14-15
+	 * and 19 of copper cables other meanings, so they are not lengths.
+	 */
+	m->len_cable = m->copper || m->passive_cable || m->active_cable;
+	if (m->len_cable)
+		m->len_copper_m = b[A0_LEN_OM4_CU];
+	else
+		m->len_om4_m = b[A0_LEN_OM4_CU] * 10u;
+	if (!m->copper) {
+		m->len_smf_km = b[A0_LEN_SMF_KM];
+		m->len_smf_m = b[A0_LEN_SMF] * 100u;
+		m->len_om2_m = b[A0_LEN_OM2] * 10u;
+		m->len_om1_m = b[A0_LEN_OM1] * 10u;
+		m->len_om3_m = b[A0_LEN_OM3] * 10u;
+	}
 
 	apenet_sff_ascii(m->vendor, b + A0_VENDOR, 16);
 	memcpy(m->oui, b + A0_OUI, sizeof(m->oui));
@@ -288,7 +339,17 @@ static void decode_identity(struct apenet_sff8472 *m, const uint8_t *b)
 		bit_names(m->cable_compliance_names, sizeof(m->cable_compliance_names), m->cable_compliance,
 			  m->passive_cable ? passive : active);
 	} else {
+		/*
+		 * A DWDM module's byte 62 is the wavelength's fraction in 0.01 nm
+		 * (Finisar AN-2030; SFF-8472 leaves it to them unless byte 10 bit 1
+		 * makes it the Fibre Channel speed 2 codes): 1544 + 53 is 1544.53
+		 * nm.  A byte of 100 or more is no fraction.
+		 */
+		uint8_t frac = b[A0_WAVELEN_FRAC];
+
 		m->wavelength_nm = apenet_sff_be16(b, A0_WAVELEN);
+		if (m->wavelength_nm > 0 && !(b[A0_FC_SPEED] & TX10_SEE_BYTE62) && frac < 100)
+			m->wavelength_nm += frac / 100.0;
 	}
 
 	memcpy(m->options, b + A0_OPTIONS, sizeof(m->options));

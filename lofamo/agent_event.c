@@ -158,7 +158,8 @@ static void event_of(const struct apenet_finding *f, unsigned old, unsigned now,
 {
 	apenet_event_init(ev);
 	snprintf(ev->subject, sizeof(ev->subject), "%s", apenet_subject_name(f->subject));
-	snprintf(ev->where, sizeof(ev->where), "%s", f->where);
+	/* An agent's locations are links, ports, sensors and BDFs: an event's where holds them. */
+	snprintf(ev->where, sizeof(ev->where), "%.*s", (int)sizeof(ev->where) - 1, f->where);
 	ev->lane = f->lane;
 	snprintf(ev->code, sizeof(ev->code), "%s", f->code);
 	ev->old_status = (uint8_t)old;

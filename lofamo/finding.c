@@ -51,6 +51,23 @@ static struct apenet_finding *slot(struct apenet_findings *fs)
 	return &fs->f[fs->n++];
 }
 
+void apenet_finding_where(struct apenet_finding *f, const char *where)
+{
+	static const char more[] = "...";
+	size_t n = where ? strlen(where) : 0;
+
+	if (n < sizeof(f->where)) {
+		memcpy(f->where, where ? where : "", n + 1);
+		return;
+	}
+	/* Too long: cut where a UTF-8 character starts, and say so. */
+	n = sizeof(f->where) - sizeof(more);
+	while (n > 0 && ((unsigned char)where[n] & 0xc0) == 0x80)
+		n--;
+	memcpy(f->where, where, n);
+	memcpy(f->where + n, more, sizeof(more));
+}
+
 struct apenet_finding *apenet_finding_add(struct apenet_findings *fs, enum apenet_sev sev,
 					  enum apenet_subject subj, int link, int lane, const char *where,
 					  const char *code)
@@ -61,7 +78,7 @@ struct apenet_finding *apenet_finding_add(struct apenet_findings *fs, enum apene
 	f->subject = subj;
 	f->link = link;
 	f->lane = lane;
-	snprintf(f->where, sizeof(f->where), "%s", where ? where : "");
+	apenet_finding_where(f, where);
 	snprintf(f->code, sizeof(f->code), "%s", code);
 	f->value = NAN;
 	f->threshold = NAN;

@@ -103,22 +103,63 @@ static int judge_side(const struct apenet_module_health *h, enum apenet_module_m
 	return 0;
 }
 
+/*
+ * A transmitter that is not driven (TX loss of signal) or that shut itself
+ * down (TX fault) has no laser current and no light: its low TX bias and
+ * TX power follow from the flag.  They are that flag's evidence, not
+ * conditions of their own (a low bias alarm says "replace the module", and
+ * the module is not what failed when the card does not drive the lane).
+ */
+static int tx_off(const struct apenet_module_health *h, unsigned k)
+{
+	return (h->tx_los_ok && (h->tx_los >> k & 1u)) || (h->tx_fault_ok && (h->tx_fault >> k & 1u));
+}
+
+/* The TX bias and TX power of lane k, for the evidence of a tx_off() flag. */
+static void tx_readings(const struct apenet_module_health *h, unsigned k, char *dst, size_t n)
+{
+	static const enum apenet_module_mon_id ids[2] = { APENET_MON_TX_BIAS, APENET_MON_TX_POWER };
+	size_t used = 0;
+
+	dst[0] = '\0';
+	for (int i = 0; i < 2; i++) {
+		const struct apenet_module_mon_info *info = apenet_module_mon_info(ids[i]);
+		const struct apenet_module_mon *x = &h->mon[ids[i]];
+		int prec = msg_prec[ids[i]];
+		int r;
+
+		if (!x->present || h->copper)
+			continue;
+		if (x->thresh_ok)
+			r = snprintf(dst + used, n - used, "%s%s %.*f %s (low alarm %.*f %s)", used ? ", " : "; ",
+				     info->name, prec, x->value[k], info->unit, prec, x->th.low_alarm, info->unit);
+		else
+			r = snprintf(dst + used, n - used, "%s%s %.*f %s", used ? ", " : "; ", info->name, prec,
+				     x->value[k], info->unit);
+		if (r < 0 || (size_t)r >= n - used)
+			return;
+		used += (size_t)r;
+	}
+}
+
 /* One status flag (a lane mask) as one finding per lane. */
 static int judge_status(const struct apenet_module_health *h, uint8_t mask, const char *code, const char *what,
-			const char *rec, int link, const char *port, struct apenet_findings *out)
+			const char *rec, int tx, int link, const char *port, struct apenet_findings *out)
 {
 	int n = 0;
 
 	for (unsigned k = 0; k < h->lanes; k++) {
-		char lane[24];
+		char lane[24], readings[128] = "";
 		struct apenet_finding *f;
 
 		if (!(mask & (1u << k)))
 			continue;
 		lane_prefix(lane, sizeof(lane), lane_of(h, 1, k));
+		if (tx)
+			tx_readings(h, k, readings, sizeof(readings));
 		f = apenet_finding_add(out, APENET_SEV_FAIL, APENET_SUBJ_MODULE, link, lane_of(h, 1, k), port, code);
 		apenet_finding_message(f, "%s%s", lane, what);
-		apenet_finding_evidence(f, "%s status flag set by the module", h->spec);
+		apenet_finding_evidence(f, "%s status flag set by the module%s", h->spec, readings);
 		apenet_finding_rec(f, "%s", rec);
 		n++;
 	}
@@ -146,23 +187,24 @@ int apenet_rules_module(const struct apenet_module_health *h, int link, const ch
 
 	if (h->tx_fault_ok)
 		n += judge_status(h, h->tx_fault, "MODULE_TX_FAULT", "transmitter fault",
-				  "the module's laser driver reports a fault: reseat the module; if it stays, replace it",
+				  "the module's laser driver reports a fault: reseat the module; if it stays, replace it", 1,
 				  link, port, out);
 	if (h->rx_los_ok)
 		n += judge_status(h, h->rx_los, "MODULE_LOS", "RX loss of signal",
-				  "no signal arrives on this lane: check the fibre or cable and that the far end transmits",
+				  "no signal arrives on this lane: check the fibre or cable and that the far end transmits", 0,
 				  link, port, out);
 	if (h->tx_los_ok)
-		n += judge_status(h, h->tx_los, "MODULE_LOS", "TX loss of signal (no electrical input from the card)",
-				  "the card does not drive this lane: check that the link is enabled (apenet link)", link,
-				  port, out);
+		n += judge_status(h, h->tx_los, "MODULE_TX_LOS", "TX loss of signal (no electrical input from the card)",
+				  "the card does not drive this lane, so the laser stays dark: check that the link is "
+				  "enabled (apenet link), then reseat the module; its low bias and power are not its "
+				  "fault", 1, link, port, out);
 	if (h->lol_ok) {
 		n += judge_status(h, h->rx_lol, "MODULE_CDR_LOL", "RX CDR loss of lock",
 				  "the module cannot lock to the received signal: check the fibre or cable and the far "
-				  "end's transmitter", link, port, out);
+				  "end's transmitter", 0, link, port, out);
 		n += judge_status(h, h->tx_lol, "MODULE_CDR_LOL", "TX CDR loss of lock",
 				  "the module cannot lock to the card's signal: check the lane's PMA settings, then "
-				  "reseat the module", link, port, out);
+				  "reseat the module", 0, link, port, out);
 	}
 
 	for (int id = 0; id < APENET_MON_COUNT; id++) {
@@ -172,8 +214,12 @@ int apenet_rules_module(const struct apenet_module_health *h, int link, const ch
 		if (!h->mon[id].present || (info->optical && h->copper))
 			continue;
 		for (unsigned k = 0; k < (info->per_lane ? h->lanes : 1u); k++) {
+			/* A dark transmitter's low side is its flag's evidence (tx_off). */
+			int low = !((id == APENET_MON_TX_BIAS || id == APENET_MON_TX_POWER) && tx_off(h, k));
+
 			n += judge_side(h, (enum apenet_module_mon_id)id, k, 1, link, port, out);
-			n += judge_side(h, (enum apenet_module_mon_id)id, k, 0, link, port, out);
+			if (low)
+				n += judge_side(h, (enum apenet_module_mon_id)id, k, 0, link, port, out);
 		}
 	}
 	return n;

@@ -19,6 +19,9 @@
 
 enum apenet_sev { APENET_SEV_OK = 0, APENET_SEV_WARN = 1, APENET_SEV_FAIL = 2 };
 
+/* A finding's location: room for a file name (255 bytes) and its NUL. */
+#define APENET_FINDING_WHERE_MAX 256
+
 enum apenet_subject {
 	APENET_SUBJ_BOARD,
 	APENET_SUBJ_LINK,
@@ -33,7 +36,12 @@ struct apenet_finding {
 	enum apenet_subject subject;
 	int link;              /* link (or module port) index, -1 when none */
 	int lane;              /* lane index, -1 when none */
-	char where[24];        /* the link's or port's name ("X+"), sensor ("fpga_temp"), "" */
+	/*
+	 * The link's or port's name ("X+"), sensor ("fpga_temp"), a module
+	 * dump's file name, or "".  Any file name fits whole (NAME_MAX is
+	 * 255); what does not fit ends in "..." (never a silent cut).
+	 */
+	char where[APENET_FINDING_WHERE_MAX];
 	char code[32];         /* stable, docs/verdicts.md */
 	double value;          /* what was judged; NaN when nothing numeric */
 	double threshold;      /* the limit it crossed; NaN when none */
@@ -64,6 +72,8 @@ void apenet_findings_free(struct apenet_findings *fs);
 struct apenet_finding *apenet_finding_add(struct apenet_findings *fs, enum apenet_sev sev,
 					  enum apenet_subject subj, int link, int lane, const char *where,
 					  const char *code);
+/* Sets the location (NULL: none); one too long for it ends in "...". */
+void apenet_finding_where(struct apenet_finding *f, const char *where);
 void apenet_finding_message(struct apenet_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void apenet_finding_rec(struct apenet_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void apenet_finding_evidence(struct apenet_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

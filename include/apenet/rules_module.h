@@ -11,16 +11,20 @@
 #include "apenet/module.h"
 
 /*
- * Judges a decoded module plugged in port `port` (link index `link`):
- * every check code that does not match (MODULE_CHECKSUM), every status flag
- * the module implements (MODULE_LOS, MODULE_TX_FAULT, MODULE_CDR_LOL, per
+ * Judges a decoded module plugged in port `port` (link index `link`, its
+ * findings' location; a dump's file name fits whole): every check code that
+ * does not match (MODULE_CHECKSUM), every status flag the module implements
+ * (MODULE_TX_FAULT, MODULE_LOS for RX, MODULE_TX_LOS, MODULE_CDR_LOL, per
  * lane), and for every monitor it implements, on each side, the alarm if
  * its flag is set or its reading crosses the alarm threshold, else the
  * warning likewise (MODULE_ALARM, MODULE_WARNING, per lane, with the
  * reading, the threshold and the unit).  Absent monitors, their flags and
  * unprogrammed thresholds are never judged; neither are a copper cable's
- * optical monitors.  Returns the number of conditions found (all but the
- * check codes).
+ * optical monitors, nor the low side of TX bias and TX power on a lane in
+ * TX loss of signal or TX fault (a dark laser: the readings are that
+ * flag's evidence).  Returns the number of conditions found, one per
+ * finding, the check codes not counted: a module whose only fault is a
+ * check code returns 0 (its MODULE_CHECKSUM findings are still added).
  */
 int apenet_rules_module(const struct apenet_module_health *h, int link, const char *port,
 			struct apenet_findings *out);

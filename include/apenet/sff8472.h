@@ -51,7 +51,14 @@ struct apenet_sff8472 {
 	const char *media;           /* best single name, or "unspecified" */
 	int passive_cable;           /* byte 8 bit 2: SFP+ passive (direct attach) cable */
 	int active_cable;            /* byte 8 bit 3 */
-	int copper;                  /* a copper medium: cables, 1000BASE-T/CX */
+	/*
+	 * A copper medium, by what the module declares (codes of bytes 3-10 and
+	 * 36, connector) and only when it declares no optical code: a passive
+	 * cable, an active one with copper pigtails, 1000BASE-T/CX, twin-ax or
+	 * twisted pair (byte 9), InfiniBand copper, RJ45, the extended codes of
+	 * copper cables and BASE-T.  No laser, no receiver.
+	 */
+	int copper;
 
 	uint8_t encoding;            /* byte 11, SFF-8024 (SFP meaning) */
 	const char *encoding_name;
@@ -61,13 +68,20 @@ struct apenet_sff8472 {
 	uint8_t rate_id;             /* byte 13 */
 	const char *rate_id_name;
 
-	/* Lengths; 0 means not specified for that medium. */
+	/*
+	 * Lengths, by the medium the module declares; 0 means not specified
+	 * for that medium.  Byte 18 is a cable's length in metres (copper
+	 * media and cable assemblies), else OM4 fibre in 10 m units.  A copper
+	 * module has no fibre lengths: SFF-8472 rev 12.x gives bytes 14-15 and
+	 * 19 of copper cables other meanings (attenuation, a length multiplier).
+	 */
 	unsigned len_smf_km;         /* byte 14 */
 	unsigned len_smf_m;          /* byte 15, 100 m units */
 	unsigned len_om2_m;          /* byte 16, 10 m */
 	unsigned len_om1_m;          /* byte 17, 10 m */
+	int len_cable;               /* byte 18 is a cable's length: len_copper_m, else len_om4_m */
 	unsigned len_om4_m;          /* byte 18, 10 m (fibre modules) */
-	unsigned len_copper_m;       /* byte 18, 1 m (cables) */
+	unsigned len_copper_m;       /* byte 18, 1 m (copper media, cable assemblies) */
 	unsigned len_om3_m;          /* byte 19, 10 m */
 
 	/* Vendor: ASCII, trailing spaces/NULs trimmed, non-printables as '?'. */
@@ -80,8 +94,13 @@ struct apenet_sff8472 {
 	char date[11];               /* "20YY-MM-DD", empty if not a date */
 	char lot[3];
 
-	/* Bytes 60-61: the laser wavelength, or for a cable its compliance. */
-	unsigned wavelength_nm;      /* valid when neither cable bit is set */
+	/*
+	 * Bytes 60-61: the laser wavelength in nm, or for a cable its
+	 * compliance.  A DWDM module gives the fraction in byte 62, in 0.01 nm
+	 * (1544.53 nm: 1544 and 53), where byte 10 bit 1 does not make byte 62
+	 * the Fibre Channel speed 2 codes and the byte is below 100.
+	 */
+	double wavelength_nm;        /* valid when neither cable bit is set; 0: not given */
 	uint8_t cable_compliance;    /* byte 60 for cables */
 	char cable_compliance_names[96];
 

@@ -146,6 +146,17 @@ perl -pe 'substr($_, 150, 1) = "#" if $. == 1' "$T/ee.bin" >"$T/bad.bin" 2>/dev/
 	perl -e 'local $/; $_ = <STDIN>; substr($_, 150, 1) = "#"; print' <"$T/ee.bin" >"$T/bad.bin"
 "$A" module --json --eeprom-file "$T/bad.bin" >"$T/e.json"; [ $? -eq 1 ] || fail "bad checksum exit"
 jq -e '.modules[0].verdict.code == "MODULE_CHECKSUM" and (.modules[0].checksums.base_ok | not)' "$T/e.json" >/dev/null || fail "checksum verdict"
+# a check code alone is no alarm: alarm_count 0 with the fail verdict
+jq -e '.modules[0].alarm_count == 0 and (.findings | length == 1)' "$T/e.json" >/dev/null || { cat "$T/e.json"; fail "checksum alarm_count"; }
+# the findings name the file whole, escaped in JSON like every outside string
+for name in some-long-module-image-name.bin 'a "quoted" \\ module image with a long name.bin'; do
+	cp "$T/bad.bin" "$T/$name"
+	"$A" module --json --eeprom-file "$T/$name" >"$T/e.json"; [ $? -eq 1 ] || fail "long name exit"
+	jq -e --arg n "$name" --arg p "$T/$name" '.findings[0].link == $n and .modules[0].port == $p' "$T/e.json" >/dev/null ||
+		{ cat "$T/e.json"; fail "finding location: $name"; }
+done
+"$A" module --eeprom-file "$T/some-long-module-image-name.bin" | grep -q "fail  *some-long-module-image-name.bin  *MODULE_CHECKSUM" ||
+	fail "finding location in text"
 head -c 300 "$T/ee.bin" >"$T/short.bin"
 "$A" module --eeprom-file "$T/short.bin" 2>"$T/err"; [ $? -eq 2 ] && grep -q "300 bytes" "$T/err" || fail "short dump: $(cat "$T/err")"
 "$A" module --eeprom-file "$T/missing.bin" 2>"$T/err"; [ $? -eq 2 ] && grep -q "missing.bin" "$T/err" || fail "missing dump"
@@ -170,6 +181,46 @@ head -c 256 "$T/sfp.bin" >"$T/sfp256.bin"
 "$A" module --json --eeprom-file "$T/sfp256.bin" >"$T/e.json" || fail "SFP A0h dump exit $?"
 jq -e '.modules[0].bytes == 256 and .modules[0].monitors == null and .modules[0].vendor.serial != ""' "$T/e.json" >/dev/null ||
 	fail "SFP A0h dump"
+
+# --- from real module images (issue 20): bytes edited in these dumps, check codes made right again
+# edit FILE OUT OFFSET=HEX...: set bytes, then CC_BASE, CC_EXT (SFF-8472 A0h; SFF-8636 bytes 191, 223)
+edit() {
+	perl -e 'local $/; my ($in, $out, @set) = @ARGV; open(my $f, "<", $in) or die; binmode $f; my $d = <$f>;
+		for (@set) { my ($o, $v) = split /=/; substr($d, $o, 1) = chr(hex $v); }
+		my $sum = sub { my $s = 0; $s += ord(substr($d, $_, 1)) for $_[0] .. $_[1]; chr($s & 255) };
+		if (ord($d) == 3) { substr($d, 63, 1) = $sum->(0, 62); substr($d, 95, 1) = $sum->(64, 94); }
+		else { substr($d, 191, 1) = $sum->(128, 190); substr($d, 223, 1) = $sum->(192, 222); }
+		open(my $o, ">", $out) or die; binmode $o; print $o $d' "$@"
+}
+# a 1000BASE-T SFP (RJ45): byte 18 is 100 m of copper, not OM4 x10 m; bytes 16, 17, 19 no fibre lengths
+edit "$T/sfp.bin" "$T/baset.bin" 2=22 3=00 6=08 18=64 60=00 61=00
+"$A" module --json --eeprom-file "$T/baset.bin" >"$T/e.json" || fail "1000BASE-T exit $?"
+jq -e '.modules[0] | .media == "1000BASE-T" and .copper and .length.copper_m == 100 and (.length | has("om4_m") | not)
+	and .length.om3_m == null' "$T/e.json" >/dev/null || { cat "$T/e.json"; fail "1000BASE-T lengths"; }
+"$A" module --eeprom-file "$T/baset.bin" | grep -q "copper_m: 100$" || fail "1000BASE-T length in text"
+# a DWDM SFP: 1544 nm (bytes 60-61) and 53 hundredths (byte 62)
+edit "$T/sfp.bin" "$T/dwdm.bin" 60=06 61=08 62=35
+"$A" module --json --eeprom-file "$T/dwdm.bin" >"$T/e.json" || fail "DWDM exit $?"
+jq -e '.modules[0].wavelength_nm == 1544.53' "$T/e.json" >/dev/null || { cat "$T/e.json"; fail "DWDM wavelength"; }
+"$A" module --eeprom-file "$T/dwdm.bin" | grep -q "wavelength_nm: *1544.53$" || fail "DWDM wavelength in text"
+# ... and a QSFP's bytes 186-187 in 0.05 nm: 30891 is 1544.55 nm
+hex=$(jq -r '.modules[0].eeprom' "$T/apenet-v5.snap.json")
+printf '%s' "$hex" | perl -ne 'chomp; print pack("H*", $_)' >"$T/v5.bin"
+edit "$T/v5.bin" "$T/qdwdm.bin" 147=50 186=78 187=AB
+"$A" module --json --eeprom-file "$T/qdwdm.bin" >"$T/e.json" || fail "QSFP DWDM exit $?"
+jq -e '.modules[0].wavelength_nm == 1544.55' "$T/e.json" >/dev/null || { cat "$T/e.json"; fail "QSFP DWDM wavelength"; }
+# a QSFP lane in TX loss of signal (byte 3 bit 4: lane 1), its laser dark: one MODULE_TX_LOS with the
+# bias and power as evidence, no low alarms telling to replace the module
+edit "$T/v5.bin" "$T/txlos.bin" 3=10 42=00 43=00 50=00 51=00
+"$A" module --json --eeprom-file "$T/txlos.bin" >"$T/e.json"; [ $? -eq 1 ] || fail "TX LOS exit"
+jq -e '.modules[0].alarm_count == 1 and (.findings | length == 1) and .findings[0].code == "MODULE_TX_LOS" and
+	.findings[0].lane == 1 and (.findings[0].evidence | test("TX bias 0.00 mA .*TX power 0.0000 mW")) and
+	(.findings[0].recommendation | test("replace") | not)' "$T/e.json" >/dev/null || { cat "$T/e.json"; fail "TX LOS"; }
+# an SFP whose transmitter faults (A2h byte 110 bit 2): the fault, its dark laser as evidence
+edit "$T/sfp.bin" "$T/txfault.bin" 366=04 356=00 357=00 358=00 359=00
+"$A" module --json --eeprom-file "$T/txfault.bin" >"$T/e.json"; [ $? -eq 1 ] || fail "TX fault exit"
+jq -e '.modules[0].alarm_count == 1 and [.findings[].code] == ["MODULE_TX_FAULT"] and
+	(.findings[0].evidence | test("TX bias 0.00 mA"))' "$T/e.json" >/dev/null || { cat "$T/e.json"; fail "SFP TX fault"; }
 
 # --- a file that is no module image: exit 2, the identifier and the size named, and with --json an error object
 cat "$T/sfp.bin" "$T/sfp.bin" | head -c 640 >"$T/sfp640.bin"

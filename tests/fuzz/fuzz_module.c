@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apenet/rules_module.h"
 #include "apenet/sff8472.h"
 #include "apenet/sff8636.h"
 #include "fuzz.h"
@@ -14,6 +15,34 @@ void apenet_fuzz_check_text(const char *s, size_t cap)
 	APENET_FUZZ_CHECK(n < cap);
 	for (size_t i = 0; i < n; i++)
 		APENET_FUZZ_CHECK(s[i] >= 0x20 && s[i] < 0x7f);
+}
+
+/*
+ * The judge on it: what it returns (alarm_count) is one per finding, check
+ * codes not counted; every finding names the port whole (a dump's file
+ * name); no TX bias or TX power low condition on a lane whose TX LOS or TX
+ * fault flag already says the laser is dark.
+ */
+static void check_judge(const struct apenet_module_health *h)
+{
+	static const char port[] = "a-module-dump-with-a-long-file-name.bin";
+	struct apenet_findings fs;
+	int n, conditions = 0;
+
+	apenet_findings_init(&fs);
+	n = apenet_rules_module(h, 0, port, &fs);
+	for (size_t i = 0; i < fs.n; i++) {
+		const struct apenet_finding *f = &fs.f[i];
+		unsigned k = f->lane > 0 ? (unsigned)f->lane - 1 : 0;
+		int dark = (h->tx_los_ok && (h->tx_los >> k & 1u)) || (h->tx_fault_ok && (h->tx_fault >> k & 1u));
+
+		conditions += strcmp(f->code, "MODULE_CHECKSUM") != 0;
+		APENET_FUZZ_CHECK(strcmp(f->where, port) == 0);
+		if (dark && (strstr(f->message, "TX bias low") || strstr(f->message, "TX power low")))
+			APENET_FUZZ_CHECK(0);
+	}
+	APENET_FUZZ_CHECK(n == conditions && fs.lost == 0);
+	apenet_findings_free(&fs);
 }
 
 void apenet_fuzz_check_health(const struct apenet_module_health *h, unsigned lanes)
@@ -39,6 +68,7 @@ void apenet_fuzz_check_health(const struct apenet_module_health *h, unsigned lan
 			for (unsigned l = 0; l < n; l++)
 				APENET_FUZZ_CHECK(mon->flags[l] <= 0x0f);
 	}
+	check_judge(h);
 }
 
 static void decodes(const struct apenet_module_image *img)

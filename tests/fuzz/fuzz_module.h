@@ -10,7 +10,7 @@
 /* A decoded string: NUL-terminated inside its field, printable ASCII only
  * (the decoders promise it: it goes to terminals and JSON as is). */
 void apenet_fuzz_check_text(const char *s, size_t cap);
-/* The health part: what the judge may rely on. */
+/* The health part: what the judge may rely on; and the judge on it. */
 void apenet_fuzz_check_health(const struct apenet_module_health *h, unsigned lanes);
 /* data as a raw dump file: loaded and identified; an image the loader
  * accepts is one its decoder accepts too. */

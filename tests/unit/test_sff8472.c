@@ -62,6 +62,14 @@ static int judge(const struct apenet_sff8472 *m, char *codes, size_t cn, char *m
 		mu += (size_t)snprintf(msgs + mu, mu < mn ? mn - mu : 0, "%s%s", mu ? "; " : "", fs.f[i].message);
 	}
 	assert_true(cu < cn && mu < mn);
+	{
+		/* What it returns (`apenet module`'s alarm_count) is one per finding, check codes not counted. */
+		int conditions = 0;
+
+		for (size_t i = 0; i < fs.n; i++)
+			conditions += strcmp(fs.f[i].code, "MODULE_CHECKSUM") != 0;
+		assert_int_equal(n, conditions);
+	}
 	apenet_findings_free(&fs);
 	return n;
 }
@@ -109,7 +117,7 @@ static void test_sim_optical(void **state)
 		assert_string_equal(m.encoding_name, r == 0 ? "64B/66B" : "8B/10B");
 		assert_int_equal(m.br_nominal_mbps, r == 0 ? 10300 : 1300);
 		assert_false(m.copper);
-		assert_int_equal(m.wavelength_nm, 850);
+		assert_true(m.wavelength_nm == 850.0);
 		assert_string_equal(m.vendor, sm.vendor);
 		assert_string_equal(m.part, sm.part);
 		assert_string_equal(m.vendor_rev, sm.rev);
@@ -169,7 +177,7 @@ static void test_sim_copper(void **state)
 	assert_string_equal(m.compliance, "Passive Cable");
 	assert_int_equal(m.len_copper_m, 3);
 	assert_string_equal(m.cable_compliance_names, "SFF-8431 Appendix E");
-	assert_int_equal(m.wavelength_nm, 0);
+	assert_true(m.wavelength_nm == 0.0);
 	assert_false(m.ddm || m.a2_present);
 	assert_string_equal(m.part, "APL-SFPP-CU3M");
 	assert_true(m.cc_base_ok && m.cc_ext_ok);
@@ -342,7 +350,7 @@ static void test_real_lr(void **state)
 	assert_string_equal(m.serial, "ALM0Q5N");
 	assert_string_equal(m.date, "2019-12-03");
 	assert_string_equal(m.lot, "01");
-	assert_int_equal(m.wavelength_nm, 1310);
+	assert_true(m.wavelength_nm == 1310.0);
 	assert_string_equal(m.compliance_rev_name, "SFF-8472 rev 10.2");
 	assert_true(m.external_cal && !m.internal_cal);
 	assert_true(m.cc_base_ok && m.cc_ext_ok && m.cc_dmi_ok);
@@ -437,6 +445,204 @@ static void test_real_lr(void **state)
 	fix_cc(p);
 	decode_ok(p, sizeof(p), &m);
 	assert_int_equal(judge(&m, codes, sizeof(codes), msgs, sizeof(msgs)), 0);
+}
+
+/* ---- issue 20: lengths by medium, a dark transmitter, a checksum alone, DWDM wavelengths ---- */
+
+/* A 1000BASE-T SFP (RJ45), A0h only, in the style of a real one: byte 18 is 100 m of copper. */
+static void base_t(uint8_t p[512])
+{
+	memset(p, 0, 512);
+	p[0] = 0x03;
+	p[1] = 0x04;
+	p[2] = 0x22;            /* RJ45 */
+	p[6] = 0x08;            /* 1000BASE-T */
+	p[11] = 0x01;           /* 8B/10B */
+	p[12] = 0x0d;           /* 1.3 Gbps */
+	p[18] = 100;            /* 100 m of copper */
+	put_ascii(p, 20, 16, "FINISAR CORP.");
+	put_ascii(p, 40, 16, "FCLF8521P2BTL");
+	put_ascii(p, 56, 4, "A");
+	p[65] = 0x10;           /* TX_DISABLE */
+	put_ascii(p, 68, 16, "PUH2ABC");
+	put_ascii(p, 84, 8, "15031201");
+	fix_cc(p);
+}
+
+static void test_lengths_follow_the_medium(void **state)
+{
+	struct apenet_sff8472 m;
+	struct apenet_module_health h;
+	uint8_t p[512];
+	char codes[256], msgs[1024];
+
+	(void)state;
+	/* 1000BASE-T: byte 18 is metres of copper, not "OM4 x10 m". */
+	base_t(p);
+	decode_ok(p, 256, &m);
+	assert_string_equal(m.media, "1000BASE-T");
+	assert_true(m.copper && m.len_cable);
+	assert_false(m.passive_cable || m.active_cable);
+	assert_int_equal(m.len_copper_m, 100);
+	assert_int_equal(m.len_om4_m, 0);
+	/* A copper module has no fibre: bytes 14-15 and 19 are not fibre lengths. */
+	p[14] = 3;
+	p[15] = 30;
+	p[19] = 0x42;           /* rev 12.4: a copper cable's length multiplier */
+	fix_cc(p);
+	decode_ok(p, 256, &m);
+	assert_int_equal(m.len_smf_km + m.len_smf_m + m.len_om2_m + m.len_om1_m + m.len_om3_m, 0);
+	assert_int_equal(m.len_copper_m, 100);
+	/* 1000BASE-T whatever the connector says. */
+	p[2] = 0x00;
+	fix_cc(p);
+	decode_ok(p, 256, &m);
+	assert_true(m.copper && m.len_cable);
+	assert_int_equal(m.len_copper_m, 100);
+
+	/* Twin-ax (byte 9 bit 7) with no cable bit: a copper cable, 3 m. */
+	base_t(p);
+	p[2] = 0x23;            /* no separable connector */
+	p[6] = 0;
+	p[9] = 0x80;            /* FC: twin axial pair */
+	p[18] = 3;
+	fix_cc(p);
+	decode_ok(p, 256, &m);
+	assert_true(m.copper && m.len_cable);
+	assert_int_equal(m.len_copper_m, 3);
+	assert_int_equal(m.len_om4_m, 0);
+
+	/* A module that also declares an optical code is not copper: byte 18 is OM4. */
+	base_t(p);
+	p[2] = 0x07;            /* LC */
+	p[6] = 0x09;            /* 1000BASE-T and 1000BASE-SX */
+	p[18] = 10;
+	fix_cc(p);
+	decode_ok(p, 256, &m);
+	assert_false(m.copper || m.len_cable);
+	assert_int_equal(m.len_om4_m, 100);
+	assert_int_equal(m.len_copper_m, 0);
+
+	/* An optical module: OM4 in 10 m, its fibre lengths as they are. */
+	real_lr(p);
+	p[18] = 10;
+	fix_cc(p);
+	decode_ok(p, sizeof(p), &m);
+	assert_false(m.copper || m.len_cable);
+	assert_int_equal(m.len_om4_m, 100);
+	assert_int_equal(m.len_copper_m, 0);
+	assert_int_equal(m.len_smf_km, 10);
+	/* An active optical cable: byte 18 is the cable's length; it stays optical. */
+	p[8] = 0x08;            /* active cable, LC: not a copper pigtail */
+	p[18] = 7;
+	fix_cc(p);
+	decode_ok(p, sizeof(p), &m);
+	assert_true(m.active_cable && m.len_cable);
+	assert_false(m.copper);
+	assert_int_equal(m.len_copper_m, 7);
+	assert_int_equal(m.len_om4_m, 0);
+
+	/* 10GBASE-T (extended code 16h, RJ45) with diagnostics: no laser, so no TX bias to be low. */
+	real_lr(p);
+	p[3] = 0;
+	p[2] = 0x22;
+	p[36] = 0x16;
+	p[18] = 30;
+	put16(p, A2 + 100, 67); /* 0.001 mA: far below the 2.8 mA low alarm */
+	fix_cc(p);
+	decode_ok(p, sizeof(p), &m);
+	assert_true(m.copper && m.len_cable);
+	assert_int_equal(m.len_copper_m, 30);
+	apenet_sff8472_health(&m, &h);
+	assert_true(h.copper && h.mon[APENET_MON_TEMP].present);
+	assert_false(h.mon[APENET_MON_TX_BIAS].present);
+	assert_int_equal(judge(&m, codes, sizeof(codes), msgs, sizeof(msgs)), 0);
+}
+
+/* A transmitter fault darkens the laser: one MODULE_TX_FAULT with the readings as its evidence. */
+static void test_tx_fault_dark_laser(void **state)
+{
+	struct apenet_sff8472 m;
+	struct apenet_module_health h;
+	struct apenet_findings fs;
+	uint8_t p[512];
+	char codes[256], msgs[1024];
+
+	(void)state;
+	real_lr(p);
+	p[A2 + 110] = 0x04;     /* TX fault */
+	put16(p, A2 + 100, 67); /* (1.5 x 67 - 100) x 2 uA = 0.001 mA */
+	put16(p, A2 + 102, 0);  /* 0 + 50: 0.005 mW */
+	p[A2 + 112] = 0x05;     /* TX bias and TX power low alarms */
+	decode_ok(p, sizeof(p), &m);
+	assert_int_equal(judge(&m, codes, sizeof(codes), msgs, sizeof(msgs)), 1);
+	assert_string_equal(codes, "MODULE_TX_FAULT");
+	apenet_sff8472_health(&m, &h);
+	apenet_findings_init(&fs);
+	apenet_rules_module(&h, 1, "10GbE1", &fs);
+	assert_string_equal(fs.f[0].evidence, "SFF-8472 status flag set by the module; TX bias 0.00 mA (low alarm "
+					      "2.80 mA), TX power 0.0050 mW (low alarm 0.1000 mW)");
+	apenet_findings_free(&fs);
+	/* A module that does not drive its soft TX_FAULT bit: the alarms are the module's own. */
+	p[93] = 0x80;
+	fix_cc(p);
+	decode_ok(p, sizeof(p), &m);
+	assert_int_equal(judge(&m, codes, sizeof(codes), msgs, sizeof(msgs)), 2);
+	assert_string_equal(codes, "MODULE_ALARM MODULE_ALARM");
+}
+
+/* A check code alone: a fail finding, and no condition counted (alarm_count 0). */
+static void test_checksum_alone(void **state)
+{
+	struct apenet_sff8472 m;
+	uint8_t p[512];
+	char codes[256], msgs[1024];
+
+	(void)state;
+	real_lr(p);
+	p[40] = 'G';            /* part number changed, check code not */
+	decode_ok(p, sizeof(p), &m);
+	assert_false(m.cc_base_ok);
+	assert_true(m.cc_ext_ok && m.cc_dmi_ok);
+	assert_int_equal(judge(&m, codes, sizeof(codes), msgs, sizeof(msgs)), 0);
+	assert_string_equal(codes, "MODULE_CHECKSUM");
+}
+
+/* A DWDM module: bytes 60-61 the integer nm, byte 62 the fraction in 0.01 nm. */
+static void test_dwdm_wavelength(void **state)
+{
+	struct apenet_sff8472 m;
+	uint8_t p[512];
+
+	(void)state;
+	real_lr(p);
+	put16(p, 60, 1544);
+	p[62] = 53;
+	fix_cc(p);
+	decode_ok(p, sizeof(p), &m);
+	assert_true(fabs(m.wavelength_nm - 1544.53) < 1e-9);
+	p[62] = 0;
+	fix_cc(p);
+	decode_ok(p, sizeof(p), &m);
+	assert_true(m.wavelength_nm == 1544.0);
+	/* Byte 10 bit 1 makes byte 62 the Fibre Channel speed 2 codes: no fraction. */
+	p[10] = 0x02;
+	p[62] = 0x01;
+	fix_cc(p);
+	decode_ok(p, sizeof(p), &m);
+	assert_true(m.wavelength_nm == 1544.0);
+	/* 100 hundredths or more is no fraction. */
+	p[10] = 0;
+	p[62] = 150;
+	fix_cc(p);
+	decode_ok(p, sizeof(p), &m);
+	assert_true(m.wavelength_nm == 1544.0);
+	/* No wavelength: no fraction of one. */
+	put16(p, 60, 0);
+	p[62] = 53;
+	fix_cc(p);
+	decode_ok(p, sizeof(p), &m);
+	assert_true(m.wavelength_nm == 0.0);
 }
 
 static void test_names_and_codes(void **state)
@@ -602,6 +808,10 @@ int main(void)
 		cmocka_unit_test(test_sim_copper),
 		cmocka_unit_test(test_sim_dom),
 		cmocka_unit_test(test_real_lr),
+		cmocka_unit_test(test_lengths_follow_the_medium),
+		cmocka_unit_test(test_tx_fault_dark_laser),
+		cmocka_unit_test(test_checksum_alone),
+		cmocka_unit_test(test_dwdm_wavelength),
 		cmocka_unit_test(test_names_and_codes),
 		cmocka_unit_test(test_bad_images),
 		cmocka_unit_test(test_identify),

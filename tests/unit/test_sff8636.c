@@ -89,6 +89,14 @@ static int judge_codes(const struct apenet_sff8636 *m, char *sum, size_t n, char
 	assert_true(!sum || used < n);
 	assert_true(!codes || cused < cn);
 	assert_int_equal(fs.lost, 0);
+	{
+		/* What it returns (`apenet module`'s alarm_count) is one per finding, check codes not counted. */
+		int conditions = 0;
+
+		for (size_t i = 0; i < fs.n; i++)
+			conditions += strcmp(fs.f[i].code, "MODULE_CHECKSUM") != 0;
+		assert_int_equal(c, conditions);
+	}
 	apenet_findings_free(&fs);
 	return c;
 }
@@ -619,7 +627,7 @@ static void test_real_sr4_variants(void **state)
 		assert_string_equal(sum, "lane 2 transmitter fault; lane 3 RX loss of signal; "
 					 "lane 1 TX loss of signal (no electrical input from the card); "
 					 "lane 4 RX CDR loss of lock; lane 1 TX CDR loss of lock");
-		assert_string_equal(codes, "MODULE_TX_FAULT MODULE_LOS MODULE_LOS MODULE_CDR_LOL MODULE_CDR_LOL");
+		assert_string_equal(codes, "MODULE_TX_FAULT MODULE_LOS MODULE_TX_LOS MODULE_CDR_LOL MODULE_CDR_LOL");
 	}
 
 	/* Byte 192 counts only when byte 131 points at it. */
@@ -920,6 +928,179 @@ static void test_every_condition_a_finding(void **state)
 	assert_true(strstr(fs.f[0].message, "base check code (CC_BASE) is wrong") != NULL);
 	assert_true(strstr(fs.f[1].message, "extended check code (CC_EXT)") != NULL);
 	apenet_findings_free(&fs);
+}
+
+/* ---- issue 20: a dark transmitter, a checksum alone, the finding's location, the wavelength ---- */
+
+/*
+ * A lane in TX loss of signal has no laser current and no light: one
+ * MODULE_TX_LOS finding with the bias and power as its evidence, not low
+ * TX bias and TX power alarms that say "replace the module".
+ */
+static void test_tx_los_dark_laser(void **state)
+{
+	struct apenet_sff8636 m;
+	struct apenet_module_health h;
+	struct apenet_findings fs;
+	uint8_t p[640];
+	char sum[1024], codes[256];
+
+	(void)state;
+	real_sr4_640(p);
+	p[220] |= 0x04;         /* TX power monitored */
+	for (unsigned k = 0; k < 4; k++)
+		put16(p, 50 + 2 * k, 8000); /* 0.8 mW */
+	health(p, sizeof(p), &m, &h);
+	assert_int_equal(judge(&m, sum, sizeof(sum)), 0);
+
+	/* Lane 2: TX LOS (byte 3 bit 5), 0 mA, 0 mW, and the module's own low alarm flags. */
+	p[3] = 0x20;
+	put16(p, 44, 0);
+	put16(p, 52, 0);
+	p[11] = 0x04;           /* TX bias low alarm, lane 2 */
+	p[13] = 0x04;           /* TX power low alarm, lane 2 */
+	health(p, sizeof(p), &m, &h);
+	assert_int_equal(m.tx_los, 0x02);
+	assert_int_equal(judge_codes(&m, sum, sizeof(sum), codes, sizeof(codes)), 1);
+	assert_string_equal(codes, "MODULE_TX_LOS");
+	assert_string_equal(sum, "lane 2 TX loss of signal (no electrical input from the card)");
+	apenet_findings_init(&fs);
+	assert_int_equal(apenet_rules_module(&h, 0, "X+", &fs), 1);
+	assert_int_equal(fs.n, 1);
+	assert_int_equal(fs.f[0].lane, 2);
+	assert_int_equal(fs.f[0].sev, APENET_SEV_FAIL);
+	assert_string_equal(fs.f[0].evidence, "SFF-8636 status flag set by the module; TX bias 0.00 mA (low alarm 2.00 mA), "
+					      "TX power 0.0000 mW (low alarm 0.1000 mW)");
+	assert_null(strstr(fs.f[0].rec, "replace"));
+	apenet_findings_free(&fs);
+
+	/* The same readings on a lane without the flag are the module's own alarms, as before. */
+	put16(p, 46, 0);        /* lane 3: 0 mA, no TX LOS */
+	health(p, sizeof(p), &m, &h);
+	assert_int_equal(judge_codes(&m, sum, sizeof(sum), codes, sizeof(codes)), 2);
+	assert_string_equal(codes, "MODULE_TX_LOS MODULE_ALARM");
+	assert_string_equal(sum, "lane 2 TX loss of signal (no electrical input from the card); "
+				 "lane 3 TX bias low alarm: 0.00 mA below the 2.00 mA threshold");
+
+	/* Only the low side follows from the flag: a laser over its high alarm still is one. */
+	real_sr4_640(p);
+	p[3] = 0x20;
+	put16(p, 44, 6500);     /* 13 mA over 12 */
+	health(p, sizeof(p), &m, &h);
+	assert_int_equal(judge_codes(&m, sum, sizeof(sum), codes, sizeof(codes)), 2);
+	assert_string_equal(codes, "MODULE_TX_LOS MODULE_ALARM");
+	assert_true(strstr(sum, "lane 2 TX bias high alarm: 13.00 mA above the 12.00 mA threshold") != NULL);
+
+	/* A transmitter fault darkens the laser too: one MODULE_TX_FAULT, its readings as evidence. */
+	real_sr4_640(p);
+	p[4] = 0x01;            /* TX fault lane 1 */
+	put16(p, 42, 0);
+	p[11] = 0x40;           /* TX bias low alarm, lane 1 */
+	health(p, sizeof(p), &m, &h);
+	assert_int_equal(judge_codes(&m, sum, sizeof(sum), codes, sizeof(codes)), 1);
+	assert_string_equal(codes, "MODULE_TX_FAULT");
+	apenet_findings_init(&fs);
+	apenet_rules_module(&h, 0, "X+", &fs);
+	assert_string_equal(fs.f[0].evidence, "SFF-8636 status flag set by the module; TX bias 0.00 mA (low alarm 2.00 mA)");
+	apenet_findings_free(&fs);
+
+	/* RX loss of signal keeps its own code (the cable's), and TX LOS is not it. */
+	real_sr4_640(p);
+	p[3] = 0x11;            /* TX LOS and RX LOS, lane 1 */
+	health(p, sizeof(p), &m, &h);
+	assert_int_equal(judge_codes(&m, sum, sizeof(sum), codes, sizeof(codes)), 2);
+	assert_string_equal(codes, "MODULE_LOS MODULE_TX_LOS");
+}
+
+/* A module whose only fault is a check code: a fail finding, and no condition counted. */
+static void test_checksum_alone(void **state)
+{
+	struct apenet_sff8636 m;
+	struct apenet_module_health h;
+	struct apenet_findings fs;
+	uint8_t p[640];
+
+	(void)state;
+	real_sr4_640(p);
+	fix_cc(p);
+	p[150] = '#';           /* a corrupt vendor name */
+	decode_ok(p, sizeof(p), &m);
+	assert_false(m.cc_base_ok);
+	apenet_sff8636_health(&m, &h);
+	apenet_findings_init(&fs);
+	assert_int_equal(apenet_rules_module(&h, 0, "X+", &fs), 0);
+	assert_int_equal(fs.n, 1);
+	assert_string_equal(fs.f[0].code, "MODULE_CHECKSUM");
+	assert_int_equal(apenet_findings_worst(&fs, NULL), APENET_SEV_FAIL);
+	apenet_findings_free(&fs);
+}
+
+/* `apenet module --eeprom-file NAME`: the findings name the file whole. */
+static void test_location_whole_file_name(void **state)
+{
+	static const char name[] = "some-long-module-image-name.bin";
+	struct apenet_sff8636 m;
+	struct apenet_module_health h;
+	struct apenet_findings fs;
+	struct apenet_finding f;
+	uint8_t p[640];
+	char big[400];
+
+	(void)state;
+	real_sr4_640(p);
+	p[3] = 0x04;            /* RX LOS lane 3: one finding */
+	fix_cc(p);
+	p[191] ^= 1;            /* and a check code */
+	decode_ok(p, sizeof(p), &m);
+	apenet_sff8636_health(&m, &h);
+	apenet_findings_init(&fs);
+	apenet_rules_module(&h, 0, name, &fs);
+	apenet_rules_module_unreadable(0, name, "why", &fs);
+	assert_int_equal(fs.n, 3);
+	for (size_t i = 0; i < fs.n; i++)
+		assert_string_equal(fs.f[i].where, name);
+	apenet_findings_free(&fs);
+
+	/* The longest file name (NAME_MAX, 255 bytes) fits whole. */
+	memset(big, 'a', 255);
+	big[255] = '\0';
+	apenet_finding_where(&f, big);
+	assert_string_equal(f.where, big);
+	/* Longer than that: cut, and it says so. */
+	memset(big, 'b', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	apenet_finding_where(&f, big);
+	assert_int_equal(strlen(f.where), sizeof(f.where) - 1);
+	assert_int_equal(strncmp(f.where, big, sizeof(f.where) - 4), 0);
+	assert_string_equal(f.where + sizeof(f.where) - 4, "...");
+	/* ... never inside a UTF-8 character: "x" and 199 x "é" (2 bytes each). */
+	big[0] = 'x';
+	for (unsigned i = 0; i < 199; i++)
+		memcpy(big + 1 + 2 * i, "\xc3\xa9", 2);
+	big[399] = '\0';
+	apenet_finding_where(&f, big);
+	assert_string_equal(f.where + strlen(f.where) - 3, "...");
+	assert_int_equal(strlen(f.where), 1 + 2 * 125 + 3);
+	assert_int_equal(strncmp(f.where, big, strlen(f.where) - 3), 0);
+	apenet_finding_where(&f, NULL);
+	assert_string_equal(f.where, "");
+}
+
+/* Bytes 186-187 in 0.05 nm: a DWDM channel's wavelength keeps its fraction. */
+static void test_wavelength_fraction(void **state)
+{
+	struct apenet_sff8636 m;
+	uint8_t p[256];
+
+	(void)state;
+	real_sr4(p);
+	p[147] = 0x50;          /* 1550 nm DFB */
+	put16(p, 186, 30891);   /* 1544.55 nm */
+	decode_ok(p, sizeof(p), &m);
+	assert_true(fabs(m.wavelength_nm - 1544.55) < 1e-9);
+	put16(p, 186, 30890);   /* 1544.50 nm */
+	decode_ok(p, sizeof(p), &m);
+	assert_true(fabs(m.wavelength_nm - 1544.5) < 1e-9);
 }
 
 static void test_names(void **state)
@@ -1264,6 +1445,10 @@ int main(void)
 		cmocka_unit_test(test_copper_not_judged_as_optical),
 		cmocka_unit_test(test_absent_monitor_and_unset_thresholds),
 		cmocka_unit_test(test_every_condition_a_finding),
+		cmocka_unit_test(test_tx_los_dark_laser),
+		cmocka_unit_test(test_checksum_alone),
+		cmocka_unit_test(test_location_whole_file_name),
+		cmocka_unit_test(test_wavelength_fraction),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_bad_checksums),
 		cmocka_unit_test(test_lengths),
