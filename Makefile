@@ -101,6 +101,15 @@ $(B)/gen/apenet_paths.h: FORCE
 	@printf '#define APENET_SYSCONFDIR "%s"\n' '$(sysconfdir)' >$@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 $(call obj,common/config.c): $(B)/gen/apenet_paths.h
+# --version of every program: VERSION and the JSON schema (apenet/out.h), the
+# same way.
+$(B)/gen/apenet_version.h: FORCE
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '/* Written by the Makefile. */' '#include "apenet/out.h"' '#define APENET_VERSION "$(VERSION)"' \
+		'#define APENET_VERSION_TEXT APENET_VERSION " (JSON schema " APENET_JSON_SCHEMA ")"' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(call obj,cli/apenet.c cli/check_apenet.c sim/sim_main.c agent/agent_main.c supervisor/main.c top/main.c): \
+	$(B)/gen/apenet_version.h
 
 $(B)/obj/%.o: %.c build/config.mk
 	@mkdir -p $(dir $@)

@@ -21,6 +21,7 @@
 
 #include "agent.h"
 #include "apenet/log.h"
+#include "apenet_version.h"
 
 static void usage(FILE *f)
 {
@@ -30,7 +31,8 @@ static void usage(FILE *f)
 	      "  --config FILE  the config (else $APENET_CONFIG, else " "the installed apenet.yaml, else defaults)\n"
 	      "  --foreground   log to stderr instead of syslog\n"
 	      "  --card BDF     the card, when there are several\n"
-	      "  --sim DIR      an emulated node directory (apenet-sim), also $APENET_SIM_DIR\n\n"
+	      "  --sim DIR      an emulated node directory (apenet-sim), also $APENET_SIM_DIR\n"
+	      "  --version      the version and the JSON schema\n\n"
 	      "signals: TERM/INT stop (watchdog disabled first), HUP reload the config, USR1 dump the black box\n"
 	      "status:  apenet agent-status [--json]\n",
 	      f);
@@ -50,6 +52,9 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 		const char **val = NULL;
 		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
 			usage(stdout);
+			exit(0);
+		} else if (!strcmp(s, "--version")) {
+			puts("apenet-agent " APENET_VERSION_TEXT);
 			exit(0);
 		} else if (!strcmp(s, "--foreground") || !strcmp(s, "-f")) {
 			o->foreground = 1;

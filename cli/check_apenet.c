@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "apenet/conf.h"
+#include "apenet_version.h"
 #include "check_apenet.h"
 
 #define PROG "check_apenet"
@@ -192,7 +193,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			return CK_UNKNOWN;
 		case 'V':
-			printf(PROG " (apenet-diag) 0.1\n");
+			puts(PROG " " APENET_VERSION_TEXT);
 			return CK_UNKNOWN;
 		case ':':
 			return unknown("%s needs a value (" PROG " --help)", argv[optind - 1]);

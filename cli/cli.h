@@ -22,12 +22,21 @@ struct cli {
 	char **argv;
 };
 
+/* A line of a command's help: an option (or an exit code) and its meaning. */
+struct cli_doc {
+	const char *key;
+	const char *text;
+};
+
 struct cli_cmd {
 	const char *name;
 	const char *usage;
 	const char *help;
 	int max_args; /* positional arguments and options of its own */
 	int (*run)(struct cli *c);
+	const struct cli_doc *opts;  /* apenet COMMAND --help: its options, NULL-key ended */
+	const struct cli_doc *exits; /* its exit codes */
+	const char *example;
 };
 
 /* Prints "apenet: <msg>" and returns the exit code for the error. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "apenet/conf.h"
+#include "apenet_version.h"
 #include "sim.h"
 
 static volatile sig_atomic_t stop;
@@ -43,7 +44,8 @@ static void usage(FILE *f)
 	      "  apenet-sim run --dims XxYxZ --dir DIR [--variant NAME] [--seed S] [--ber-accel K]\n"
 	      "                 [--tick-ms N] [--config FILE.yaml]\n"
 	      "  apenet-sim inject --dir DIR --node X,Y,Z FAULT [--option VALUE ...]\n"
-	      "  apenet-sim variants\n\n"
+	      "  apenet-sim variants\n"
+	      "  apenet-sim --help | --version\n\n"
 	      "faults: cable-unplug --link L | cable-ber --link L --ber B | lane-dead --link L --lane N |\n"
 	      "        cable-swap --link L --with X,Y,Z:L2 | latency-jitter --link L | dnp-hang |\n"
 	      "        overheat --celsius C | voltage-droop --percent P | pcie-degrade --width W --gen G |\n"
@@ -293,6 +295,10 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		puts("apenet-sim " APENET_VERSION_TEXT);
+		return 0;
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);

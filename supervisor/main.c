@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "apenet/log.h"
+#include "apenet_version.h"
 #include "sup.h"
 
 static void usage(FILE *f)
@@ -33,7 +34,8 @@ static void usage(FILE *f)
 	      "  --instance N       which of supervisor.listen / supervisor.db (default 1)\n"
 	      "  --db FILE          the health database (created when missing)\n"
 	      "  --listen ADDR:PORT where to receive (UDP)\n"
-	      "  --foreground       log to stderr instead of syslog\n\n"
+	      "  --foreground       log to stderr instead of syslog\n"
+	      "  --version          the version and the JSON schema\n\n"
 	      "signals: TERM/INT stop (the open batch committed and acknowledged first), HUP reload the config\n"
 	      "reading: apenet health --db FILE\n",
 	      f);
@@ -54,6 +56,9 @@ static int parse_args(int argc, char **argv, struct sup_opts *o)
 		const char *inst = NULL;
 		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
 			usage(stdout);
+			exit(0);
+		} else if (!strcmp(s, "--version")) {
+			puts("apenet-supervisor " APENET_VERSION_TEXT);
 			exit(0);
 		} else if (!strcmp(s, "--foreground") || !strcmp(s, "-f")) {
 			o->foreground = 1;

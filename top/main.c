@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apenet_version.h"
 #include "top.h"
 
 static volatile sig_atomic_t stop_sig;
@@ -29,7 +30,9 @@ static int usage(FILE *f, int rc)
 		   "  the node view of a card (or of a snapshot or black-box file), or with --db the cluster view of a\n"
 		   "  health database (docs/top.md)\n"
 		   "  -d TENTHS  refresh every TENTHS tenths of a second (1..255, default 10)\n"
-		   "  --mono     letters and attributes only (also: NO_COLOR set, or a terminal without colours)\n");
+		   "  --mono     letters and attributes only (also: NO_COLOR set, or a terminal without colours)\n"
+		   "  --version  the version and the JSON schema\n"
+		   "  keys: F1 or h in the program; exit status: 0 after q or a signal, 2 could not start\n");
 	return rc;
 }
 
@@ -274,6 +277,10 @@ int main(int argc, char **argv)
 		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
 			return usage(stdout, 0);
+		if (!strcmp(a, "--version")) {
+			puts("apenet-top " APENET_VERSION_TEXT);
+			return 0;
+		}
 		if (!strcmp(a, "--mono")) {
 			mono = 1;
 			continue;
