@@ -325,6 +325,10 @@ static void write_status(struct agent *a, struct apenet_out *o)
 		apenet_out_str(o, "subject", apenet_subject_name(f->subject));
 		apenet_out_str(o, "where", f->where);
 		apenet_out_str(o, "code", f->code);
+		/* what was judged and the limit it crossed: check_apenet's status line */
+		out_num(o, "value", f->value, 3);
+		out_num(o, "threshold", f->threshold, 3);
+		apenet_out_str(o, "unit", f->unit);
 		apenet_out_str(o, "message", f->message);
 		apenet_out_obj_end(o);
 	}

@@ -7,9 +7,11 @@
  * The local mode asks the agent over its unix socket, as `apenet
  * agent-status` does, and reads the JSON with the library's one tree reader
  * (JSON is YAML): the agent holds the card and its thresholds, so the plugin
- * needs no access to the card and judges what the agent raised.  The SNMP
- * mode has the per-link rates and the sensors too, so -w/-c and --temp-* are
- * thresholds there.  docs/commands/check_apenet.md.
+ * needs no access to the card and judges what the agent raised, showing
+ * the value that crossed its limit.  The SNMP mode has the per-link rates
+ * and the sensors too, so -w/-c and --temp-* are thresholds there, in the
+ * Monitoring Plugins' range syntax (apenet/range.h).
+ * docs/commands/check_apenet.md.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "apenet/conf.h"
+#include "apenet/range.h"
 #include "apenet_version.h"
 #include "check_apenet.h"
 
@@ -33,10 +36,16 @@
 
 static const char *const state_name[] = { "OK", "WARNING", "CRITICAL", "UNKNOWN" };
 
+/* A -w/-c/--temp-* threshold: a range, as given. */
+struct thr {
+	int set;
+	struct apenet_range r;
+};
+
 struct opts {
 	const char *socket;
 	struct ck_snmp_opts snmp;
-	double crc_warn, crc_crit, temp_warn, temp_crit; /* NAN: not given */
+	struct thr crc_warn, crc_crit, temp_warn, temp_crit;
 };
 
 /* A line being built; what does not fit is cut (the line stays one line). */
@@ -84,7 +93,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: " PROG " [--socket PATH] [-t SECONDS]\n"
 		"       " PROG " -H HOST [-p PORT] [-C COMMUNITY] [-P 1|2c] [-t SECONDS]\n"
-		"                    [-w CRC_PER_MIN] [-c CRC_PER_MIN] [--temp-warn C] [--temp-crit C]\n"
+		"                    [-w RANGE] [-c RANGE] [--temp-warn RANGE] [--temp-crit RANGE]\n"
 		"\n"
 		"Checks one APEnet+ node for Nagios/Icinga: one status line with perfdata, exit\n"
 		"0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.\n"
@@ -97,10 +106,13 @@ static void usage(FILE *f)
 		"  -p, --port PORT       UDP port (default 161)\n"
 		"  -C, --community NAME  SNMP community (default public)\n"
 		"  -P, --protocol 1|2c   SNMP version (default 2c)\n"
-		"  -w, --warning N       WARNING when a link has more than N CRC errors/min\n"
-		"  -c, --critical N      CRITICAL when a link has more than N CRC errors/min\n"
-		"      --temp-warn C     WARNING when fpga_temp is above C (default: the agent's limit)\n"
-		"      --temp-crit C     CRITICAL when fpga_temp is above C (default: the agent's limit)\n"
+		"  -w, --warning RANGE   WARNING when a link's CRC errors/min are outside RANGE\n"
+		"  -c, --critical RANGE  CRITICAL when a link's CRC errors/min are outside RANGE\n"
+		"      --temp-warn RANGE, --temp-crit RANGE\n"
+		"                        WARNING / CRITICAL when fpga_temp (C) is outside RANGE\n"
+		"                        (default: the agent's own limits)\n"
+		"  RANGE (Monitoring Plugins): 10 = 0:10, 10: = 10 and up, ~:10 = up to 10, 10:20;\n"
+		"  a value outside it alerts; @10:20 alerts inside instead\n"
 		"Both modes:\n"
 		"  -t, --timeout SECONDS give up after this long (default 10)\n"
 		"  -h, --help            this text\n"
@@ -125,6 +137,26 @@ static int number(const char *opt, const char *s, double min, double max, double
 	return 0;
 }
 
+static int range_opt(const char *opt, const char *s, struct thr *t)
+{
+	char err[200];
+	if (apenet_range_parse(s, &t->r, err, sizeof(err))) {
+		unknown("%s %s (" PROG " --help)", opt, err);
+		return -1;
+	}
+	t->set = 1;
+	return 0;
+}
+
+/* A -w wider than its -c: whatever it alerts on is critical already. */
+static int never_warns(const char *w, const struct thr *wt, const char *c, const struct thr *ct)
+{
+	if (!wt->set || !ct->set || !apenet_range_within(&ct->r, &wt->r) || apenet_range_within(&wt->r, &ct->r))
+		return 0;
+	unknown("%s %s is wider than %s %s: no reading could be WARNING", w, wt->r.text, c, ct->r.text);
+	return 1;
+}
+
 /* 0, or the exit code after printing the complaint. */
 static int parse(int argc, char **argv, struct opts *o)
 {
@@ -139,8 +171,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },           { "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	*o = (struct opts){ .snmp = { .port = 161, .community = "public", .timeout_s = 10 },
-			    .crc_warn = NAN, .crc_crit = NAN, .temp_warn = NAN, .temp_crit = NAN };
+	*o = (struct opts){ .snmp = { .port = 161, .community = "public", .timeout_s = 10 } };
 	opterr = 0; /* the complaint goes on the status line, not to stderr */
 	double d;
 	int c;
@@ -174,19 +205,19 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->socket = optarg;
 			break;
 		case 'w':
-			if (number("-w", optarg, 0, 1e12, &o->crc_warn))
+			if (range_opt("-w", optarg, &o->crc_warn))
 				return CK_UNKNOWN;
 			break;
 		case 'c':
-			if (number("-c", optarg, 0, 1e12, &o->crc_crit))
+			if (range_opt("-c", optarg, &o->crc_crit))
 				return CK_UNKNOWN;
 			break;
 		case OPT_TEMP_WARN:
-			if (number("--temp-warn", optarg, -100, 500, &o->temp_warn))
+			if (range_opt("--temp-warn", optarg, &o->temp_warn))
 				return CK_UNKNOWN;
 			break;
 		case OPT_TEMP_CRIT:
-			if (number("--temp-crit", optarg, -100, 500, &o->temp_crit))
+			if (range_opt("--temp-crit", optarg, &o->temp_crit))
 				return CK_UNKNOWN;
 			break;
 		case 'h': /* UNKNOWN, as the Monitoring Plugins' own do */
@@ -207,13 +238,12 @@ static int parse(int argc, char **argv, struct opts *o)
 		return unknown("unexpected argument '%s' (" PROG " --help)", argv[optind]);
 	if (o->socket && o->snmp.host)
 		return unknown("--socket (local mode) and -H (SNMP mode) exclude each other");
-	if (!o->snmp.host && (!isnan(o->crc_warn) || !isnan(o->crc_crit) || !isnan(o->temp_warn) || !isnan(o->temp_crit)))
+	if (!o->snmp.host && (o->crc_warn.set || o->crc_crit.set || o->temp_warn.set || o->temp_crit.set))
 		return unknown("-w, -c, --temp-warn and --temp-crit need -H: the agent's status document has no rates or "
 			       "readings, and in local mode the agent's own thresholds judge");
-	if (!isnan(o->crc_warn) && !isnan(o->crc_crit) && o->crc_warn > o->crc_crit)
-		return unknown("-w %g is above -c %g", o->crc_warn, o->crc_crit);
-	if (!isnan(o->temp_warn) && !isnan(o->temp_crit) && o->temp_warn > o->temp_crit)
-		return unknown("--temp-warn %g is above --temp-crit %g", o->temp_warn, o->temp_crit);
+	if (never_warns("-w", &o->crc_warn, "-c", &o->crc_crit) ||
+	    never_warns("--temp-warn", &o->temp_warn, "--temp-crit", &o->temp_crit))
+		return CK_UNKNOWN;
 	return 0;
 }
 
@@ -321,6 +351,30 @@ static void copy(char *dst, size_t n, const char *src)
 	snprintf(dst, n, "%s", src ? src : "");
 }
 
+static int same(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* Which way a raised finding crossed its limit, from the transition that
+ * raised it (the newest of its subject, place and code that left normal):
+ * +1 up, -1 down, 0 not known.  A sensor finding stays raised a little
+ * inside its limit (the clear margin), so its value now cannot say. */
+static int crossing(const struct apenet_conf_node *transitions, const struct ck_finding *k)
+{
+	if (!transitions || transitions->kind != APENET_CONF_SEQ)
+		return 0;
+	for (const struct apenet_conf_node *t = transitions->child; t; t = t->next) { /* newest first */
+		if (t->kind != APENET_CONF_MAP || !same(scalar(t, "kind"), "transition") ||
+		    !same(scalar(t, "subject"), k->subject) || !same(scalar(t, "where"), k->where) ||
+		    !same(scalar(t, "code"), k->code) || same(scalar(t, "new"), "normal"))
+			continue;
+		double v = scalar_num(t, "value"), th = scalar_num(t, "threshold");
+		return isnan(v) || isnan(th) ? 0 : v > th ? 1 : v < th ? -1 : 0;
+	}
+	return 0;
+}
+
 /* The document into n; -1 with the reason in err when it is not the
  * agent's status or lacks what is judged. */
 static int from_doc(const char *path, const char *doc, struct ck_node *n, char *err, size_t errn)
@@ -365,6 +419,10 @@ static int from_doc(const char *path, const char *doc, struct ck_node *n, char *
 		copy(k->subject, sizeof(k->subject), scalar(f, "subject"));
 		copy(k->where, sizeof(k->where), scalar(f, "where"));
 		copy(k->code, sizeof(k->code), scalar(f, "code"));
+		k->value = scalar_num(f, "value");
+		k->threshold = scalar_num(f, "threshold");
+		copy(k->unit, sizeof(k->unit), scalar(f, "unit"));
+		k->dir = crossing(apenet_conf_get(root, "transitions"), k);
 	}
 	/* the same two states as apenetWatchdogTable (snmp/mib_node.c) */
 	int core = health_of(scalar(dnp, "core")), card = health_of(scalar(dnp, "card"));
@@ -372,13 +430,10 @@ static int from_doc(const char *path, const char *doc, struct ck_node *n, char *
 	n->has_wd = core && card;
 	n->wd_dnp = core > card ? core : card;
 	n->wd_host = expired && !strcmp(expired, "true") ? CK_WD_BROKEN : CK_WD_NORMAL;
-	const struct apenet_conf_node *period = apenet_conf_get(root, "period"), *ax = apenet_conf_get(root, "agentx");
+	const struct apenet_conf_node *period = apenet_conf_get(root, "period");
 	n->overruns = scalar_num(period, "overruns");
 	n->sample_errors = scalar_num(period, "sample_errors");
 	n->step_us_max = scalar_num(period, "step_us_max");
-	const char *en = scalar(ax, "enabled"), *co = scalar(ax, "connected");
-	n->agentx_enabled = en ? !strcmp(en, "true") : -1;
-	n->agentx_connected = co ? !strcmp(co, "true") : -1;
 	rc = 0;
 out:
 	apenet_conf_free(t);
@@ -435,13 +490,58 @@ static const char *wd_word(const struct ck_node *n)
 	return w == CK_WD_BROKEN ? "broken" : w == CK_WD_SICK ? "sick" : w == CK_WD_INVALID ? "invalid" : "normal";
 }
 
-static void judge_local(struct verdict *v, const struct ck_node *n)
+/* A reading for a status line: a temperature as the SNMP mode writes it,
+ * else as many digits as say something. */
+static const char *reading(double x, const char *unit, char *b, size_t n)
+{
+	if (!strcmp(unit, "C"))
+		snprintf(b, n, "%.1f", x);
+	else if (x == floor(x) && fabs(x) < 1e15)
+		snprintf(b, n, "%.0f", x);
+	else
+		snprintf(b, n, fabs(x) >= 100 ? "%.0f" : fabs(x) >= 10 ? "%.1f" : "%.3g", x);
+	return b;
+}
+
+/* "fpga_temp 97.1 C > 95", "X+ LINK_CRC 12.5/min > 1", "X+ LINK_DOWN": the
+ * value that crossed, when the finding has one (a sensor's name says what
+ * it is: no code). */
+static void local_problem(struct verdict *v, enum ck_state s, struct ck_finding *f)
+{
+	clean(f->where);
+	clean(f->code);
+	clean(f->unit);
+	const char *what = f->where[0] ? f->where : f->subject;
+	if (isnan(f->value) || isnan(f->threshold)) {
+		problem(v, s, "%s %s", what, f->code);
+		return;
+	}
+	char val[32], code[40] = "", unit[20] = "";
+	if (strcmp(f->subject, "sensor") || !f->where[0])
+		snprintf(code, sizeof(code), " %s", f->code);
+	if (f->unit[0])
+		snprintf(unit, sizeof(unit), "%s%s", f->unit[0] == '/' || f->unit[0] == '%' ? "" : " ", f->unit);
+	reading(f->value, f->unit, val, sizeof(val));
+	int side = f->value > f->threshold ? 1 : f->value < f->threshold ? -1 : 0;
+	int dir = f->dir ? f->dir : side;
+	if (side && side != dir) /* held by the clear margin: back inside, not yet cleared */
+		problem(v, s, "%s%s %s%s, back %s %g", what, code, val, unit, dir > 0 ? "under" : "over", f->threshold);
+	else
+		problem(v, s, "%s%s %s%s %s %g", what, code, val, unit,
+			side ? (side > 0 ? ">" : "<") : (dir < 0 ? "<=" : ">="), f->threshold);
+}
+
+/* Local mode.  Whether the agent is connected to snmpd is not said here: the
+ * socket answered, the verdict is the agent's own, and SNMP mode names an
+ * agent missing from snmpd where it matters (UNKNOWN, "answers without
+ * apenetCardTable"). */
+static void judge_local(struct verdict *v, struct ck_node *n)
 {
 	for (unsigned i = 0; i < n->nraised; i++) {
-		const struct ck_finding *f = &n->raised[i];
+		struct ck_finding *f = &n->raised[i];
 		enum ck_state s = of_sev(f->sev);
 		if (s != CK_OK)
-			problem(v, s, "%s %s", f->where[0] ? f->where : f->subject, f->code);
+			local_problem(v, s, f);
 	}
 	judge_wd(v, n);
 	if (n->findings)
@@ -449,8 +549,6 @@ static void judge_local(struct verdict *v, const struct ck_node *n)
 		    n->findings == 1 ? "" : "s", wd_word(n));
 	else
 		put(&v->summary, "node %s: no findings, watchdog %s", n->node[0] ? n->node : "?", wd_word(n));
-	if (n->agentx_enabled == 1 && n->agentx_connected == 0)
-		put(&v->summary, ", not connected to snmpd");
 	put(&v->perf, "'findings'=%u;;;0", n->findings);
 	if (!isnan(n->overruns))
 		put(&v->perf, " 'overruns'=%.0fc", n->overruns);
@@ -476,17 +574,36 @@ static void link_label(const struct ck_link *l, char *b, size_t n)
 		snprintf(b, n, "%s", name);
 }
 
-/* "W;C" of perfdata (either may be empty) */
-static void thresholds(struct buf *b, double w, double c)
+/* ";W;C" of perfdata: the -w/-c ranges as they were given, else the
+ * agent's own limits (either may be empty) */
+static void thresholds(struct buf *b, const struct thr *w, double wdef, const struct thr *c, double cdef)
 {
-	if (!isnan(w))
-		put(b, ";%g", w);
-	else
-		put(b, ";");
-	if (!isnan(c))
-		put(b, ";%g", c);
-	else
-		put(b, ";");
+	const struct thr *t[2] = { w, c };
+	double d[2] = { wdef, cdef };
+	for (int i = 0; i < 2; i++) {
+		if (t[i] && t[i]->set)
+			put(b, ";%s", t[i]->r.text);
+		else if (!isnan(d[i]))
+			put(b, ";%g", d[i]);
+		else
+			put(b, ";");
+	}
+}
+
+/* A reading against a -c/-w pair: the state it raises (or CK_OK) and why. */
+static enum ck_state against(const struct thr *warn, const struct thr *crit, double x, char *why, size_t n)
+{
+	char w[64];
+	if (crit->set && apenet_range_alerts(&crit->r, x)) {
+		snprintf(why, n, " %s", apenet_range_why(&crit->r, x, w, sizeof(w)));
+		return CK_CRITICAL;
+	}
+	if (warn->set && apenet_range_alerts(&warn->r, x)) {
+		snprintf(why, n, " %s", apenet_range_why(&warn->r, x, w, sizeof(w)));
+		return CK_WARNING;
+	}
+	why[0] = 0;
+	return CK_OK;
 }
 
 static void judge_snmp(struct verdict *v, struct ck_node *n, const struct opts *o)
@@ -512,10 +629,10 @@ static void judge_snmp(struct verdict *v, struct ck_node *n, const struct opts *
 			problem(v, CK_WARNING, "%s %s", lb, l->state == CK_LINK_TRAINING ? "training" : "in a PRBS test");
 		else if (l->sev == CK_SEV_WARN)
 			problem(v, CK_WARNING, "%s %s", lb, code ? code : "warn");
-		if (l->has_crc && !isnan(o->crc_crit) && l->crc_per_min > o->crc_crit)
-			problem(v, CK_CRITICAL, "%s %g CRC errors/min > %g", lb, l->crc_per_min, o->crc_crit);
-		else if (l->has_crc && !isnan(o->crc_warn) && l->crc_per_min > o->crc_warn)
-			problem(v, CK_WARNING, "%s %g CRC errors/min > %g", lb, l->crc_per_min, o->crc_warn);
+		char why[72];
+		enum ck_state cs = l->has_crc ? against(&o->crc_warn, &o->crc_crit, l->crc_per_min, why, sizeof(why)) : CK_OK;
+		if (cs != CK_OK)
+			problem(v, cs, "%s %g CRC errors/min%s", lb, l->crc_per_min, why);
 	}
 	const struct ck_sensor *fpga = NULL;
 	for (unsigned i = 0; i < n->nsensors; i++) {
@@ -528,13 +645,11 @@ static void judge_snmp(struct verdict *v, struct ck_node *n, const struct opts *
 		if (is_fpga && s->has_value)
 			fpga = s;
 		enum ck_state st = of_sev(s->sev);
-		char why[64] = "";
-		if (is_fpga && s->has_value && !isnan(o->temp_crit) && s->value > o->temp_crit) {
-			st = CK_CRITICAL;
-			snprintf(why, sizeof(why), " > %g", o->temp_crit);
-		} else if (is_fpga && s->has_value && !isnan(o->temp_warn) && s->value > o->temp_warn && st < CK_WARNING) {
-			st = CK_WARNING;
-			snprintf(why, sizeof(why), " > %g", o->temp_warn);
+		char why[72] = "";
+		enum ck_state mine = is_fpga && s->has_value ? against(&o->temp_warn, &o->temp_crit, s->value, why, sizeof(why))
+							 : CK_OK;
+		if (mine == CK_CRITICAL || (mine == CK_WARNING && st < CK_WARNING)) {
+			st = mine;
 		} else if (st != CK_OK) {
 			double lim = st == CK_CRITICAL ? s->high_fail : s->high_warn;
 			if (!isnan(lim) && s->value > lim)
@@ -569,7 +684,7 @@ static void judge_snmp(struct verdict *v, struct ck_node *n, const struct opts *
 		char lb[40];
 		link_label(l, lb, sizeof(lb));
 		put(&v->perf, " '%s_crc_per_min'=%g", lb, l->crc_per_min);
-		thresholds(&v->perf, o->crc_warn, o->crc_crit);
+		thresholds(&v->perf, &o->crc_warn, NAN, &o->crc_crit, NAN);
 		put(&v->perf, ";0");
 	}
 	/* temperatures only: C is what graphers take; volts and amps in
@@ -587,10 +702,9 @@ static void judge_snmp(struct verdict *v, struct ck_node *n, const struct opts *
 			if (*p == '\'' || *p == '=' || *p == ' ')
 				*p = '_';
 		int is_fpga = s == fpga;
-		double w = is_fpga && !isnan(o->temp_warn) ? o->temp_warn : s->high_warn;
-		double c = is_fpga && !isnan(o->temp_crit) ? o->temp_crit : s->high_fail;
 		put(&v->perf, " '%s'=%.3fC", name, s->value);
-		thresholds(&v->perf, w, c);
+		thresholds(&v->perf, is_fpga ? &o->temp_warn : NULL, s->high_warn, is_fpga ? &o->temp_crit : NULL,
+			   s->high_fail);
 	}
 }
 

@@ -47,6 +47,9 @@ struct ck_sensor {
 struct ck_finding {
 	int sev;
 	char subject[16], where[24], code[32];
+	double value, threshold; /* what was judged and the limit it crossed; NAN: none */
+	char unit[16];
+	int dir;                 /* +1 it crossed upwards, -1 downwards (its raising transition); 0 not known */
 };
 
 struct ck_node {
@@ -65,7 +68,6 @@ struct ck_node {
 	unsigned nraised;
 	struct ck_finding raised[CK_MAX_FINDINGS];
 	double overruns, sample_errors, step_us_max; /* NAN: not in the document */
-	int agentx_enabled, agentx_connected;        /* -1: not in the document */
 };
 
 struct ck_snmp_opts {

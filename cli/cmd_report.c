@@ -136,13 +136,21 @@ int cmd_report(struct cli *c)
 	int rc = cli_db_path(c, "report", db, config, path, sizeof(path));
 	if (rc)
 		return rc;
+	/* the black boxes' readings are judged by the config's thresholds */
+	struct apenet_config cfg;
+	if ((rc = cli_config("report", config, &cfg)))
+		return rc;
+	q.thr = &cfg.thr;
 	struct apenet_err e = { 0 };
 	struct apenet_hdb *h;
-	if (apenet_hdb_open(path, APENET_HDB_READONLY, &h, &e))
+	if (apenet_hdb_open(path, APENET_HDB_READONLY, &h, &e)) {
+		apenet_config_free(&cfg);
 		return cli_input_error(c, "report", "BAD_DATABASE", "%s", e.msg);
+	}
 	struct apenet_pm *pm;
 	rc = apenet_pm_build(h, path, &q, &pm, &e);
 	apenet_hdb_close(h);
+	apenet_config_free(&cfg);
 	if (rc)
 		return cli_input_error(c, "report", q.incident && strstr(e.msg, "no incident") ? "NO_INCIDENT" : "BAD_INPUT",
 				       "%s", e.msg);

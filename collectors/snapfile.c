@@ -446,6 +446,38 @@ static int load_head(struct apenet_conf *c, struct apenet_view *v, struct apenet
 	return 0;
 }
 
+/* The "modules" list (mods, a sequence) into v's EEPROM windows. */
+static int load_modules(struct apenet_conf *c, const struct apenet_conf_node *mods, struct apenet_view *v,
+			struct apenet_err *e)
+{
+	unsigned l = 0;
+	for (const struct apenet_conf_node *m = mods->child; m; m = m->next, l++) {
+		const struct apenet_conf_node *st, *hex;
+		unsigned long u;
+		if (l >= v->prof->nlinks)
+			return apenet_conf_error(c, m, e, "more module ports than links");
+		if (apenet_conf_expect(c, m, APENET_CONF_MAP, "module", e) || need(c, m, "status", APENET_CONF_SCALAR, &st, e) ||
+		    apenet_conf_uint(c, st, 0, 0xfffffffful, &u, e))
+			return -1;
+		v->ee_status[l] = (uint32_t)u;
+		if (!APENET_GET(EE_STATUS, PRESENT, v->ee_status[l]))
+			continue;
+		if (need(c, m, "eeprom", APENET_CONF_SCALAR, &hex, e))
+			return -1;
+		if (strlen(hex->value) != 2 * APENET_EE_DATA_LEN)
+			return apenet_conf_error(c, hex, e, "'eeprom' holds %zu hex digits, expected %u", strlen(hex->value),
+						 2 * APENET_EE_DATA_LEN);
+		for (unsigned i = 0; i < APENET_EE_DATA_LEN; i++) {
+			int hi = hexval(hex->value[2 * i]), lo = hexval(hex->value[2 * i + 1]);
+			if (hi < 0 || lo < 0)
+				return apenet_conf_error(c, hex, e, "'eeprom': not a hex digit at position %u",
+							 2 * i + (hi < 0 ? 0 : 1));
+			v->ee[l][i] = (uint8_t)(hi << 4 | lo);
+		}
+	}
+	return 0;
+}
+
 static int load(struct apenet_conf *c, const struct apenet_snapfile_pick *pick, struct apenet_view *v, struct apenet_err *e)
 {
 	const struct apenet_conf_node *r = c->root, *samples, *mods;
@@ -454,38 +486,8 @@ static int load(struct apenet_conf *c, const struct apenet_snapfile_pick *pick, 
 		goto out;
 	if (need(c, r, "samples", APENET_CONF_SEQ, &samples, e) || load_samples(c, samples, pick, v, e))
 		goto out;
-	if (need(c, r, "modules", APENET_CONF_SEQ, &mods, e))
+	if (need(c, r, "modules", APENET_CONF_SEQ, &mods, e) || load_modules(c, mods, v, e))
 		goto out;
-	unsigned l = 0;
-	for (const struct apenet_conf_node *m = mods->child; m; m = m->next, l++) {
-		const struct apenet_conf_node *st, *hex;
-		unsigned long u;
-		if (l >= v->prof->nlinks) {
-			apenet_conf_error(c, m, e, "more module ports than links");
-			goto out;
-		}
-		if (apenet_conf_expect(c, m, APENET_CONF_MAP, "module", e) || need(c, m, "status", APENET_CONF_SCALAR, &st, e) ||
-		    apenet_conf_uint(c, st, 0, 0xfffffffful, &u, e))
-			goto out;
-		v->ee_status[l] = (uint32_t)u;
-		if (!APENET_GET(EE_STATUS, PRESENT, v->ee_status[l]))
-			continue;
-		if (need(c, m, "eeprom", APENET_CONF_SCALAR, &hex, e))
-			goto out;
-		if (strlen(hex->value) != 2 * APENET_EE_DATA_LEN) {
-			apenet_conf_error(c, hex, e, "'eeprom' holds %zu hex digits, expected %u", strlen(hex->value),
-				   2 * APENET_EE_DATA_LEN);
-			goto out;
-		}
-		for (unsigned i = 0; i < APENET_EE_DATA_LEN; i++) {
-			int hi = hexval(hex->value[2 * i]), lo = hexval(hex->value[2 * i + 1]);
-			if (hi < 0 || lo < 0) {
-				apenet_conf_error(c, hex, e, "'eeprom': not a hex digit at position %u", 2 * i + (hi < 0 ? 0 : 1));
-				goto out;
-			}
-			v->ee[l][i] = (uint8_t)(hi << 4 | lo);
-		}
-	}
 	rc = 0;
 out:
 	apenet_conf_free(c);
@@ -556,6 +558,13 @@ int apenet_snapfile_each(const char *path, apenet_snapfile_sample_fn cb, void *a
 	for (const struct apenet_conf_node *x = samples->child; x; x = x->next)
 		info.nsamples++;
 	load_bbox_reason(c, &info);
+	const struct apenet_conf_node *mods = apenet_conf_get(c->root, "modules");
+	if (mods) {
+		if (apenet_conf_expect(c, mods, APENET_CONF_SEQ, "modules", e) || load_modules(c, mods, v, e))
+			goto out;
+		info.ee_status = v->ee_status;
+		info.ee = (const uint8_t(*)[APENET_EE_DATA_LEN])v->ee;
+	}
 	for (const struct apenet_conf_node *x = samples->child; x; x = x->next) {
 		int64_t host_ms;
 		if (load_sample(c, x, v, s, &host_ms, e))

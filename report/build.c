@@ -38,6 +38,7 @@ struct ctx {
 	struct apenet_hdb_incident *tmp; /* merged incidents / earlier faults being collected */
 	unsigned ntmp;
 	size_t cap_tmp;
+	struct apenet_pm_cable *cable; /* the one whose certificates are being read */
 };
 
 static int on_transition(void *arg, const struct apenet_hdb_transition *t)
@@ -266,7 +267,7 @@ static int fill_names(struct ctx *c, unsigned max)
 static int on_cert(void *arg, const struct apenet_hdb_cert *k)
 {
 	struct ctx *c = arg;
-	struct apenet_pm_cable *cb = &c->pm->cable[c->pm->ncable - 1];
+	struct apenet_pm_cable *cb = c->cable;
 	if (cb->ncerts >= 10)
 		return 1;
 	struct apenet_hdb_cert *p = realloc(cb->certs, (cb->ncerts + 1) * sizeof(*p));
@@ -305,6 +306,7 @@ static int cable(struct ctx *c, const struct apenet_hdb_incident *in)
 	if (r < 0)
 		return -1;
 	cb->known = r;
+	c->cable = cb;
 	if (r && (apenet_hdb_certs_each(c->db, cb->cable.serial, on_cert, c, c->e) || c->failed))
 		return -1;
 	c->ntmp = 0;
@@ -365,8 +367,8 @@ static int trends(struct ctx *c)
 	}
 	for (unsigned i = 0; i < nw; i++) {
 		char note[sizeof(pm->notes[0])] = "";
-		int r = apenet_pm_trend_load(q->bbdirs, q->nbbdirs, want[i], at[i], focus[i], &pm->trend[pm->ntrend], note,
-					     sizeof(note), c->e);
+		int r = apenet_pm_trend_load(q->bbdirs, q->nbbdirs, want[i], at[i], focus[i], &pm->thr, &pm->trend[pm->ntrend],
+					     note, sizeof(note), c->e);
 		if (r < 0)
 			return -1;
 		if (note[0])
@@ -377,12 +379,58 @@ static int trends(struct ctx *c)
 	return 0;
 }
 
+/* The module in a port, as the node's agent read it (its black box). */
+static const struct apenet_pm_module *module_at(const struct apenet_pm *pm, const unsigned xyz[3], const char *port)
+{
+	for (unsigned i = 0; i < pm->ntrend; i++) {
+		const struct apenet_pm_trend *t = &pm->trend[i];
+		if (memcmp(t->node, xyz, sizeof(t->node)))
+			continue;
+		for (unsigned k = 0; k < t->nmodules; k++)
+			if (!strcmp(t->modules[k].port, port))
+				return &t->modules[k];
+	}
+	return NULL;
+}
+
+/* Each cable's modules, from the agents' black boxes: what names a cable
+ * that was never qualified (no record at either end), and finds its record
+ * when it was qualified in another port. */
+static int cable_modules(struct ctx *c)
+{
+	struct apenet_pm *pm = c->pm;
+	for (unsigned i = 0; i < pm->ncable; i++) {
+		struct apenet_pm_cable *cb = &pm->cable[i];
+		const struct apenet_pm_module *m[2] = { module_at(pm, cb->node, cb->link),
+							 cb->has_far ? module_at(pm, cb->far, cb->far_link) : NULL };
+		for (int k = 0; k < 2; k++)
+			if (m[k])
+				cb->ends[k] = *m[k];
+		if (cb->known)
+			continue;
+		for (int k = 0; k < 2 && !cb->known; k++) {
+			if (!m[k])
+				continue;
+			int r = apenet_hdb_cable_get(c->db, m[k]->serial, &cb->cable, c->e);
+			if (r < 0)
+				return -1;
+			cb->known = r;
+		}
+		c->cable = cb;
+		if (cb->known && (apenet_hdb_certs_each(c->db, cb->cable.serial, on_cert, c, c->e) || c->failed))
+			return -1;
+	}
+	return 0;
+}
+
 static int build(struct ctx *c, const char *db_path)
 {
 	struct apenet_pm *pm = c->pm;
 	const struct apenet_pm_query *q = c->q;
 	snprintf(pm->db, sizeof(pm->db), "%s", db_path);
 	pm->generated_ms = q->now_ms;
+	if (q->thr)
+		pm->thr = *q->thr;
 	pm->has_node = q->has_node;
 	memcpy(pm->node, q->node, sizeof(pm->node));
 	if (apenet_hdb_dims(c->db, pm->dims, c->e) < 0)
@@ -452,7 +500,7 @@ static int build(struct ctx *c, const char *db_path)
 	/* the first fault is known once the timeline is in order; the trends
 	 * are read around it, and the recommendations use them */
 	apenet_pm_order(pm);
-	if (trends(c) || apenet_pm_finish(pm, c->e))
+	if (trends(c) || cable_modules(c) || apenet_pm_finish(pm, c->e))
 		return -1;
 	return fill_names(c, 512);
 }

@@ -21,12 +21,13 @@ static const char css[] =
 	".meta{color:#555;font-size:12px}.mono,td.t{font-family:ui-monospace,monospace;white-space:nowrap}"
 	".first td{background:#fde0e0;font-weight:600}.sick{color:#9a7d00}.broken,.invalid{color:#c00}.normal{color:#2a7d2a}"
 	".box{border:1px solid #d62728;background:#fff5f5;padding:8px 12px;border-radius:4px}"
-	".note{color:#9a4d00}"
+	".note{color:#9a4d00}#summary{margin:8px 0;font-size:14px}#summary th{background:none;padding-right:16px}"
+	"#summary tr{background:none}"
 	"svg text{font:11px system-ui,sans-serif;fill:#222}svg .nl{text-anchor:middle;font-size:10px}"
 	"svg .lk{stroke:#bbb;stroke-width:2}svg .bad{stroke:#d62728;stroke-width:6}svg .nd{stroke:#555;stroke-width:1}"
 	"svg .lane{stroke:#eee}svg .axis{stroke:#888}svg .tick{text-anchor:middle;font-size:10px;fill:#555}"
 	"svg .first{stroke:#d62728;stroke-dasharray:3,2}svg .mk{stroke:#333;stroke-width:.5}"
-	"svg .sp{fill:none;stroke:#1f77b4;stroke-width:1.5}";
+	"svg .sp{fill:none;stroke:#1f77b4;stroke-width:1.5}svg .wrap{fill:#d62728}svg .wl{font-size:9px;fill:#d62728}";
 
 static void esc(FILE *f, const char *s)
 {
@@ -122,6 +123,13 @@ static void trends(FILE *f, const struct apenet_pm *pm)
 			fprintf(f, "</td><td>%.4g</td><td>%.4g</td><td>%.4g</td><td>", s->min, s->max, s->at_fault);
 			esc(f, s->unit);
 			fprintf(f, "</td><td class=\"note\">");
+			if (s->crossed) {
+				fputs("<b>", f);
+				esc(f, s->crossed_note);
+				fputs("</b>", f);
+				if (s->notable)
+					fputs("; ", f);
+			}
 			esc(f, s->note);
 			fputs("</td></tr>\n", f);
 		}
@@ -143,7 +151,19 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 			esc(f, c->far_link);
 		}
 		fprintf(f, " (incident #%lld)</h3>\n<p>", (long long)c->incident);
-		if (c->known) {
+		const char *serial = apenet_pm_cable_serial(c, NULL);
+		if (!c->known && serial) {
+			const struct apenet_pm_module *m = c->ends[0].serial[0] ? &c->ends[0] : &c->ends[1];
+			fputs("serial <b>", f);
+			esc(f, m->serial);
+			fputs("</b>, ", f);
+			esc(f, m->vendor);
+			fputc(' ', f);
+			esc(f, m->part);
+			if (!isnan(m->length_m))
+				fprintf(f, ", %.1f m", m->length_m);
+			fputs(" (its module, as the agent read it; no cable record)", f);
+		} else if (c->known) {
 			fputs("serial <b>", f);
 			esc(f, c->cable.serial);
 			fputs("</b>, ", f);
@@ -153,9 +173,24 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 			if (!isnan(c->cable.length_m))
 				fprintf(f, ", %.1f m", c->cable.length_m);
 		} else {
-			fputs("No cable on record at either end.", f);
+			fputs("No cable on record at either end, no module read in a black box.", f);
 		}
 		fputs("</p>\n", f);
+		for (int k = 0; k < 2; k++) {
+			const struct apenet_pm_module *m = &c->ends[k];
+			const unsigned *xyz = k ? c->far : c->node;
+			if (!m->serial[0])
+				continue;
+			fprintf(f, "<p class=\"meta\">module at %u,%u,%u ", xyz[0], xyz[1], xyz[2]);
+			esc(f, m->port);
+			fputs(" (black box): serial ", f);
+			esc(f, m->serial);
+			fputs(", ", f);
+			esc(f, m->vendor);
+			fputc(' ', f);
+			esc(f, m->part);
+			fputs("</p>\n", f);
+		}
 		if (c->ncerts) {
 			fputs("<table><tr><th>certificate</th><th>verdict</th><th>target BER</th><th>bits</th><th>errors</th>"
 			      "<th>upper bound</th><th>PMA</th></tr>\n",
@@ -169,7 +204,7 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 					x->swept ? "swept" : "defaults");
 			}
 			fputs("</table>\n", f);
-		} else if (c->known) {
+		} else if (serial) {
 			fputs("<p>Never qualified.</p>\n", f);
 		}
 		for (unsigned k = 0; k < c->nearlier; k++) {
@@ -236,7 +271,13 @@ int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
 	} else {
 		fprintf(f, "Post-mortem: %s .. %s", apenet_out_iso_ms(pm->from_ms, a, sizeof(a)), apenet_out_iso_ms(pm->to_ms, b, sizeof(b)));
 	}
-	fputs("</h1>\n<p class=\"meta\">database ", f);
+	fputs("</h1>\n<table class=\"box\" id=\"summary\"><tr><th>What failed</th><td>", f);
+	esc(f, pm->summary.failed);
+	fputs("</td></tr><tr><th>Since</th><td>", f);
+	esc(f, pm->summary.since);
+	fputs("</td></tr><tr><th>Affected</th><td>", f);
+	esc(f, pm->summary.affected);
+	fputs("</td></tr></table>\n<p class=\"meta\">database ", f);
 	esc(f, pm->db);
 	fprintf(f, "; generated %s; window %s .. %s UTC</p>\n", apenet_out_iso_ms(pm->generated_ms, g, sizeof(g)),
 		apenet_out_iso_ms(pm->from_ms, a, sizeof(a)), apenet_out_iso_ms(pm->to_ms, b, sizeof(b)));

@@ -1,6 +1,6 @@
 /*
  * The report as JSON, through the one output writer (apenet/out.h): the
- * keys the issue names ("incident", "timeline", "first_fault",
+ * keys the issue names ("summary", "incident", "timeline", "first_fault",
  * "propagation", "trends", "cables", "recommendations") and the report's
  * own ("report", "incidents", "notes").  Every time is given three ways:
  * epoch ms (*_ms), UTC ISO 8601 (the bare key) and relative to the first
@@ -106,6 +106,10 @@ static void series(struct apenet_out *o, const struct apenet_pm *pm, const struc
 	when(o, pm, "max_time", s->max_ms);
 	apenet_out_bool(o, "notable", s->notable);
 	apenet_out_str(o, "note", s->note);
+	apenet_out_dbl(o, "warn_low", s->warn_low, 4);
+	apenet_out_dbl(o, "warn_high", s->warn_high, 4);
+	apenet_out_bool(o, "crossed", s->crossed);
+	apenet_out_str(o, "crossed_note", s->crossed_note);
 	/* [time relative to the first fault (ms), value] */
 	apenet_out_arr_begin(o, "points");
 	for (unsigned i = 0; i < s->n; i++) {
@@ -128,10 +132,29 @@ static void cable(struct apenet_out *o, const struct apenet_pm *pm, const struct
 		xyz(o, "far_node", c->far);
 		apenet_out_str(o, "far_link", c->far_link);
 	}
-	apenet_out_str(o, "serial", c->known ? c->cable.serial : NULL);
-	apenet_out_str(o, "vendor", c->known ? c->cable.vendor : NULL);
-	apenet_out_str(o, "part", c->known ? c->cable.part : NULL);
-	apenet_out_dbl(o, "length_m", c->known ? c->cable.length_m : NAN, 2);
+	/* the record's identity, else the module's (serial_from says which) */
+	const char *from, *serial = apenet_pm_cable_serial(c, &from);
+	const struct apenet_pm_module *m = c->ends[0].serial[0] ? &c->ends[0] : &c->ends[1];
+	apenet_out_str(o, "serial", serial);
+	apenet_out_str(o, "serial_from", from);
+	apenet_out_str(o, "vendor", c->known ? c->cable.vendor : serial ? m->vendor : NULL);
+	apenet_out_str(o, "part", c->known ? c->cable.part : serial ? m->part : NULL);
+	apenet_out_dbl(o, "length_m", c->known ? c->cable.length_m : serial ? m->length_m : NAN, 2);
+	apenet_out_arr_begin(o, "modules");
+	for (int k = 0; k < 2; k++) {
+		const struct apenet_pm_module *x = &c->ends[k];
+		if (!x->serial[0])
+			continue;
+		apenet_out_obj_begin(o, NULL);
+		xyz(o, "node", k ? c->far : c->node);
+		apenet_out_str(o, "link", x->port);
+		apenet_out_str(o, "serial", x->serial);
+		apenet_out_str(o, "vendor", x->vendor);
+		apenet_out_str(o, "part", x->part);
+		apenet_out_dbl(o, "length_m", x->length_m, 2);
+		apenet_out_obj_end(o);
+	}
+	apenet_out_arr_end(o);
 	apenet_out_arr_begin(o, "certificates");
 	for (unsigned i = 0; i < c->ncerts; i++) {
 		const struct apenet_hdb_cert *k = &c->certs[i];
@@ -178,7 +201,22 @@ int apenet_pm_write_json(const struct apenet_pm *pm, FILE *f)
 	apenet_out_uint(o, "omitted", pm->omitted);
 	apenet_out_obj_end(o);
 
+	/* the three lines first: what failed, since when, what it affected */
 	const struct apenet_hdb_incident *main = apenet_pm_main_incident(pm);
+	apenet_out_obj_begin(o, "summary");
+	apenet_out_str(o, "failed", pm->summary.failed);
+	apenet_out_str(o, "since", pm->summary.since);
+	apenet_out_str(o, "affected", pm->summary.affected);
+	if (pm->has_first)
+		apenet_out_int(o, "first_fault_ms", pm->first.time_ms);
+	else
+		apenet_out_null(o, "first_fault_ms");
+	if (main && main->closed_ms)
+		apenet_out_int(o, "over_ms", main->closed_ms);
+	else
+		apenet_out_null(o, "over_ms");
+	apenet_out_obj_end(o);
+
 	if (main)
 		incident(o, pm, "incident", main);
 	else

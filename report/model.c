@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "apenet/notify.h"
+#include "apenet/out.h"
 #include "apenet/postmortem.h"
 #include "pm_int.h"
 
@@ -35,7 +36,18 @@ const char *apenet_pm_kind_name(int kind)
 
 struct apenet_pm *apenet_pm_new(void)
 {
-	return calloc(1, sizeof(struct apenet_pm));
+	struct apenet_pm *pm = calloc(1, sizeof(struct apenet_pm));
+	struct apenet_config *cfg = malloc(sizeof(*cfg));
+	if (!pm || !cfg) {
+		free(pm);
+		free(cfg);
+		return NULL;
+	}
+	apenet_config_defaults(cfg);
+	pm->thr = cfg->thr;
+	apenet_config_free(cfg);
+	free(cfg);
+	return pm;
 }
 
 void apenet_pm_trend_free(struct apenet_pm_trend *t)
@@ -423,6 +435,187 @@ const char *apenet_pm_status_name(int st)
 	return st >= 0 && st <= 3 ? n[st] : "?";
 }
 
+const char *apenet_pm_cable_serial(const struct apenet_pm_cable *c, const char **from)
+{
+	const char *s = NULL, *f = NULL;
+	if (c->known && c->cable.serial[0])
+		s = c->cable.serial, f = "record";
+	else if (c->ends[0].serial[0])
+		s = c->ends[0].serial, f = "module";
+	else if (c->ends[1].serial[0])
+		s = c->ends[1].serial, f = "module";
+	if (from)
+		*from = f;
+	return s;
+}
+
+/* "the cable between node A link X+ and node B link X- (serial S)", "the
+ * host of node A". */
+static void component_phrase(const struct apenet_pm *pm, const struct apenet_hdb_incident *in, char *b, size_t n)
+{
+	char a[96], f[96];
+	apenet_pm_node_label(pm, in->node, a, sizeof(a));
+	if (!strcmp(in->component, "cable")) {
+		const char *serial = NULL;
+		for (unsigned i = 0; i < pm->ncable && !serial; i++)
+			if (pm->cable[i].incident == in->id)
+				serial = apenet_pm_cable_serial(&pm->cable[i], NULL);
+		if (in->has_far)
+			apenet_pm_node_label(pm, in->far, f, sizeof(f));
+		snprintf(b, n, "the cable between node %s link %s and %s%s%s%s%s%s", a, in->link[0] ? in->link : "?",
+			 in->has_far ? "node " : "its partner", in->has_far ? f : "", in->far_link[0] ? " link " : "",
+			 in->far_link, serial ? ", serial " : "", serial ? serial : "");
+	} else {
+		snprintf(b, n, "the %s of node %s%s%s", in->component, a, in->link[0] ? " link " : "", in->link);
+	}
+}
+
+/* A duration for a sentence: "11.259 s", "2 min 03.000 s". */
+static const char *lasted(int64_t ms, char *b, size_t n)
+{
+	apenet_pm_rel(ms, b, n);
+	if (b[0] == '+')
+		memmove(b, b + 1, strlen(b));
+	return b;
+}
+
+/* Appends to b (of n) what fits. */
+static void cat(char *b, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cat(char *b, size_t n, const char *fmt, ...)
+{
+	size_t l = strlen(b);
+	if (l + 1 >= n)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b + l, n - l, fmt, ap);
+	va_end(ap);
+}
+
+static int role_of(const struct apenet_pm *pm, const unsigned xyz[3])
+{
+	for (unsigned i = 0; i < pm->nnodes; i++)
+		if (same_xyz(pm->nodes[i].xyz, xyz))
+			return pm->nodes[i].role;
+	return -1;
+}
+
+/* The three lines the report opens with: what failed, since when, what it
+ * affected. */
+static void derive_summary(struct apenet_pm *pm)
+{
+	struct apenet_pm_summary *y = &pm->summary;
+	memset(y, 0, sizeof(*y));
+	const struct apenet_hdb_incident *main = apenet_pm_main_incident(pm);
+	char a[96], t[40], d[40];
+	if (main) {
+		component_phrase(pm, main, y->failed, sizeof(y->failed));
+		cat(y->failed, sizeof(y->failed), " (incident #%lld, %s)", (long long)main->id, apenet_hdb_state_name(main->state));
+		unsigned more = 0;
+		for (unsigned i = 0; i < pm->ninc; i++)
+			more += pm->inc[i].id != main->id && pm->inc[i].state != APENET_HDB_MERGED;
+		for (unsigned i = 0, k = 0; i < pm->ninc && more; i++) {
+			const struct apenet_hdb_incident *in = &pm->inc[i];
+			if (in->id == main->id || in->state == APENET_HDB_MERGED)
+				continue;
+			if (k == 0)
+				cat(y->failed, sizeof(y->failed), "; %u more incident%s: ", more, more == 1 ? "" : "s");
+			if (k == 3) {
+				cat(y->failed, sizeof(y->failed), ", ...");
+				break;
+			}
+			cat(y->failed, sizeof(y->failed), "%s%s of %s (#%lld)", k ? ", " : "", in->component,
+			    apenet_pm_node_label(pm, in->node, a, sizeof(a)), (long long)in->id);
+			k++;
+		}
+	} else if (pm->has_first) {
+		snprintf(y->failed, sizeof(y->failed), "no incident was deduced; the first thing that got worse: node %s %s %s %s",
+			 apenet_pm_node_label(pm, pm->first.node, a, sizeof(a)), pm->first.where, pm->first.code,
+			 apenet_pm_status_name(pm->first.new_status));
+	} else {
+		snprintf(y->failed, sizeof(y->failed), "nothing: no fault in this window");
+	}
+
+	if (!pm->has_first) {
+		snprintf(y->since, sizeof(y->since), "-");
+	} else {
+		snprintf(y->since, sizeof(y->since), "%s", apenet_out_iso_ms(pm->first.time_ms, t, sizeof(t)));
+		if (main && main->closed_ms)
+			cat(y->since, sizeof(y->since), "; over at %s, after %s", apenet_out_iso_ms(main->closed_ms, t, sizeof(t)),
+			    lasted(main->closed_ms - pm->first.time_ms, d, sizeof(d)));
+		else if (main)
+			cat(y->since, sizeof(y->since), "; still open when the report was made, %s later",
+			    lasted(pm->generated_ms - pm->first.time_ms, d, sizeof(d)));
+	}
+
+	/* the blamed nodes, their links that went down, who else saw it */
+	char names[240] = "", obs[120] = "";
+	unsigned nb = 0, nobs = 0, ndown = 0, total = 0;
+	for (unsigned i = 0; i < pm->nnodes; i++)
+		total += pm->nodes[i].role >= APENET_PM_BLAMED;
+	for (unsigned i = 0; i < pm->nnodes; i++) {
+		if (pm->nodes[i].role < APENET_PM_BLAMED)
+			continue;
+		/* "A", "A and B", "A, B and C", "A, B, C, D and 3 more" */
+		if (nb < 4)
+			cat(names, sizeof(names), "%s%s", !nb ? "" : nb + 1 == total ? " and " : ", ",
+			    apenet_pm_node_label(pm, pm->nodes[i].xyz, a, sizeof(a)));
+		nb++;
+	}
+	/* the propagation's observers (one entry per path): each node once */
+	for (unsigned i = 0; i < pm->nseen; i++) {
+		unsigned xyz[3];
+		char tail;
+		if (sscanf(pm->seen[i].observer, "%u,%u,%u%c", &xyz[0], &xyz[1], &xyz[2], &tail) != 3 ||
+		    role_of(pm, xyz) >= APENET_PM_BLAMED)
+			continue;
+		unsigned j;
+		for (j = 0; j < i; j++)
+			if (!strcmp(pm->seen[j].observer, pm->seen[i].observer))
+				break;
+		if (j < i)
+			continue;
+		if (nobs < 4)
+			cat(obs, sizeof(obs), "%s%s", nobs ? ", " : "", pm->seen[i].observer);
+		else if (nobs == 4)
+			cat(obs, sizeof(obs), ", ...");
+		nobs++;
+	}
+	if (nb)
+		snprintf(y->affected, sizeof(y->affected), "node%s %s", nb > 1 ? "s" : "", names);
+	if (nb > 4)
+		cat(y->affected, sizeof(y->affected), " and %u more", nb - 4);
+	/* the first four links (of blamed nodes) that went down, each once */
+	const struct apenet_pm_event *down[4];
+	for (size_t i = 0; i < pm->nev && ndown <= 4; i++) {
+		const struct apenet_pm_event *ev = &pm->ev[i];
+		if (ev->kind != APENET_PM_TRANSITION || strcmp(ev->code, "LINK_DOWN") || ev->new_status < 2 ||
+		    role_of(pm, ev->node) < APENET_PM_BLAMED)
+			continue;
+		unsigned j;
+		for (j = 0; j < ndown; j++)
+			if (same_xyz(down[j]->node, ev->node) && !strcmp(down[j]->where, ev->where))
+				break;
+		if (j < ndown)
+			continue;
+		if (ndown == 4) {
+			cat(y->affected, sizeof(y->affected), ", ...");
+			break;
+		}
+		cat(y->affected, sizeof(y->affected), "%s%u,%u,%u %s", ndown ? ", " : "; links down: ", ev->node[0],
+		    ev->node[1], ev->node[2], ev->where);
+		down[ndown++] = ev;
+	}
+	if (nobs)
+		cat(y->affected, sizeof(y->affected), "; seen by %u other node%s (%s)", nobs, nobs == 1 ? "" : "s", obs);
+	if (main)
+		cat(y->affected, sizeof(y->affected), "%s the supervisor", nobs ? " and" : "; seen by");
+	if (!y->affected[0])
+		snprintf(y->affected, sizeof(y->affected), "nothing");
+	else if (y->affected[0] == ';')
+		memmove(y->affected, y->affected + 2, strlen(y->affected + 2) + 1); /* no node blamed */
+}
+
 void apenet_pm_order(struct apenet_pm *pm)
 {
 	if (pm->nev > 1)
@@ -433,9 +626,10 @@ void apenet_pm_order(struct apenet_pm *pm)
 int apenet_pm_finish(struct apenet_pm *pm, struct apenet_err *e)
 {
 	apenet_pm_order(pm);
-	if (derive_seen(pm, e) || derive_nodes(pm, e))
+	if (derive_seen(pm, e) || derive_nodes(pm, e) || apenet_pm_recommend(pm, e))
 		return -1;
-	return apenet_pm_recommend(pm, e);
+	derive_summary(pm);
+	return 0;
 }
 
 const struct apenet_hdb_incident *apenet_pm_main_incident(const struct apenet_pm *pm)

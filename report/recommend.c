@@ -4,7 +4,9 @@
  * cable's serial and certificate history, what the black box saw before
  * the fault).  The wording is the operator's, not the deduction's: "replace
  * the cable with serial S between nodes A and B", "check the cooling of
- * node C".
+ * node C".  A black-box reading is worth one only when it went past its
+ * rule's configured warn limit (report/trend.c): a warm-up inside the
+ * limits stays a note in the trends.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -60,6 +62,7 @@ static void cable_history(const struct apenet_pm_cable *c, char *buf, size_t n)
 {
 	size_t off = 0;
 	buf[0] = 0;
+	int named = apenet_pm_cable_serial(c, NULL) != NULL;
 	if (c->known && c->ncerts) {
 		const struct apenet_hdb_cert *k = &c->certs[0];
 		char d[16];
@@ -71,7 +74,7 @@ static void cable_history(const struct apenet_pm_cable *c, char *buf, size_t n)
 			fails += !strcmp(c->certs[i].verdict, "fail");
 		if (fails && off < n)
 			off += (size_t)snprintf(buf + off, n - off, ", %u of %u certificates failed", fails, c->ncerts);
-	} else if (c->known && off < n) {
+	} else if (named && off < n) {
 		off += (size_t)snprintf(buf + off, n - off, "; it was never qualified");
 	}
 	if (c->nearlier && off < n) {
@@ -96,15 +99,20 @@ static int rec_incident(struct apenet_pm *pm, size_t *cap, const struct apenet_h
 		hist[0] = 0;
 		if (k)
 			cable_history(k, hist, sizeof(hist));
-		if (k && k->known)
+		const char *serial = k ? apenet_pm_cable_serial(k, NULL) : NULL;
+		if (serial) {
+			/* with no record, what the module at one end says it is */
+			const char *part = k->known ? k->cable.part : k->ends[0].serial[0] ? k->ends[0].part : k->ends[1].part;
 			return add(pm, cap, c, in->node, e,
 				   "Replace the cable with serial %s%s%s between node %s link %s and node %s link %s%s; "
 				   "qualify the new one (apenet qualify --link %s on %u,%u,%u) before the link carries traffic.",
-				   k->cable.serial, k->cable.part[0] ? ", part " : "", k->cable.part, a, in->link, b,
-				   in->far_link[0] ? in->far_link : "?", hist, in->link, in->node[0], in->node[1], in->node[2]);
+				   serial, part[0] ? ", part " : "", part, a, in->link, b, in->far_link[0] ? in->far_link : "?",
+				   hist, in->link, in->node[0], in->node[1], in->node[2]);
+		}
 		return add(pm, cap, c, in->node, e,
-			   "Reseat, then replace, the cable between node %s link %s and node %s link %s (no serial on record: "
-			   "read it with apenet module on %u,%u,%u)%s; qualify it (apenet qualify --link %s) before use.",
+			   "Reseat, then replace, the cable between node %s link %s and node %s link %s (no serial on record "
+			   "or in a black box: read it with apenet module on %u,%u,%u)%s; qualify it (apenet qualify --link %s) "
+			   "before use.",
 			   a, in->link[0] ? in->link : "?", b, in->far_link[0] ? in->far_link : "?", in->node[0], in->node[1],
 			   in->node[2], hist, in->link[0] ? in->link : "?");
 	}
@@ -196,15 +204,17 @@ int apenet_pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 		apenet_pm_node_label(pm, tr->node, a, sizeof(a));
 		for (unsigned s = 0; s < tr->nseries; s++) {
 			const struct apenet_pm_series *se = &tr->series[s];
-			if (!se->notable)
-				continue;
+			if (!se->crossed)
+				continue; /* inside its limits: a note at most */
+			char why[320];
+			snprintf(why, sizeof(why), "%s %s%s%s", se->label, se->crossed_note, se->notable ? "; it " : "",
+				 se->notable ? se->note : "");
 			int r = 0;
 			if (strstr(se->name, "temp") && !blamed(pm, tr->node, cooling))
-				r = add(pm, &cap, "sensor:temperature", tr->node, e, "Check the cooling of node %s too: %s %s.",
-					a, se->label, se->note);
+				r = add(pm, &cap, "sensor:temperature", tr->node, e, "Check the cooling of node %s too: %s.", a,
+					why);
 			else if ((se->name[0] == 'v' || se->name[0] == 'i') && !blamed(pm, tr->node, power))
-				r = add(pm, &cap, "sensor:voltage", tr->node, e, "Check the power of node %s too: %s %s.", a,
-					se->label, se->note);
+				r = add(pm, &cap, "sensor:voltage", tr->node, e, "Check the power of node %s too: %s.", a, why);
 			if (r)
 				return -1;
 		}

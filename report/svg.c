@@ -34,6 +34,51 @@ static int role_at(const struct apenet_pm *pm, unsigned x, unsigned y, unsigned 
 	return -1;
 }
 
+/* Whether the cable on link `link` of node a reaches b around the torus's
+ * edge (the wraparound): the direction it leaves a in (+1 up the
+ * coordinate, -1 down) and the dimension in *dim; 0 for a direct
+ * neighbour.  By the link's name and the torus's size; without them, a
+ * partner more than one step away is around the edge. */
+static int wrap_dir(const struct apenet_pm *pm, const unsigned a[3], const char *link, const unsigned b[3], int *dim)
+{
+	int li = apenet_hdb_link_index(link);
+	if (li >= 0) {
+		int d = li / 2, dir = li % 2 ? -1 : 1;
+		unsigned dist = a[d] > b[d] ? a[d] - b[d] : b[d] - a[d];
+		*dim = d;
+		if (pm->dims[d] >= 2)
+			return (dir > 0 && a[d] == pm->dims[d] - 1) || (dir < 0 && a[d] == 0) ? dir : 0;
+		return dist > 1 ? dir : 0;
+	}
+	for (int d = 0; d < 3; d++) {
+		unsigned dist = a[d] > b[d] ? a[d] - b[d] : b[d] - a[d];
+		if (dist > 1) {
+			*dim = d;
+			return a[d] > b[d] ? 1 : -1;
+		}
+	}
+	return 0;
+}
+
+/* One end of a wraparound cable: a stub from the node out past the edge of
+ * its cell, in the direction the cable leaves, with an arrowhead. */
+static void wrap_stub(FILE *f, double cx, double cy, int dim, int dir, const struct apenet_hdb_incident *in)
+{
+	enum { CELL = 64 };
+	/* screen: x grows to the right with the coordinate, y upwards */
+	double ux = dim == 0 ? dir : 0, uy = dim == 1 ? -dir : 0, len = CELL / 2 + 10;
+	double tx = cx + ux * len, ty = cy + uy * len;
+	fprintf(f, "<g><title>wraparound cable of incident #%lld: %u,%u,%u ", (long long)in->id, in->node[0], in->node[1],
+		in->node[2]);
+	apenet_pm_html_escape(f, in->link);
+	fprintf(f, " - %u,%u,%u ", in->far[0], in->far[1], in->far[2]);
+	apenet_pm_html_escape(f, in->far_link);
+	fprintf(f, " (around the torus's edge)</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"bad\"/>"
+		   "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" class=\"wrap\"/></g>\n",
+		cx, cy, tx - ux * 6, ty - uy * 6, tx + ux * 4, ty + uy * 4, tx - ux * 6 - uy * 7, ty - uy * 6 + ux * 7,
+		tx - ux * 6 + uy * 7, ty - uy * 6 - ux * 7);
+}
+
 /* The span [lo, hi] of coordinate d over the map's nodes, at most max wide
  * (centred on the first fault's node when wider). */
 static void span(const struct apenet_pm *pm, int d, unsigned max, unsigned *lo, unsigned *hi)
@@ -77,7 +122,7 @@ void apenet_pm_svg_map(FILE *f, const struct apenet_pm *pm)
 	if (!nz)
 		zs[nz++] = 0;
 	unsigned w = (x1 - x0 + 1) * CELL, h = (y1 - y0 + 1) * CELL;
-	unsigned W = nz * (w + PAD) + PAD, H = h + 2 * PAD + 20;
+	unsigned W = nz * (w + PAD) + PAD, H = h + 2 * PAD + 32; /* room below for a wraparound's stub */
 	if (W < 4 * 110 + PAD)
 		W = 4 * 110 + PAD; /* room for the legend */
 	fprintf(f, "<svg id=\"map\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
@@ -101,7 +146,23 @@ void apenet_pm_svg_map(FILE *f, const struct apenet_pm *pm)
 			if (!in->has_far || in->state == APENET_HDB_MERGED || in->node[2] != zs[k] || in->far[2] != zs[k])
 				continue;
 			const unsigned *a = in->node, *b = in->far;
-			if (a[0] < x0 || a[0] > x1 || a[1] < y0 || a[1] > y1 || b[0] < x0 || b[0] > x1 || b[1] < y0 || b[1] > y1)
+			int ina = a[0] >= x0 && a[0] <= x1 && a[1] >= y0 && a[1] <= y1;
+			int inb = b[0] >= x0 && b[0] <= x1 && b[1] >= y0 && b[1] <= y1;
+			int da = 0, db = 0, wa = wrap_dir(pm, a, in->link, b, &da), wb = wrap_dir(pm, b, in->far_link, a, &db);
+			if (wa || wb) {
+				/* around the edge: a stub leaving each end outwards, not a
+				 * line across the row */
+				if (!wa)
+					da = db, wa = -wb;
+				if (!wb)
+					db = da, wb = -wa;
+				if (ina)
+					wrap_stub(f, ox + (a[0] - x0) * CELL + CELL / 2, oy + (y1 - a[1]) * CELL + CELL / 2, da, wa, in);
+				if (inb)
+					wrap_stub(f, ox + (b[0] - x0) * CELL + CELL / 2, oy + (y1 - b[1]) * CELL + CELL / 2, db, wb, in);
+				continue;
+			}
+			if (!ina || !inb)
 				continue;
 			fprintf(f, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"bad\"><title>cable of incident #%lld",
 				ox + (a[0] - x0) * CELL + CELL / 2, oy + (y1 - a[1]) * CELL + CELL / 2,

@@ -90,8 +90,9 @@ static void trends(FILE *f, const struct apenet_pm *pm)
 			const struct apenet_pm_series *s = &t->series[k];
 			fprintf(f, "    %-26s ", s->label);
 			spark(f, s, 32);
-			fprintf(f, "  %9.4g .. %-9.4g %-2s at fault %-9.4g%s%s\n", s->min, s->max, s->unit, s->at_fault,
-				s->notable ? "  <- " : "", s->notable ? s->note : "");
+			fprintf(f, "  %9.4g .. %-9.4g %-2s at fault %-9.4g%s%s%s%s\n", s->min, s->max, s->unit, s->at_fault,
+				s->crossed || s->notable ? "  <- " : "", s->crossed ? s->crossed_note : "",
+				s->crossed && s->notable ? "; " : "", s->notable ? s->note : "");
 		}
 	}
 }
@@ -105,15 +106,29 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 		if (c->has_far)
 			fprintf(f, " - %u,%u,%u %s", c->far[0], c->far[1], c->far[2], c->far_link);
 		fprintf(f, " (incident #%lld): ", (long long)c->incident);
+		const char *from, *serial = apenet_pm_cable_serial(c, &from);
 		if (c->known) {
 			fprintf(f, "serial %s, %s %s", c->cable.serial, c->cable.vendor, c->cable.part);
 			if (!isnan(c->cable.length_m))
 				fprintf(f, ", %.1f m", c->cable.length_m);
 			fputc('\n', f);
+		} else if (serial) {
+			const struct apenet_pm_module *m = c->ends[0].serial[0] ? &c->ends[0] : &c->ends[1];
+			fprintf(f, "serial %s, %s %s", m->serial, m->vendor, m->part);
+			if (!isnan(m->length_m))
+				fprintf(f, ", %.1f m", m->length_m);
+			fprintf(f, " (its module, as the agent read it; no cable record)\n");
 		} else {
-			fprintf(f, "no cable on record at either end\n");
+			fprintf(f, "no cable on record at either end, no module read in a black box\n");
 		}
-		if (c->known && !c->ncerts)
+		for (int k = 0; k < 2; k++) {
+			const struct apenet_pm_module *m = &c->ends[k];
+			const unsigned *xyz = k ? c->far : c->node;
+			if (m->serial[0])
+				fprintf(f, "    module at %u,%u,%u %s (black box): serial %s, %s %s\n", xyz[0], xyz[1], xyz[2], m->port,
+					m->serial, m->vendor, m->part);
+		}
+		if (serial && !c->ncerts)
 			fprintf(f, "    never qualified\n");
 		for (unsigned k = 0; k < c->ncerts; k++) {
 			const struct apenet_hdb_cert *x = &c->certs[k];
@@ -140,6 +155,9 @@ int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
 	else
 		fprintf(f, "POST-MORTEM REPORT: %s .. %s%s\n", apenet_out_iso_ms(pm->from_ms, a, sizeof(a)),
 			apenet_out_iso_ms(pm->to_ms, b, sizeof(b)), pm->has_node ? " (one node)" : "");
+	/* the three lines to read if nothing else is read */
+	fprintf(f, "  What failed  %s\n  Since        %s\n  Affected     %s\n\n", pm->summary.failed, pm->summary.since,
+		pm->summary.affected);
 	fprintf(f, "database   %s\ngenerated  %s\nwindow     %s .. %s (UTC)\n", pm->db,
 		apenet_out_iso_ms(pm->generated_ms, r, sizeof(r)), apenet_out_iso_ms(pm->from_ms, a, sizeof(a)),
 		apenet_out_iso_ms(pm->to_ms, b, sizeof(b)));

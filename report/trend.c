@@ -11,6 +11,12 @@
  * it; failing that, the latest one written before.  The directories given
  * are searched three levels down: operators collect the nodes' black-box
  * directories into one tree, a directory per host.
+ *
+ * Two judgements per series: "notable" (it moved before the fault: a note
+ * for whoever reads the trends) and "crossed" (a reading went past the
+ * configured warn limit of its rule: worth a recommendation).  A warm-up
+ * from 45 to 52 C is notable and nothing more.  The dump's modules (their
+ * EEPROM pages) say which cable is in each port.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,8 +27,11 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "apenet/module.h"
 #include "apenet/snapfile.h"
 #include "pm_int.h"
+
+_Static_assert(APENET_PM_MAX_PORTS >= APENET_MAX_LINKS, "a module per port");
 
 /* A dump of the asked-for node: its path and when it was written. */
 struct cand {
@@ -134,9 +143,37 @@ struct raw {
 	const struct apenet_profile *prof;
 	int64_t unreadable_ms;
 	char reason[200];
+	double vcore_nom_v;     /* the board's nominal core supply (V); 0 unknown */
+	struct apenet_pm_module mod[APENET_PM_MAX_PORTS];
+	unsigned nmod;
+	int have_modules;
 	struct apenet_err *e;
 	int failed;
 };
+
+/* The modules of the dump that name themselves. */
+static void modules(struct raw *r, const struct apenet_snapfile_info *info)
+{
+	r->have_modules = 1;
+	if (!info->ee_status || !info->prof)
+		return;
+	for (unsigned l = 0; l < info->prof->nlinks && l < APENET_MAX_LINKS; l++) {
+		if (!APENET_GET(EE_STATUS, PRESENT, info->ee_status[l]))
+			continue;
+		struct apenet_module_image img;
+		struct apenet_module_id id;
+		char why[160];
+		apenet_module_from_window(info->ee[l], info->ee_status[l], &img);
+		if (apenet_module_identity(&img, &id, why, sizeof(why)))
+			continue; /* no serial to name it by */
+		struct apenet_pm_module *m = &r->mod[r->nmod++];
+		snprintf(m->port, sizeof(m->port), "%s", info->prof->links[l].name);
+		snprintf(m->serial, sizeof(m->serial), "%s", id.serial);
+		snprintf(m->vendor, sizeof(m->vendor), "%s", id.vendor);
+		snprintf(m->part, sizeof(m->part), "%s", id.part);
+		m->length_m = id.length_m;
+	}
+}
 
 static double sensor(uint64_t v, double scale)
 {
@@ -151,6 +188,8 @@ static int on_sample(void *arg, const struct apenet_snapfile_info *info, const s
 	r->prof = info->prof;
 	if (!r->n)
 		snprintf(r->reason, sizeof(r->reason), "%s", info->reason);
+	if (!r->have_modules)
+		modules(r, info);
 	if (r->n == r->cap) {
 		size_t c = r->cap ? r->cap * 2 : 256;
 		int64_t *t = realloc(r->t, c * sizeof(*t));
@@ -179,6 +218,8 @@ static int on_sample(void *arg, const struct apenet_snapfile_info *info, const s
 	v[S_V12] = sensor(s->g.SENS_V12, 1e-3);
 	v[S_ICORE] = sensor(s->g.SENS_ICORE, 1e-3);
 	v[S_I12] = sensor(s->g.SENS_I12, 1e-3);
+	if (s->g.SENS_VCORE_NOM && s->g.SENS_VCORE_NOM != 0xffffffffull)
+		r->vcore_nom_v = (double)s->g.SENS_VCORE_NOM * 1e-3;
 	for (unsigned l = 0; l < s->nlinks && l < APENET_MAX_LINKS; l++) {
 		const struct apenet_snap_link *k = &s->link[l];
 		double *lv = &v[S_NFIXED + l * L_N];
@@ -275,7 +316,47 @@ static void judge(struct apenet_pm_series *se, const struct raw *r, int64_t t_ms
 	}
 }
 
-static int make_series(struct raw *r, int64_t t_ms, const char *focus, struct apenet_pm_trend *out, struct apenet_err *e)
+/* The warn limits of the rules that judge the fixed series (lofamo's
+ * apenet_sensors: the same thresholds); the rest have none here. */
+static void limits(struct apenet_pm_series *se, unsigned c, const struct raw *r, const struct apenet_thresholds *t)
+{
+	se->warn_low = se->warn_high = NAN;
+	if (!t)
+		return;
+	switch (c) {
+	case S_FPGA: se->warn_high = t->fpga_temp_warn_c; break;
+	case S_BOARD: se->warn_high = t->board_temp_warn_c; break;
+	case S_VCORE:
+		if (r->vcore_nom_v > 0)
+			se->warn_low = r->vcore_nom_v * (1 - t->vdroop_warn_pct / 100);
+		break;
+	case S_V12:
+		if (se->first > 0) { /* a board without the sensor reads 0 */
+			se->warn_low = 12 * (1 - t->v12_tol_warn_pct / 100);
+			se->warn_high = 12 * (1 + t->v12_tol_warn_pct / 100);
+		}
+		break;
+	case S_ICORE: se->warn_high = t->icore_sick_ma / 1000; break;
+	}
+}
+
+/* Whether a reading went past its warn limit, and how, in words. */
+static void crossed(struct apenet_pm_series *se)
+{
+	const char *u = se->unit;
+	if (!isnan(se->warn_high) && se->max >= se->warn_high) {
+		se->crossed = 1;
+		snprintf(se->crossed_note, sizeof(se->crossed_note), "reached %.4g %s, past its warn limit %.4g %s", se->max, u,
+			 se->warn_high, u);
+	} else if (!isnan(se->warn_low) && se->min <= se->warn_low) {
+		se->crossed = 1;
+		snprintf(se->crossed_note, sizeof(se->crossed_note), "fell to %.4g %s, past its warn limit %.4g %s", se->min, u,
+			 se->warn_low, u);
+	}
+}
+
+static int make_series(struct raw *r, int64_t t_ms, const char *focus, const struct apenet_thresholds *thr,
+		       struct apenet_pm_trend *out, struct apenet_err *e)
 {
 	out->series = calloc(NSER, sizeof(*out->series));
 	if (!out->series) {
@@ -299,6 +380,7 @@ static int make_series(struct raw *r, int64_t t_ms, const char *focus, struct ap
 			snprintf(se->unit, sizeof(se->unit), "%s", perlink[k].unit);
 		}
 		thin(r, c, t_ms, se);
+		limits(se, c, r, thr);
 		if (!se->n)
 			continue;
 		/* a link's series is worth showing when it moved, or when it is
@@ -310,14 +392,15 @@ static int make_series(struct raw *r, int64_t t_ms, const char *focus, struct ap
 				continue;
 		}
 		judge(se, r, t_ms);
+		crossed(se);
 		out->nseries++;
 	}
 	return 0;
 }
 
 int apenet_pm_trend_load(const char *const *dirs, unsigned ndirs, const unsigned xyz[3], int64_t t_ms,
-			 const char *focus_link, struct apenet_pm_trend *out, char *note, size_t nnote,
-			 struct apenet_err *e)
+			 const char *focus_link, const struct apenet_thresholds *thr, struct apenet_pm_trend *out,
+			 char *note, size_t nnote, struct apenet_err *e)
 {
 	struct search s;
 	memset(&s, 0, sizeof(s));
@@ -344,6 +427,8 @@ int apenet_pm_trend_load(const char *const *dirs, unsigned ndirs, const unsigned
 	snprintf(out->reason, sizeof(out->reason), "%s", r.reason);
 	out->samples = (unsigned)r.n;
 	out->unreadable_ms = r.unreadable_ms;
+	memcpy(out->modules, r.mod, sizeof(out->modules));
+	out->nmodules = r.nmod;
 	if (r.n) {
 		out->from_ms = r.t[0];
 		out->to_ms = r.t[r.n - 1];
@@ -356,7 +441,7 @@ int apenet_pm_trend_load(const char *const *dirs, unsigned ndirs, const unsigned
 			 (long long)((out->from_ms - t_ms) / 1000));
 	}
 	if (r.n >= 1)
-		rc = make_series(&r, t_ms, focus_link, out, e);
+		rc = make_series(&r, t_ms, focus_link, thr, out, e);
 	free(r.t);
 	free(r.v);
 	return rc ? -1 : 1;

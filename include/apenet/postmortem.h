@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "apenet/config.h"
 #include "apenet/err.h"
 #include "apenet/hdb.h"
 
@@ -44,6 +45,7 @@ struct apenet_pm_query {
 	int64_t before_ms;       /* an incident's timeline starts this long before its first fault */
 	int64_t after_ms;        /* ... and ends this long after it closed */
 	int64_t now_ms;          /* the time an open incident is reported at */
+	const struct apenet_thresholds *thr; /* the limits black-box readings are judged by (NULL: the defaults) */
 };
 /* An incident's report: 60 s before to 10 s after; 5000 other events. */
 void apenet_pm_query_defaults(struct apenet_pm_query *q);
@@ -102,8 +104,19 @@ struct apenet_pm_series {
 	double v[APENET_PM_MAX_POINTS];
 	double first, last, min, max, at_fault; /* NaN: no sample */
 	int64_t max_ms;
-	int notable;             /* it moved before the fault (see report/trend.c) */
+	int notable;             /* it moved before the fault (see report/trend.c): a note */
 	char note[120];
+	double warn_low, warn_high; /* the configured warn limits of the reading (NaN: none) */
+	int crossed;             /* a reading went past one: worth a recommendation */
+	char crossed_note[120];  /* "reached 86.2 C, past its warn limit 80 C" */
+};
+
+/* A link's module as its agent read it (the black box's EEPROM pages). */
+#define APENET_PM_MAX_PORTS 8
+struct apenet_pm_module {
+	char port[8];            /* "X+" */
+	char serial[17], vendor[17], part[17];
+	double length_m;         /* a copper cable's; NaN: not said */
 };
 
 struct apenet_pm_trend {
@@ -115,6 +128,8 @@ struct apenet_pm_trend {
 	int64_t unreadable_ms;   /* the first sample the card read all-ones (fell off the bus), 0 none */
 	struct apenet_pm_series *series;
 	unsigned nseries;
+	struct apenet_pm_module modules[APENET_PM_MAX_PORTS]; /* the ports with a module that named itself */
+	unsigned nmodules;
 };
 
 struct apenet_pm_cable {
@@ -126,6 +141,7 @@ struct apenet_pm_cable {
 	int64_t incident;        /* the incident that named it */
 	int known;               /* a cable record (serial) was found */
 	struct apenet_hdb_cable cable;
+	struct apenet_pm_module ends[2]; /* the module at node's / far's end, as its agent read it; serial "": not read */
 	struct apenet_hdb_cert *certs; /* newest first */
 	unsigned ncerts;
 	struct apenet_hdb_incident *earlier; /* earlier incidents on these link ends, newest first */
@@ -144,6 +160,13 @@ struct apenet_pm_node {
 	int role;                /* enum apenet_pm_role */
 };
 enum apenet_pm_role { APENET_PM_NEARBY = 0, APENET_PM_OBSERVER = 1, APENET_PM_BLAMED = 2, APENET_PM_FIRST = 3 };
+
+/* The three lines a report opens with. */
+struct apenet_pm_summary {
+	char failed[320];        /* what failed: the blamed component, and how many more incidents */
+	char since[160];         /* since when: the first fault, and whether it is over */
+	char affected[320];      /* what it affected: nodes, links down, who saw it */
+};
 
 struct apenet_pm {
 	char db[512];
@@ -186,8 +209,11 @@ struct apenet_pm {
 	size_t cap_nodes;
 	char notes[4][200];      /* what the report could not do (black box not found, ...) */
 	unsigned nnotes;
+	struct apenet_thresholds thr; /* the limits the black boxes' readings are judged by */
+	struct apenet_pm_summary summary;
 };
 
+/* A model with the default thresholds. */
 struct apenet_pm *apenet_pm_new(void);
 void apenet_pm_free(struct apenet_pm *pm);
 /* Adders copy; -1 with e only when out of memory. */
@@ -199,7 +225,7 @@ void apenet_pm_note(struct apenet_pm *pm, const char *fmt, ...) __attribute__((f
 /* Sorts the timeline (time; at the same millisecond agents' reports before
  * the supervisor's evidence, openings and closings, then boot id and
  * sequence, then row), marks the first fault, derives the propagation, the
- * map's nodes and the recommendations. */
+ * map's nodes, the recommendations and the summary. */
 int apenet_pm_finish(struct apenet_pm *pm, struct apenet_err *e);
 /* The timeline's order (exposed for the tests). */
 int apenet_pm_event_cmp(const struct apenet_pm_event *a, const struct apenet_pm_event *b);
@@ -209,12 +235,17 @@ int apenet_pm_build(struct apenet_hdb *db, const char *db_path, const struct ape
 		    struct apenet_err *e);
 
 /* Black-box trends of a node around t_ms (report/trend.c): the dump in
- * dirs that holds the most of the minutes before t_ms.  1 with *out filled,
- * 0 when no dump of that node covers it (why in note), -1 (a damaged dump
- * names file:line:column). */
+ * dirs that holds the most of the minutes before t_ms, its readings judged
+ * against thr's warn limits (NULL: none), and the modules it read.  1 with
+ * *out filled, 0 when no dump of that node covers it (why in note), -1 (a
+ * damaged dump names file:line:column). */
 int apenet_pm_trend_load(const char *const *dirs, unsigned ndirs, const unsigned xyz[3], int64_t t_ms,
-			 const char *focus_link, struct apenet_pm_trend *out, char *note, size_t nnote,
-			 struct apenet_err *e);
+			 const char *focus_link, const struct apenet_thresholds *thr, struct apenet_pm_trend *out,
+			 char *note, size_t nnote, struct apenet_err *e);
+
+/* A cable's serial: its record's, else the module's its agent read (from
+ * "record" or "module"); NULL when neither is known. */
+const char *apenet_pm_cable_serial(const struct apenet_pm_cable *c, const char **from);
 void apenet_pm_trend_free(struct apenet_pm_trend *t);
 
 /* ---- writers ---- */

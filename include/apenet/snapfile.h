@@ -69,6 +69,10 @@ struct apenet_snapfile_info {
 	const struct apenet_profile *prof;
 	unsigned nsamples;
 	char reason[200];      /* a black-box dump's "blackbox" member: why it was written, "" none */
+	/* its modules' EEPROM windows (the "modules" member) as a view holds
+	 * them; NULL when the document has none */
+	const uint32_t *ee_status;
+	const uint8_t (*ee)[APENET_EE_DATA_LEN];
 };
 typedef int (*apenet_snapfile_sample_fn)(void *arg, const struct apenet_snapfile_info *info,
 					 const struct apenet_snapshot *s, int64_t host_ms);

@@ -4,10 +4,15 @@
 # AgentX socket, and apenet-agent as its subagent (as tests/e2e/agentx.sh).
 #  - a clean node: local and SNMP mode say OK, exit 0, with perfdata;
 #  - X+ unplugged: both say CRITICAL naming X+, exit 2; cleared: OK again;
-#  - the FPGA at 90 C (the agent's limits: warn 80, fail 95): WARNING, exit 1;
+#  - Monitoring Plugins ranges for -w/-c/--temp-*: '@0:0' alerts on a clean
+#    link's 0 CRC errors/min, '10:40' on a 45 C FPGA; perfdata carries them
+#    as given;
+#  - the FPGA at 90 C (the agent's limits: warn 80, fail 95): WARNING, exit 1,
+#    locally with the reading that crossed ("fpga_temp 82.9 C > 80");
 #    --temp-crit 85 makes it CRITICAL;
 #  - no agent on the socket, no snmpd on the port: UNKNOWN, exit 3;
-#  - bad arguments: UNKNOWN, exit 3, naming the argument.
+#  - bad arguments: UNKNOWN, exit 3, naming the argument;
+#  - an agent whose snmpd is gone: local mode OK, not a word of snmpd.
 # Every wait polls with a deadline.
 . "$(dirname "$0")/../e2e_lib.sh"
 T=$(mktemp -d /tmp/apenet-check-XXXXXX)
@@ -85,6 +90,17 @@ for l in X+ X- Y+ Y- Z+ Z-; do
 	grep -q "'${l}_crc_per_min'=" "$T/snmp.out" || fail "no perfdata for $l: $(cat "$T/snmp.out")"
 done
 OK_LOCAL=$(cat "$T/local.out") OK_SNMP=$(cat "$T/snmp.out")
+# ranges: inside '@0:0' (a clean link's 0 errors/min) warns; '10:40' warns
+# on a 45 C FPGA; perfdata carries both as given
+ranges() { run range -H 127.0.0.1 -p "$PORT" -t 4 -w @0:0 &&
+	is range 1 "^APENET WARNING - X\+ 0 CRC errors/min inside 0:0, X- 0 CRC errors/min inside 0:0, " &&
+	grep -q "'X+_crc_per_min'=0;@0:0;;0 " "$T/range.out" &&
+	run range2 -H 127.0.0.1 -p "$PORT" -t 4 --temp-warn 10:40 --temp-crit '~:200' &&
+	is range2 1 "^APENET WARNING - fpga_temp [0-9.]+ C > 40; 6 links up" &&
+	grep -Eq "'fpga_temp'=[0-9.]+C;10:40;~:200 " "$T/range2.out"; }
+wait_for 30 ranges || fail "ranges: $(cat "$T/range.rc" "$T/range.out" "$T/range2.rc" "$T/range2.out" 2>&1)"
+one_line range
+one_line range2
 # SNMPv1 (GETNEXT) reads the same tables
 run v1 -H 127.0.0.1 -p "$PORT" -P 1 -t 4
 is v1 0 "^APENET OK - 6 links up" || fail "-P 1: rc $(cat "$T/v1.rc") $(cat "$T/v1.out")"
@@ -107,7 +123,7 @@ wait_for 60 snmp_ok || fail "SNMP mode not OK after clear: $(show)"
 
 # --- the FPGA at 90 C: above the agent's warn (80), below its fail (95)
 "$BIN/apenet-sim" inject --dir "$T/sim" --node 0,0,0 overheat --celsius 90 >/dev/null || fail inject
-local_warn() { local_ && is local 1 "^APENET WARNING - fpga_temp FPGA_TEMP"; }
+local_warn() { local_ && is local 1 "^APENET WARNING - fpga_temp [0-9]+\.[0-9] C > 80[;,]"; }
 snmp_warn() { snmp_ && is snmp 1 "^APENET WARNING - fpga_temp [0-9.]+ C > 80; 6 links up, fpga [0-9.]+ C \|.*'fpga_temp'=[0-9.]+C;80;95"; }
 wait_for 60 local_warn || fail "local mode not WARNING at 90 C: $(show)"
 wait_for 60 snmp_warn || fail "SNMP mode not WARNING at 90 C: $(show)"
@@ -155,12 +171,29 @@ bad "-w needs a value" -H 127.0.0.1 -w
 bad "-w 'abc'" -H 127.0.0.1 -w abc
 bad "-p '70000'" -H 127.0.0.1 -p 70000
 bad "-P '3'" -H 127.0.0.1 -P 3
-bad "-w 20 is above -c 10" -H 127.0.0.1 -w 20 -c 10
+bad "-w 20 is wider than -c 10: no reading could be WARNING" -H 127.0.0.1 -w 20 -c 10
+bad "--temp-warn 10:90 is wider than --temp-crit 20:85" -H 127.0.0.1 --temp-warn 10:90 --temp-crit 20:85
+bad "-c '20:10': the start 20 is above the end 10" -H 127.0.0.1 -c 20:10
+bad "-w ':10': no start before ':'" -H 127.0.0.1 -w :10
+bad "--temp-crit '~95': '~' .minus infinity. goes before a ':'" -H 127.0.0.1 --temp-crit '~95'
 bad "need -H" -w 1
 bad "exclude each other" -H 127.0.0.1 --socket /x
 bad "unexpected argument 'extra'" extra
 run help --help
 [ "$(cat "$T/help.rc")" = 3 ] && grep -q "^Usage: check_apenet" "$T/help.out" || fail "--help: $(cat "$T/help.rc") $(head -2 "$T/help.out")"
+
+# --- local mode and snmpd: the socket answered, the agent judged; that its
+# AgentX link is down (snmpd gone) is no part of the line
+p=$(cat "$T/snmpd.pid")
+kill -TERM "$p"
+wait_for 10 sh -c "! kill -0 $p 2>/dev/null" || fail "snmpd did not stop"
+"$BIN/apenet-agent" --config "$T/ag/agent.yaml" --foreground --sim "$N" 2>>"$T/ag/log" &
+AGENT=$!
+unplugged() { "$BIN/apenet" agent-status --json --socket "$T/ag/agent.sock" 2>/dev/null |
+	jq -e '.agentx.enabled and (.agentx.connected | not)' >/dev/null && local_ok; }
+wait_for 30 unplugged || fail "local mode without snmpd: $(show)"
+one_line local
+grep -q snmpd "$T/local.out" && fail "local mode speaks of snmpd: $(cat "$T/local.out")"
 t1=$(date +%s%N)
 
 echo "check_apenet: local and SNMP (2c, 1) OK, CRITICAL on X+ unplugged, OK after clear, WARNING at 90 C, UNKNOWN without agent or snmpd, bad arguments exit 3 ($(( (t1 - t0) / 1000000 )) ms)"

@@ -10,7 +10,9 @@
 #  - the JSON names the right first fault and component (the cable: its end
 #    1,1,0 or 1,2,0, its link; the host: 2,3,0), who saw it and when, the
 #    black-box trends of the blamed nodes, the cable's serial and
-#    certificate, a recommendation to replace that cable / check that host;
+#    certificate, the module each end's agent read (the same serial), one
+#    recommendation, to replace that cable (the nodes' temperatures, inside
+#    their limits, are no news) / check that host; the summary first;
 #  - the window's first fault is the cable's (it came first);
 #  - the HTML opens in headless Chromium with no console message at all
 #    (its CSP forbids any fetch or script: a node named with markup in the
@@ -126,9 +128,15 @@ jq -e --arg s "$SERIAL" '
 	([.trends[] | select(.node == "1,1,0" and .samples >= 50 and .from_rel_ms <= -9000)] | length == 1) and
 	([.trends[] | select(.node == "1,1,0") | .series[] | select(.name == "Y+ crc_errors")] | length == 1) and
 	(.cables | length == 1) and .cables[0].serial == $s and .cables[0].certificates[0].verdict == "pass" and
+	.cables[0].serial_from == "record" and
+	([.cables[0].modules[] | select(.node == "1,1,0" and .link == "Y+" and .serial == $s)] | length == 1) and
+	(.recommendations | length == 1) and
 	(.recommendations[0].text | test("Replace the cable with serial " + $s)) and
+	(.summary.failed | test("^the cable between node 1,[12],0 \\(gpu-n1[12]\\) link Y[+-] and node 1,[12],0 \\(gpu-n1[12]\\) link Y[+-], serial " + $s)) and
+	(.summary.since | test("; over at .*, after ")) and (.summary.affected | test("^nodes .*1,1,0.*; links down: ")) and
+	(keys_unsorted | index("summary") == 3) and
 	(.recommendations[0].text | test("1,1,0 \\(gpu-n11\\)") and test("1,2,0 \\(gpu-n12\\)"))' "$T/cable.json" >/dev/null ||
-	fail "cable report: $(jq -c '{incident, first_fault, propagation, cables: [.cables[] | {serial, certificates}], recommendations, notes, trends: [.trends[] | {node, samples}]}' "$T/cable.json")"
+	fail "cable report: $(jq -c '{summary, incident, first_fault, propagation, cables: [.cables[] | {serial, serial_from, modules, certificates}], recommendations, notes, trends: [.trends[] | {node, samples}]}' "$T/cable.json")"
 
 # --- the host hang
 $R --incident "$HOST" --format json -o "$T/host.json" 2>"$T/err" || fail "report host: $(cat "$T/err")"
@@ -155,6 +163,9 @@ jq -e '.blamed.component == "cable"' "$T/w2.json" >/dev/null || fail "s2 window:
 
 # --- text
 $R --incident "$CABLE" >"$T/cable.txt" 2>"$T/err" || fail "text: $(cat "$T/err")"
+# the summary's three lines right under the title
+sed -n 2,4p "$T/cable.txt" | cut -c1-14 | tr '\n' '|' | grep -qx "  What failed |  Since       |  Affected    |" ||
+	fail "text report: no summary first: $(head -5 "$T/cable.txt")"
 for h in "First fault" "Propagation" "Timeline" "Trends before the fault" "Cables" "Recommendations" \
 	"Replace the cable with serial $SERIAL" "certificate"; do
 	grep -q "$h" "$T/cable.txt" || fail "text report: no '$h': $(cat "$T/cable.txt")"
@@ -162,7 +173,7 @@ done
 
 # --- HTML, in a real browser
 $R --incident "$CABLE" --format html -o "$T/cable.html" 2>"$T/err" || fail "html: $(cat "$T/err")"
-html_check "$T/cable.html" "$ART/report-cable.png" map timeline first-fault recommendations propagation ||
+html_check "$T/cable.html" "$ART/report-cable.png" summary map timeline first-fault recommendations propagation ||
 	fail "the cable report's HTML"
 $R --since "$FROM" --format html -o "$T/window.html" 2>"$T/err" || fail "html window: $(cat "$T/err")"
 grep -q '&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;amp;&lt;b&gt;' "$T/window.html" ||

@@ -4,7 +4,9 @@
  * from recorded evidence, recommendations, hostile strings in the HTML,
  * the JSON well formed with the issue's keys, times, and black-box trends
  * read back from a dump written by the snapshot stream writer (and a
- * damaged one named).
+ * damaged one named); no recommendation for readings inside their limits,
+ * a cable named by the module its agent read, wraparound cables drawn as
+ * such on the map, the three-line summary in every format.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -19,11 +21,13 @@
 #include <cmocka.h>
 
 #include "apenet/conf.h"
+#include "apenet/config.h"
 #include "apenet/hdb.h"
 #include "apenet/notify.h"
 #include "apenet/out.h"
 #include "apenet/postmortem.h"
 #include "apenet/snapfile.h"
+#include "../../sim/eeprom.h"
 
 #define T0 1795751685000LL /* 2026-11-27T03:54:45.000Z */
 
@@ -313,7 +317,7 @@ static void test_json(void **state)
 	char *json = render(pm, apenet_pm_write_json);
 	struct apenet_conf *c;
 	assert_int_equal(apenet_conf_load_string("report.json", json, &c, &e), 0);
-	static const char *const keys[] = { "incident", "timeline", "first_fault", "propagation",
+	static const char *const keys[] = { "summary", "incident", "timeline", "first_fault", "propagation",
 					    "trends", "cables", "recommendations" };
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		assert_non_null(apenet_conf_get(c->root, keys[i]));
@@ -337,9 +341,10 @@ static void test_times(void **state)
 	assert_string_equal(apenet_pm_rel(3723000, b, sizeof(b)), "+1 h 02 min 03 s");
 }
 
-/* A dump of node 2,3,0 written by the stream writer: the FPGA warming by
- * 0.5 C a sample, X+ taking CRC errors from the 10th sample on. */
-static void write_dump(const char *path, unsigned n)
+/* A dump written by the stream writer: the FPGA from temp0 C warming by
+ * step C a sample, X+ taking CRC errors from the 10th sample on; a copper
+ * cable with serial (when not NULL) in Y+. */
+static void write_dump_of(const char *path, unsigned n, double temp0, double step, const char *serial)
 {
 	const struct apenet_profile *p = apenet_profile_by_name("apenet+");
 	assert_non_null(p);
@@ -355,17 +360,43 @@ static void write_dump(const char *path, unsigned n)
 	snap->g.TS_FREQ_HZ = 1000000;
 	for (unsigned i = 0; i < n; i++) {
 		snap->g.TIMESTAMP = 1000000 + (uint64_t)i * 100000; /* 100 ms */
-		snap->g.SENS_FPGA_TEMP = (uint64_t)(50000 + 500 * i);
+		snap->g.SENS_FPGA_TEMP = (uint64_t)(temp0 * 1000 + step * 1000 * i + 0.5);
 		snap->g.SENS_VCORE = 900;
+		snap->g.SENS_VCORE_NOM = 900;
 		snap->g.SENS_V12 = 12000;
 		for (unsigned l = 0; l < p->nlinks; l++)
 			snap->link[l].LINK_FIFO_DEPTH = 1024;
 		snap->link[0].LINK_HDR_CRC_ERR = i >= 10 ? (i - 10) * 3 : 0;
 		apenet_snapfile_stream_sample(&s, snap, T0 - (int64_t)(n - 1 - i) * 100);
 	}
-	assert_int_equal(apenet_snapfile_stream_end(&s, NULL, NULL), 0);
+	uint32_t st[APENET_MAX_LINKS] = { 0 };
+	static uint8_t ee[APENET_MAX_LINKS][APENET_EE_DATA_LEN];
+	memset(ee, 0, sizeof(ee));
+	if (serial) {
+		struct sim_module m;
+		sim_module_default(&m, SIM_MOD_COPPER, 3, 1);
+		snprintf(m.serial, sizeof(m.serial), "%s", serial);
+		sim_eeprom_build(&m, ee[2]); /* Y+ */
+		st[2] = APENET_SET(EE_STATUS, PRESENT, 1) | APENET_SET(EE_STATUS, VALID, 1) |
+			APENET_SET(EE_STATUS, LAYOUT, APENET_EE_SFF8636);
+	}
+	assert_int_equal(apenet_snapfile_stream_end(&s, st, (const uint8_t(*)[APENET_EE_DATA_LEN])ee), 0);
 	fclose(f);
 	free(snap);
+}
+
+static void write_dump(const char *path, unsigned n)
+{
+	write_dump_of(path, n, 50, 0.5, NULL);
+}
+
+static struct apenet_thresholds defaults(void)
+{
+	struct apenet_config cfg;
+	apenet_config_defaults(&cfg);
+	struct apenet_thresholds t = cfg.thr;
+	apenet_config_free(&cfg);
+	return t;
 }
 
 static void test_trend(void **state)
@@ -387,7 +418,8 @@ static void test_trend(void **state)
 	struct apenet_pm_trend t;
 	struct apenet_err e = { 0 };
 	char note[200] = "";
-	assert_int_equal(apenet_pm_trend_load(dirs, 1, xyz, T0, "Y+", &t, note, sizeof(note), &e), 1);
+	struct apenet_thresholds thr = defaults();
+	assert_int_equal(apenet_pm_trend_load(dirs, 1, xyz, T0, "Y+", &thr, &t, note, sizeof(note), &e), 1);
 	assert_string_equal(t.file, path);
 	assert_string_equal(t.reason, "FPGA_TEMP sick");
 	assert_int_equal(t.samples, 40);
@@ -406,27 +438,368 @@ static void test_trend(void **state)
 	assert_true(fabs(temp->at_fault - 69.5) < 1e-9);
 	assert_true(temp->notable);
 	assert_non_null(strstr(temp->note, "rose from 50.0 to 69.5 C"));
+	/* a rise, inside the limits: a note, nothing to do */
+	assert_true(temp->warn_high == 80);
+	assert_false(temp->crossed);
 	assert_non_null(crc); /* it moved */
 	assert_true(fabs(crc->max - 30.0) < 1e-6); /* 3 errors a 100 ms */
 	assert_true(crc->notable);
 	assert_non_null(ycrc); /* the focus link, though it never moved */
 	assert_false(ycrc->notable);
+	assert_false(ycrc->crossed); /* no limit judged here */
+	assert_int_equal(t.nmodules, 0);
+	apenet_pm_trend_free(&t);
+
+	/* a lower limit: the same readings are past it */
+	thr.fpga_temp_warn_c = 60;
+	assert_int_equal(apenet_pm_trend_load(dirs, 1, xyz, T0, "Y+", &thr, &t, note, sizeof(note), &e), 1);
+	for (unsigned i = 0; i < t.nseries; i++)
+		if (!strcmp(t.series[i].name, "fpga_temp")) {
+			assert_true(t.series[i].crossed);
+			assert_string_equal(t.series[i].crossed_note, "reached 69.5 C, past its warn limit 60 C");
+		} else if (!strcmp(t.series[i].name, "vcore")) {
+			assert_false(t.series[i].crossed); /* at its nominal */
+			assert_true(fabs(t.series[i].warn_low - 0.873) < 1e-9);
+		}
+	apenet_pm_trend_free(&t);
+	/* no thresholds: nothing is judged */
+	assert_int_equal(apenet_pm_trend_load(dirs, 1, xyz, T0, "Y+", NULL, &t, note, sizeof(note), &e), 1);
+	for (unsigned i = 0; i < t.nseries; i++)
+		assert_false(t.series[i].crossed);
+	apenet_pm_trend_free(&t);
+
+	/* the modules the dump holds: a cable in Y+ */
+	write_dump_of(path, 20, 50, 0, "APC77");
+	assert_int_equal(apenet_pm_trend_load(dirs, 1, xyz, T0, NULL, &thr, &t, note, sizeof(note), &e), 1);
+	assert_int_equal(t.nmodules, 1);
+	assert_string_equal(t.modules[0].port, "Y+");
+	assert_string_equal(t.modules[0].serial, "APC77");
+	assert_string_equal(t.modules[0].part, "APL-QSFP-CU3M");
+	assert_true(t.modules[0].length_m == 3);
 	apenet_pm_trend_free(&t);
 
 	/* no dump of this node */
 	unsigned none[3] = { 0, 0, 0 };
-	assert_int_equal(apenet_pm_trend_load(dirs, 1, none, T0, NULL, &t, note, sizeof(note), &e), 0);
+	assert_int_equal(apenet_pm_trend_load(dirs, 1, none, T0, NULL, NULL, &t, note, sizeof(note), &e), 0);
 	assert_non_null(strstr(note, "no black box of node 0,0,0"));
 	/* a damaged dump: named, with its line */
 	FILE *f = fopen(path, "w");
 	fputs("{\"schema\": \"apenet-diag/2\",\n \"command\": \"snapshot\",\n \"bdf\": [\n", f);
 	fclose(f);
-	assert_int_equal(apenet_pm_trend_load(dirs, 1, xyz, T0, NULL, &t, note, sizeof(note), &e), -1);
+	assert_int_equal(apenet_pm_trend_load(dirs, 1, xyz, T0, NULL, NULL, &t, note, sizeof(note), &e), -1);
 	assert_non_null(strstr(e.msg, "blackbox-2-3-0-"));
 	unlink(path);
 	unlink(other);
 	rmdir(sub);
 	rmdir(dir);
+}
+
+/* One black box series by hand: a temperature from first to last. */
+static void hand_trend(struct apenet_pm *pm, unsigned x, unsigned y, double first, double last, double warn)
+{
+	pm->trend = calloc(1, sizeof(*pm->trend));
+	pm->ntrend = 1;
+	struct apenet_pm_trend *t = &pm->trend[0];
+	t->node[0] = x;
+	t->node[1] = y;
+	t->series = calloc(1, sizeof(*t->series));
+	t->nseries = 1;
+	struct apenet_pm_series *se = &t->series[0];
+	snprintf(se->name, sizeof(se->name), "fpga_temp");
+	snprintf(se->label, sizeof(se->label), "FPGA temperature");
+	snprintf(se->unit, sizeof(se->unit), "C");
+	se->first = se->min = first;
+	se->last = se->max = se->at_fault = last;
+	se->notable = last - first >= 5;
+	snprintf(se->note, sizeof(se->note), "rose from %.1f to %.1f C", first, last);
+	se->warn_low = NAN;
+	se->warn_high = warn;
+	se->crossed = last >= warn;
+	snprintf(se->crossed_note, sizeof(se->crossed_note), "reached %.4g C, past its warn limit %.4g C", last, warn);
+}
+
+static int has_rec(const struct apenet_pm *pm, const char *what)
+{
+	for (unsigned i = 0; i < pm->nrec; i++)
+		if (strstr(pm->rec[i].text, what))
+			return 1;
+	return 0;
+}
+
+/* A 45 -> 52 C warm-up on a cable incident's node is a note; past the warn
+ * limit it is a recommendation. */
+static void test_recommend_limits(void **state)
+{
+	(void)state;
+	struct apenet_err e = { 0 };
+	struct apenet_pm *pm = cable_story();
+	hand_trend(pm, 1, 1, 45, 52, 80);
+	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_true(pm->trend[0].series[0].notable);
+	assert_false(has_rec(pm, "cooling"));
+	assert_int_equal(pm->nrec, 1); /* the cable's alone */
+	char *txt = render(pm, apenet_pm_write_text);
+	assert_non_null(strstr(txt, "<- rose from 45.0 to 52.0 C")); /* the note stays */
+	free(txt);
+	apenet_pm_free(pm);
+
+	pm = cable_story();
+	hand_trend(pm, 1, 1, 45, 86.5, 80);
+	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_true(has_rec(pm, "Check the cooling of node 1,1,0 too: FPGA temperature reached 86.5 C, past its warn "
+				"limit 80 C; it rose from 45.0 to 86.5 C."));
+	assert_string_equal(pm->rec[0].component, "cable"); /* the incident's first */
+	txt = render(pm, apenet_pm_write_text);
+	assert_non_null(strstr(txt, "<- reached 86.5 C, past its warn limit 80 C; rose from"));
+	free(txt);
+	apenet_pm_free(pm);
+
+	/* past the limit, but not notable before the fault: still worth it */
+	pm = cable_story();
+	hand_trend(pm, 1, 1, 84, 85, 80);
+	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_true(has_rec(pm, "FPGA temperature reached 85 C, past its warn limit 80 C."));
+	apenet_pm_free(pm);
+}
+
+/* No cable record, but the agent's black box read the module at one end:
+ * the cable is named by it everywhere. */
+static void test_cable_module_serial(void **state)
+{
+	(void)state;
+	struct apenet_err e = { 0 };
+	struct apenet_pm *pm = cable_story();
+	pm->cable = calloc(1, sizeof(*pm->cable));
+	pm->ncable = 1;
+	struct apenet_pm_cable *c = &pm->cable[0];
+	c->incident = 7;
+	c->node[0] = c->node[1] = 1;
+	snprintf(c->link, sizeof(c->link), "Y+");
+	c->has_far = 1;
+	c->far[0] = 1, c->far[1] = 2;
+	snprintf(c->far_link, sizeof(c->far_link), "Y-");
+	snprintf(c->ends[1].port, sizeof(c->ends[1].port), "Y-");
+	snprintf(c->ends[1].serial, sizeof(c->ends[1].serial), "APC999");
+	snprintf(c->ends[1].vendor, sizeof(c->ends[1].vendor), "APELINK CABLES");
+	snprintf(c->ends[1].part, sizeof(c->ends[1].part), "APL-QSFP-CU2M");
+	c->ends[1].length_m = 2;
+	const char *from;
+	assert_string_equal(apenet_pm_cable_serial(c, &from), "APC999");
+	assert_string_equal(from, "module");
+	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_non_null(strstr(pm->rec[0].text, "Replace the cable with serial APC999, part APL-QSFP-CU2M between node "
+						"1,1,0 link Y+ and node 1,2,0 link Y-; it was never qualified"));
+	assert_non_null(strstr(pm->summary.failed, "serial APC999"));
+	char *txt = render(pm, apenet_pm_write_text);
+	assert_non_null(strstr(txt, "serial APC999, APELINK CABLES APL-QSFP-CU2M, 2.0 m (its module, as the agent read it"));
+	assert_non_null(strstr(txt, "module at 1,2,0 Y- (black box): serial APC999"));
+	assert_non_null(strstr(txt, "never qualified"));
+	free(txt);
+	char *json = render(pm, apenet_pm_write_json);
+	struct apenet_conf *cf;
+	assert_int_equal(apenet_conf_load_string("report.json", json, &cf, &e), 0);
+	const struct apenet_conf_node *cb = apenet_conf_get(cf->root, "cables")->child;
+	assert_string_equal(apenet_conf_get(cb, "serial")->value, "APC999");
+	assert_string_equal(apenet_conf_get(cb, "serial_from")->value, "module");
+	const struct apenet_conf_node *m = apenet_conf_get(cb, "modules")->child;
+	assert_string_equal(apenet_conf_get(m, "node")->value, "1,2,0");
+	assert_string_equal(apenet_conf_get(m, "link")->value, "Y-");
+	assert_null(m->next);
+	apenet_conf_free(cf);
+	free(json);
+	char *html = render(pm, apenet_pm_write_html);
+	assert_non_null(strstr(html, "serial <b>APC999</b>"));
+	free(html);
+	/* with neither: reseat, and where to read the serial */
+	memset(&c->ends[1], 0, sizeof(c->ends[1]));
+	assert_null(apenet_pm_cable_serial(c, &from));
+	assert_null(from);
+	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_non_null(strstr(pm->rec[0].text, "Reseat, then replace, the cable"));
+	apenet_pm_free(pm);
+}
+
+/* The map's cables in the HTML: (x1, y1, x2, y2) of each thick line, and
+ * how many wraparound arrowheads. */
+static unsigned map_cables(const char *html, double seg[][4], unsigned max, unsigned *arrows)
+{
+	const char *m = strstr(html, "<svg id=\"map\""), *end = m ? strstr(m, "</svg>") : NULL;
+	assert_non_null(end);
+	unsigned n = 0;
+	*arrows = 0;
+	for (const char *p = m; (p = strstr(p, "<line ")) && p < end; p++) {
+		double v[4];
+		char cls[16];
+		if (sscanf(p, "<line x1=\"%lf\" y1=\"%lf\" x2=\"%lf\" y2=\"%lf\" class=\"%15[a-z]\"", &v[0], &v[1], &v[2],
+			   &v[3], cls) == 5 &&
+		    !strcmp(cls, "bad") && n < max)
+			memcpy(seg[n++], v, sizeof(v));
+	}
+	for (const char *p = m; (p = strstr(p, "class=\"wrap\"")) && p < end; p++)
+		(*arrows)++;
+	return n;
+}
+
+static struct apenet_pm *cable_between(unsigned ax, unsigned ay, const char *al, unsigned bx, unsigned by,
+				       const char *bl, unsigned dx, unsigned dy)
+{
+	struct apenet_pm *pm = apenet_pm_new();
+	struct apenet_err e = { 0 };
+	struct apenet_hdb_incident in = cable_incident();
+	in.node[0] = ax, in.node[1] = ay;
+	snprintf(in.link, sizeof(in.link), "%s", al);
+	in.far[0] = bx, in.far[1] = by;
+	snprintf(in.far_link, sizeof(in.far_link), "%s", bl);
+	pm->by_incident = 1;
+	pm->incident = in.id;
+	pm->dims[0] = dx, pm->dims[1] = dy, pm->dims[2] = 1;
+	assert_int_equal(apenet_pm_add_incident(pm, &in, &e), 0);
+	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	return pm;
+}
+
+static void test_svg_wraparound(void **state)
+{
+	(void)state;
+	double seg[8][4];
+	unsigned arrows;
+	/* a direct neighbour: one line, one cell long */
+	struct apenet_pm *pm = cable_between(1, 1, "Y+", 1, 2, "Y-", 4, 4);
+	char *html = render(pm, apenet_pm_write_html);
+	assert_int_equal(map_cables(html, seg, 8, &arrows), 1);
+	assert_int_equal(arrows, 0);
+	assert_true(seg[0][0] == seg[0][2] && fabs(seg[0][1] - seg[0][3]) == 64);
+	free(html);
+	apenet_pm_free(pm);
+
+	/* X around the edge of a 4-wide row: a stub leaving each end outwards
+	 * (3,1 to the right, 0,1 to the left), no line across the row */
+	pm = cable_between(3, 1, "X+", 0, 1, "X-", 4, 4);
+	html = render(pm, apenet_pm_write_html);
+	assert_int_equal(map_cables(html, seg, 8, &arrows), 2);
+	assert_int_equal(arrows, 2);
+	for (int i = 0; i < 2; i++) {
+		assert_true(seg[i][1] == seg[i][3]);             /* horizontal */
+		assert_true(fabs(seg[i][2] - seg[i][0]) < 64);   /* shorter than a cell */
+	}
+	assert_true(seg[0][2] > seg[0][0]); /* 3,1 X+: to the right */
+	assert_true(seg[1][2] < seg[1][0]); /* 0,1 X-: to the left */
+	assert_non_null(strstr(html, "wraparound cable of incident #7: 3,1,0 X+ - 0,1,0 X-"));
+	free(html);
+	apenet_pm_free(pm);
+
+	/* Y around the edge: 1,3 Y+ up, 1,0 Y- down (the map's y grows upwards) */
+	pm = cable_between(1, 3, "Y+", 1, 0, "Y-", 4, 4);
+	html = render(pm, apenet_pm_write_html);
+	assert_int_equal(map_cables(html, seg, 8, &arrows), 2);
+	assert_int_equal(arrows, 2);
+	assert_true(seg[0][0] == seg[0][2] && seg[0][3] < seg[0][1]);
+	assert_true(seg[1][0] == seg[1][2] && seg[1][3] > seg[1][1]);
+	free(html);
+	apenet_pm_free(pm);
+
+	/* a ring of two: X+ of 0 is direct, X- of 0 goes around */
+	pm = cable_between(0, 0, "X+", 1, 0, "X-", 2, 2);
+	html = render(pm, apenet_pm_write_html);
+	assert_int_equal(map_cables(html, seg, 8, &arrows), 1);
+	assert_int_equal(arrows, 0);
+	free(html);
+	apenet_pm_free(pm);
+	pm = cable_between(0, 0, "X-", 1, 0, "X+", 2, 2);
+	html = render(pm, apenet_pm_write_html);
+	assert_int_equal(map_cables(html, seg, 8, &arrows), 2);
+	assert_int_equal(arrows, 2);
+	assert_true(seg[0][2] < seg[0][0] && seg[1][2] > seg[1][0]);
+	free(html);
+	apenet_pm_free(pm);
+
+	/* no torus size on record: a partner three steps away is around the edge */
+	pm = cable_between(3, 1, "X+", 0, 1, "X-", 0, 0);
+	html = render(pm, apenet_pm_write_html);
+	assert_int_equal(map_cables(html, seg, 8, &arrows), 2);
+	assert_int_equal(arrows, 2);
+	free(html);
+	apenet_pm_free(pm);
+}
+
+static void test_summary(void **state)
+{
+	(void)state;
+	struct apenet_err e = { 0 };
+	struct apenet_pm *pm = cable_story();
+	pm->generated_ms = T0 + 60000;
+	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_string_equal(pm->summary.failed,
+			    "the cable between node 1,1,0 link Y+ and node 1,2,0 link Y- (incident #7, closed)");
+	assert_string_equal(pm->summary.since, "2026-11-27T03:54:45.000Z; over at 2026-11-27T03:54:57.000Z, after 12.000 s");
+	assert_string_equal(pm->summary.affected, "nodes 1,2,0 and 1,1,0; links down: 1,2,0 Y-, 1,1,0 Y+; seen by 2 other nodes "
+						  "(0,2,0, 0,1,0) and the supervisor");
+	/* first in every format */
+	char *txt = render(pm, apenet_pm_write_text);
+	const char *l1 = strstr(txt, "\n  What failed  the cable between"), *l2 = strstr(txt, "\n  Since        2026-"),
+		   *l3 = strstr(txt, "\n  Affected     nodes 1,2,0"), *ff = strstr(txt, "First fault");
+	assert_true(l1 && l2 && l3 && ff && l1 < l2 && l2 < l3 && l3 < ff);
+	assert_ptr_equal(strchr(txt, '\n'), l1); /* right under the title */
+	free(txt);
+	char *json = render(pm, apenet_pm_write_json);
+	struct apenet_conf *c;
+	assert_int_equal(apenet_conf_load_string("report.json", json, &c, &e), 0);
+	const struct apenet_conf_node *y = apenet_conf_get(c->root, "summary");
+	assert_non_null(y);
+	assert_string_equal(apenet_conf_get(y, "failed")->value, pm->summary.failed);
+	assert_string_equal(apenet_conf_get(y, "since")->value, pm->summary.since);
+	assert_string_equal(apenet_conf_get(y, "affected")->value, pm->summary.affected);
+	assert_string_equal(apenet_conf_get(y, "first_fault_ms")->value, "1795751685000");
+	assert_string_equal(apenet_conf_get(y, "over_ms")->value, "1795751697000");
+	/* after the report's own header, before everything else */
+	const struct apenet_conf_node *k = c->root->child;
+	while (k && strcmp(k->key, "report"))
+		k = k->next;
+	assert_non_null(k);
+	assert_string_equal(k->next->key, "summary");
+	apenet_conf_free(c);
+	free(json);
+	char *html = render(pm, apenet_pm_write_html);
+	const char *h = strstr(html, "id=\"summary\""), *f = strstr(html, "id=\"first-fault\"");
+	assert_true(h && f && h < f);
+	assert_non_null(strstr(h, "the cable between node 1,1,0 link Y+"));
+	free(html);
+	apenet_pm_free(pm);
+
+	/* still open; a second incident; a hostile name escaped in the HTML */
+	pm = cable_story();
+	pm->generated_ms = T0 + 125000;
+	pm->inc[0].state = APENET_HDB_OPEN;
+	pm->inc[0].closed_ms = 0;
+	struct apenet_hdb_incident h2 = cable_incident();
+	h2.id = 8;
+	snprintf(h2.component, sizeof(h2.component), "host");
+	h2.node[0] = 2, h2.node[1] = 3;
+	h2.has_far = 0;
+	h2.link[0] = 0;
+	h2.first.time_ms = T0 + 100;
+	assert_int_equal(apenet_pm_add_incident(pm, &h2, &e), 0);
+	pm->nodes = calloc(1, sizeof(*pm->nodes));
+	pm->nnodes = 1;
+	pm->nodes[0].xyz[0] = 2, pm->nodes[0].xyz[1] = 3;
+	snprintf(pm->nodes[0].name, sizeof(pm->nodes[0].name), "<b>n23</b>");
+	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_non_null(strstr(pm->summary.failed, "(incident #7, open); 1 more incident: host of 2,3,0 (<b>n23</b>) (#8)"));
+	assert_string_equal(pm->summary.since, "2026-11-27T03:54:45.000Z; still open when the report was made, "
+					       "2 min 05.000 s later");
+	html = render(pm, apenet_pm_write_html);
+	assert_null(strstr(html, "<b>n23"));
+	assert_non_null(strstr(html, "&lt;b&gt;n23"));
+	free(html);
+	apenet_pm_free(pm);
+
+	/* nothing happened */
+	pm = apenet_pm_new();
+	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_string_equal(pm->summary.failed, "nothing: no fault in this window");
+	assert_string_equal(pm->summary.since, "-");
+	assert_string_equal(pm->summary.affected, "nothing");
+	apenet_pm_free(pm);
 }
 
 /* The builder on a real database: a window of 20 transitions on a 4x4x1
@@ -517,7 +890,64 @@ static void test_build(void **state)
 	assert_int_equal(pm->omitted, 11);
 	assert_int_equal(pm->ncable, 1);
 	assert_false(pm->cable[0].known);
+	assert_null(apenet_pm_cable_serial(&pm->cable[0], NULL));
 	apenet_pm_free(pm);
+
+	/* the near end's black box read its module: the cable has a serial,
+	 * though no certificate or record exists */
+	char bb[96], dump[160];
+	snprintf(bb, sizeof(bb), "%s/bb", dir);
+	assert_int_equal(mkdir(bb, 0700), 0);
+	snprintf(dump, sizeof(dump), "%s/blackbox-1-1-0-20261127T035445.000Z-1.json", bb);
+	write_dump_of(dump, 20, 45, 0.35, "APC555"); /* a 45 -> 51.7 C warm-up */
+	q.bbdirs[0] = bb;
+	q.nbbdirs = 1;
+	q.incident = id;
+	assert_int_equal(apenet_pm_build(db, path, &q, &pm, &e), 0);
+	assert_int_equal(pm->ncable, 1);
+	assert_false(pm->cable[0].known);
+	assert_string_equal(pm->cable[0].ends[0].serial, "APC555");
+	assert_string_equal(pm->cable[0].ends[0].port, "Y+");
+	assert_string_equal(pm->cable[0].ends[1].serial, ""); /* 1,2,0 left no black box */
+	assert_int_equal(pm->cable[0].ncerts, 0);
+	assert_non_null(strstr(pm->rec[0].text, "Replace the cable with serial APC555, part APL-QSFP-CU3M between node "
+						"1,1,0 link Y+ and node 1,2,0 link Y-; it was never qualified"));
+	assert_false(has_rec(pm, "cooling")); /* the warm-up stays a note */
+	assert_int_equal(pm->nrec, 1);
+	apenet_pm_free(pm);
+
+	/* the same cable, qualified in another port: its record and certificate */
+	struct apenet_hdb_cable cab;
+	memset(&cab, 0, sizeof(cab));
+	snprintf(cab.serial, sizeof(cab.serial), "APC555");
+	snprintf(cab.part, sizeof(cab.part), "APL-QSFP-CU3M");
+	cab.length_m = 3;
+	cab.has_a = 1;
+	cab.a[0] = 3;
+	snprintf(cab.a_link, sizeof(cab.a_link), "Z+");
+	assert_int_equal(apenet_hdb_cable_seen(db, &cab, T0 - 86400000, &e), 0);
+	static struct apenet_hdb_cert k;
+	memset(&k, 0, sizeof(k));
+	snprintf(k.serial, sizeof(k.serial), "APC555");
+	k.node[0] = 3;
+	snprintf(k.link, sizeof(k.link), "Z+");
+	snprintf(k.pattern, sizeof(k.pattern), "prbs31");
+	snprintf(k.verdict, sizeof(k.verdict), "fail");
+	k.target = 1e-12;
+	k.started_ms = T0 - 86500000;
+	k.finished_ms = T0 - 86400000;
+	int64_t kid;
+	assert_int_equal(apenet_hdb_cert_put(db, &k, &kid, &e), 0);
+	assert_int_equal(apenet_pm_build(db, path, &q, &pm, &e), 0);
+	assert_true(pm->cable[0].known);
+	assert_int_equal(pm->cable[0].ncerts, 1);
+	assert_non_null(strstr(pm->rec[0].text, "serial APC555"));
+	assert_non_null(strstr(pm->rec[0].text, "says fail"));
+	apenet_pm_free(pm);
+	unlink(dump);
+	rmdir(bb);
+	q.nbbdirs = 0;
+	q.incident = 0;
 
 	/* one node: only what is about 3,3,0, all of it, no incident */
 	q.has_node = 1;
@@ -550,7 +980,9 @@ int main(void)
 		cmocka_unit_test(test_equal_timestamps), cmocka_unit_test(test_propagation),
 		cmocka_unit_test(test_recommend_cable_serial), cmocka_unit_test(test_html_escaping),
 		cmocka_unit_test(test_json), cmocka_unit_test(test_times), cmocka_unit_test(test_trend),
-		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_build), cmocka_unit_test(test_recommend_limits),
+		cmocka_unit_test(test_cable_module_serial), cmocka_unit_test(test_svg_wraparound),
+		cmocka_unit_test(test_summary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
