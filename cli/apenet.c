@@ -95,7 +95,7 @@ static const struct cli_cmd cmds[] = {
 	  .usage = "apenet sweep --link L [--lanes 0,1,2,3] [--params P,...] [--range P=a:b[:step]]... "
 		   "[--strategy exhaustive|adaptive] [--dwell S | --dwell-bits N] [--target B] [--cl C] "
 		   "[--pattern P] [--direction in|out] [--heatmap P,Q] [--out DIR] [--apply] [--save NAME] "
-		   "[--config FILE] [--seed N]",
+		   "[--max-time S] [--config FILE] [--seed N]",
 	  .help = "search a link's PMA settings (far transmitter, this receiver) for the lowest BER: CSV, heat maps",
 	  .max_args = 64, .run = cmd_sweep,
 	  .opts = DOC({ "--link L", "the link to sweep: X+, Y-, ... or its index" },
@@ -113,13 +113,14 @@ static const struct cli_cmd cmds[] = {
 		      { "--out DIR", "write points.csv and an SVG heat map per pair of parameters" },
 		      { "--apply", "leave the chosen setting on both ends (else the link goes back)" },
 		      { "--save NAME", "keep the choice as PMA preset NAME for the node agents" },
+		      { "--max-time S", "the longest it may take (default 3600); a longer sweep is refused before it starts" },
 		      { "--config FILE", "the config (--save's agent.pma_presets_dir)" },
 		      { "--seed N", "the adaptive search's random seed (default 1)" }),
 	  .exits = DOC({ "0", "pass: the chosen setting proved below the target" },
 		       { "1", "fail: no setting measured below the target" },
-		       { "2", "could not run, or interrupted (the link is back at its settings)" },
-		       { "3", "inconclusive: the points did not run long enough to prove the target" }),
-	  .example = "apenet sweep --link X+ --out /tmp/sweep --apply" },
+		       { "2", "could not run (also: it would take longer than --max-time), or interrupted" },
+		       { "3", "inconclusive: --max-time ended it before a setting was proven (nothing applied)" }),
+	  .example = "apenet sweep --link X+ --params rxeq,dcgain --out /tmp/sweep --apply" },
 	{ .name = "qualify",
 	  .usage = "apenet qualify (--link L | --all) [--target B] [--cl C] [--pattern P] [--db FILE] [--config FILE] "
 		   "[--no-sweep] [--params P,...] [--range P=a:b[:step]]... [--dwell-bits N] [--max-time S]",
@@ -136,11 +137,12 @@ static const struct cli_cmd cmds[] = {
 		      { "--params P,...", "what a sweep may change: vod, pre, post1, post2, rxeq, dcgain" },
 		      { "--range P=a:b[:step]", "one parameter's values in a sweep (repeatable)" },
 		      { "--dwell-bits N", "bits a lane a sweep point" },
-		      { "--max-time S", "the longest each BER test may run" }),
+		      { "--max-time S", "the longest each BER test may run, and a sweep (default 3600 s: refused beyond)" }),
 	  .exits = DOC({ "0", "pass: every link qualified" },
 		       { "1", "fail: a link did not qualify (CABLE_NOT_QUALIFIED)" },
 		       { "2", "could not run, or interrupted" },
-		       { "3", "inconclusive: a test did not run long enough to prove the target (none failed)" }),
+		       { "3", "inconclusive: a test did not run long enough to prove the target (none failed; "
+			      "the certificate says so)" }),
 	  .example = "apenet qualify --link X+ --db /var/lib/apenet/health-1.db" },
 	{ .name = "cable", .usage = "apenet cable SERIAL [--db FILE] [--config FILE]",
 	  .help = "a cable's history from the health database: certificates, the links it was seen on, their faults",
