@@ -213,6 +213,17 @@ jq -s -e 'length == 2 and all(.[]; (.links | length == 6) and .links[0].tx_MBps 
 wpid=$!
 wait_for 30 grep -q "X+" "$T/w.txt" || fail "watch text"
 kill -INT $wpid; wait $wpid; [ $? -eq 0 ] || fail "watch after SIGINT"
+# exit 1 when a sample it showed had a failure, 0 when all it showed was healthy
+"$BIN/apenet-sim" inject --dir "$T/apenet+" --node 1,0,0 cable-unplug --link X+ >/dev/null || fail inject
+"$A" watch --count 2 --interval 0.2 --json --sim "$N" >"$T/wf.json"; rc=$?
+[ $rc -eq 1 ] || fail "watch showing a fault: exit $rc, expected 1"
+jq -s -e 'any(.[].findings[]; .severity == "fail" and .link == "X+")' "$T/wf.json" >/dev/null ||
+	fail "watch: no fail finding on X+ shown: $(jq -s -c '[.[].findings]' "$T/wf.json")"
+"$A" watch --count 1 --interval 0.1 --sim "$N" >"$T/wf.txt"; rc=$?
+[ $rc -eq 1 ] && grep -Eq '^  fail +X\+' "$T/wf.txt" || fail "watch text with a fault: exit $rc: $(cat "$T/wf.txt")"
+"$BIN/apenet-sim" inject --dir "$T/apenet+" --node 1,0,0 clear >/dev/null || fail inject
+healthy() { "$A" watch --count 1 --interval 0.1 --json --sim "$N" >"$T/wh.json" && jq -e '.findings == []' "$T/wh.json" >/dev/null; }
+wait_for 30 healthy || fail "watch after the fault cleared: $(jq -c .findings "$T/wh.json")"
 
 # --- bad input is named: snapshot files, configs, links
 head -c 2000 "$T/apenet+.snap.json" >"$T/cut.json"
