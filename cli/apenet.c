@@ -50,7 +50,7 @@ static const struct cli_cmd cmds[] = {
 	  "live rates per link every interval, until interrupted", 16, cmd_watch },
 	{ "agent-status", "apenet agent-status [--socket PATH] [--config FILE]",
 	  "ask the running node agent: watchdog, LDM_HOST, neighbours, black box, transitions", 16, cmd_agent_status },
-	{ "health", "apenet health [--db FILE]... [--node X,Y,Z] [--incidents] [--all] [--silence S] [--config FILE]",
+	{ "health", "apenet health [--db FILE]... [--node X,Y,Z] [--incidents] [--all] [--since T] [--until T] [--verbose] [--silence S] [--config FILE]",
 	  "the cluster from the supervisors' health databases: summary, incidents, worst nodes; both databases compared",
 	  32, cmd_health },
 	{ "db", "apenet db check|vacuum|export|retention [--db FILE] [--since T] [--until T] [--older-than-days D]",
