@@ -119,7 +119,9 @@ int cli_parse_lanes(const char *s, unsigned max, uint32_t *mask);
 /* "vod,rxeq" into a mask of PMA parameters (apenet/sweep.h); -1 naming the
  * bad one in bad. */
 int cli_parse_params(const char *s, unsigned *mask, char *bad, size_t n);
-/* A time option: epoch milliseconds or UTC "YYYY-MM-DDTHH:MM:SS[.mmm][Z]"; -1 when neither. */
+/* A time option as a person types it, against the clock now: -1h, 30m,
+ * today, ISO 8601, epoch ms (apenet_time_parse; APENET_TIME_FORMS says
+ * them in a message); -1 when it is none. */
 int cli_parse_time(const char *s, int64_t *out);
 /* The health database a command reads: --db, else the config's first
  * supervisor's; 0, or the exit code after saying why. */

@@ -1,9 +1,10 @@
 /* apenet cable SERIAL: a cable's history from the health database (read
  * only): what it is, where it was seen (both ends), its certificates newest
  * first, and the faults reported on the links it was plugged into (the
- * transitions about either end's link).  Exit 0 when its latest certificate
- * passes, 1 when it does not or there is none, 2 unknown cable or no
- * database. */
+ * transitions about either end's link).  Times in ISO 8601 (UTC), and in
+ * JSON and CSV as epoch milliseconds too (KEY_ms).  Exit 0 when its latest
+ * certificate passes, 1 when it does not or there is none, 2 unknown cable
+ * or no database. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,18 @@
 #include "apenet/config.h"
 #include "apenet/hdb.h"
 #include "cli.h"
+
+/* A time as people read it (ISO 8601, UTC) and, for scripts, as epoch
+ * milliseconds too: KEY and KEY_ms in JSON and CSV, KEY alone in text. */
+static void out_when(struct apenet_out *o, const char *key, int64_t ms)
+{
+	cli_out_time(o, key, ms);
+	if (apenet_out_format(o) != APENET_OUT_TEXT) {
+		char k[40];
+		snprintf(k, sizeof(k), "%s_ms", key);
+		apenet_out_int(o, k, ms);
+	}
+}
 
 struct cable_ctx {
 	struct apenet_out *o;
@@ -44,8 +57,8 @@ static int on_cert(void *arg, const struct apenet_hdb_cert *k)
 	apenet_out_str(o, "swept", k->swept ? "yes" : "no");
 	apenet_out_str(o, "pma_near", k->pma_near);
 	apenet_out_str(o, "pma_far", k->pma_far);
-	apenet_out_int(o, "started_ms", k->started_ms);
-	apenet_out_int(o, "finished_ms", k->finished_ms);
+	out_when(o, "started", k->started_ms);
+	out_when(o, "finished", k->finished_ms);
 	apenet_out_obj_end(o);
 	return 0;
 }
@@ -71,7 +84,7 @@ static int on_transition(void *arg, const struct apenet_hdb_transition *t)
 	apenet_out_str(o, "status", t->new_status >= 0 && t->new_status <= 3 ? st[t->new_status] : "?");
 	apenet_out_strf(o, "reporter", "%u,%u,%u", t->reporter[0], t->reporter[1], t->reporter[2]);
 	apenet_out_str(o, "path", apenet_hdb_path_name(t->path));
-	apenet_out_int(o, "time_ms", t->time_ms);
+	out_when(o, "time", t->time_ms);
 	apenet_out_obj_end(o);
 	return 0;
 }
@@ -122,8 +135,8 @@ int cmd_cable(struct cli *c)
 		apenet_out_obj_end(o);
 	}
 	apenet_out_arr_end(o);
-	apenet_out_int(o, "first_seen_ms", cab.first_ms);
-	apenet_out_int(o, "last_seen_ms", cab.last_ms);
+	out_when(o, "first_seen", cab.first_ms);
+	out_when(o, "last_seen", cab.last_ms);
 	struct cable_ctx cx = { o, 0, "" };
 	apenet_out_arr_begin(o, "certificates");
 	int bad = apenet_hdb_certs_each(db, cab.serial, on_cert, &cx, &e);

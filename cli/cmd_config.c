@@ -2,18 +2,22 @@
  * apenet config check [FILE]: loads a config through the one loader, as
  * every command would, and prints the settings in effect: every threshold
  * with its value, unit, default and whether the file set it, the node
- * agent's and the supervisor's settings the same way, and the cluster
- * layout.  The lists come from the loader's own tables
- * (apenet_config_threshold_desc, apenet_config_table), so a key or a
- * section added there shows here without touching this file.  A bad file
+ * agent's settings, where the agents report (supervisors:) and the
+ * supervisor's settings the same way, and the cluster layout.  The lists
+ * come from the loader's own tables (apenet_config_threshold_desc,
+ * apenet_config_table), so a key or a section added there shows here
+ * without touching this file; `supervisors:` has no table and its rows
+ * are here (out_supervisors).  A bad file
  * is an error naming file:line:column, exit 2.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "apenet/config.h"
 #include "apenet/finding.h"
+#include "apenet/notify.h"
 #include "cli.h"
 
 /* A number with the decimals it needs (80, 0.5, 1e12), not a fixed count. */
@@ -83,6 +87,90 @@ static void out_section(struct apenet_out *o, const struct apenet_config *cfg, c
 	apenet_out_arr_end(o);
 }
 
+/* The values of the `supervisors:` section as text, in the order of
+ * apenet_config_supervisors_keys; the passphrases only as set or not. */
+#define SUP_W (APENET_PATH_MAX + 32)
+static void sup_values(const struct apenet_config *cfg, const char *state_dir, char v[APENET_NSUP_KEYS][SUP_W])
+{
+	const struct apenet_notify_config *x = &cfg->sup;
+	v[0][0] = 0;
+	for (unsigned i = 0; i < x->nsupervisors; i++)
+		snprintf(v[0] + strlen(v[0]), SUP_W - strlen(v[0]), "%s%s", i ? "," : "", x->supervisors[i]);
+	snprintf(v[1], SUP_W, "%s", x->version == APENET_SNMP_V3 ? "3" : "2c");
+	snprintf(v[2], SUP_W, "%s", x->community);
+	snprintf(v[3], SUP_W, "%s", x->user);
+	snprintf(v[4], SUP_W, "%s", x->auth_pass[0] ? "(set)" : "");
+	snprintf(v[5], SUP_W, "%s", x->priv_pass[0] ? "(set)" : "");
+	snprintf(v[6], SUP_W, "%u", x->timeout_ms);
+	snprintf(v[7], SUP_W, "%u", x->retries);
+	snprintf(v[8], SUP_W, "%u", x->backoff_ms);
+	/* not given: in the agent's state_dir, as the agent takes it (agent/report.c) */
+	if (cfg->spool_given)
+		snprintf(v[9], SUP_W, "%s", x->spool);
+	else
+		snprintf(v[9], SUP_W, "%s/spool.db", state_dir);
+	snprintf(v[10], SUP_W, "%.17g", (double)x->spool_max_bytes / 1048576);
+	snprintf(v[11], SUP_W, "%.17g", cfg->heartbeat_s);
+}
+
+/* The `supervisors:` section (the agents' side: where they report), rows
+ * as for the other sections.  Its loader (common/config_sup.c) is not
+ * table-driven: the units, ranges (those the loader checks) and meanings
+ * are here, in the order of its keys. */
+static void out_supervisors(struct apenet_out *o, const struct apenet_config *cfg)
+{
+	static const struct {
+		const char *unit;
+		double min, max; /* NaN: text */
+		const char *doc;
+	} rows[APENET_NSUP_KEYS] = {
+		{ "text", NAN, NAN, "where the agent reports (SNMP INFORMs): host:port, [v6addr]:port or host (port 162), 1..8, comma-separated here; empty: reports off" },
+		{ "text", NAN, NAN, "SNMP version: 2c (community) or 3 (USM user, authPriv: SHA and AES)" },
+		{ "text", NAN, NAN, "SNMPv2c community" },
+		{ "text", NAN, NAN, "SNMPv3 user" },
+		{ "text", NAN, NAN, "SNMPv3 authentication passphrase, at least 8 characters (shown as set or not, never itself)" },
+		{ "text", NAN, NAN, "SNMPv3 privacy passphrase, at least 8 characters (shown as set or not, never itself)" },
+		{ "ms", 10, 600000, "one try of an INFORM waits this long for the acknowledgement..." },
+		{ "tries", 0, 100, "...and is sent again this many times before the supervisor counts as not answering" },
+		{ "ms", 10, 3600000, "a supervisor that does not answer is tried again after this long" },
+		{ "text", NAN, NAN, "the spool (sqlite): reports not yet acknowledged by every supervisor; default: spool.db in agent.state_dir" },
+		{ "MiB", 0.0625, 65536, "past this size the oldest heartbeats are dropped, never a transition" },
+		{ "s", 0.1, 3600, "a heartbeat report (with the node's LDM word) every" },
+	};
+	static struct apenet_config d; /* large: static */
+	static char v[APENET_NSUP_KEYS][SUP_W], dv[APENET_NSUP_KEYS][SUP_W];
+	apenet_config_defaults(&d);
+	/* the spool's default follows the file's agent.state_dir */
+	sup_values(cfg, cfg->agent.state_dir, v);
+	sup_values(&d, cfg->agent.state_dir, dv);
+	apenet_config_free(&d);
+	const char *const *keys = apenet_config_supervisors_keys();
+	apenet_out_arr_begin(o, "supervisors");
+	for (size_t i = 0; i < APENET_NSUP_KEYS; i++) {
+		int num = !isnan(rows[i].min);
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_str(o, "key", keys[i]);
+		if (num)
+			out_num(o, "value", strtod(v[i], NULL));
+		else
+			apenet_out_str(o, "value", v[i]);
+		apenet_out_str(o, "unit", rows[i].unit);
+		apenet_out_str(o, "source", cfg->sup_given[i] ? "file" : "default");
+		if (num) {
+			out_num(o, "default", strtod(dv[i], NULL));
+			out_num(o, "min", rows[i].min);
+			out_num(o, "max", rows[i].max);
+		} else {
+			apenet_out_str(o, "default", dv[i]);
+			apenet_out_null(o, "min");
+			apenet_out_null(o, "max");
+		}
+		apenet_out_str(o, "meaning", rows[i].doc);
+		apenet_out_obj_end(o);
+	}
+	apenet_out_arr_end(o);
+}
+
 int cmd_config(struct cli *c)
 {
 	const char *config = NULL, *pos[2], *from;
@@ -129,8 +217,11 @@ int cmd_config(struct cli *c)
 	/* the table-driven sections (the node agent's, the supervisor's), from
 	 * the loader's own tables as well */
 	const struct apenet_config_table *t;
-	for (size_t k = 0; (t = apenet_config_table(k)); k++)
+	for (size_t k = 0; (t = apenet_config_table(k)); k++) {
 		out_section(o, &cfg, t);
+		if (!strcmp(t->section, "agent")) /* the file's order: agent, supervisors, supervisor */
+			out_supervisors(o, &cfg);
+	}
 	struct apenet_findings fs; /* a config that loads has nothing to find */
 	apenet_findings_init(&fs);
 	int rc = cli_finish(o, &fs);

@@ -26,6 +26,7 @@
 
 #include "apenet/config.h"
 #include "apenet/hdb.h"
+#include "apenet/timeparse.h"
 #include "cli.h"
 
 static void problem(void *arg, const char *p)
@@ -138,9 +139,9 @@ int cmd_db(struct cli *c)
 	const char *what = pos[0];
 	int64_t from = 0, to = INT64_MAX;
 	if (since && cli_parse_time(since, &from))
-		return cli_usage_error("db", "--since '%s' is not epoch milliseconds or YYYY-MM-DDTHH:MM:SS[.mmm]Z", since);
+		return cli_usage_error("db", "--since '%s' is not a time: say %s", since, APENET_TIME_FORMS);
 	if (until && cli_parse_time(until, &to))
-		return cli_usage_error("db", "--until '%s' is not epoch milliseconds or YYYY-MM-DDTHH:MM:SS[.mmm]Z", until);
+		return cli_usage_error("db", "--until '%s' is not a time: say %s", until, APENET_TIME_FORMS);
 	struct apenet_config cfg;
 	int rc = cli_config("db", config, &cfg);
 	if (rc)

@@ -1,21 +1,34 @@
 /*
  * apenet health [--db FILE]... [--node X,Y,Z] [--incidents] [--all]
- *               [--silence S] [--config FILE]
+ *               [--since T] [--until T] [--verbose] [--silence S] [--config FILE]
  *
  * The cluster as the supervisors see it, read from their health databases
  * (db/, read-only): a summary (nodes normal / sick / broken / silent),
  * incidents with their component, rule and first fault, the nodes worst
- * first; --node: one node's links and partners with both ends' view and its
- * current states.  With no --db, every database of the config's
- * supervisor.db list.  With two or more, each is read on its own and where
- * they disagree (a node's class, an open incident one has and another has
- * not) is listed: two supervisors that each keep the whole picture should
- * agree, and when they do not, one of them missed something.
+ * first (--all: every node); --node: one node's links and partners with
+ * both ends' view and its current states.  With no --db, every database
+ * of the config's supervisor.db list.
+ *
+ * With two or more databases, an incident both hold (the same component at
+ * the same place, open over the same time) is shown once, with the
+ * databases that hold it (seen_by) and every field where they differ
+ * (differs); then where the databases disagree (a node's class, an open
+ * incident one has and another has not): two supervisors that each keep
+ * the whole picture should agree, and when they do not, one of them missed
+ * something.
+ *
+ * Text cuts an incident's evidence to its first lines and says how many
+ * more (a card gone is evidence from every neighbour: 20 lines and more);
+ * --verbose shows them all, as JSON always does.  CSV writes one flat row an
+ * incident (the evidence counted), and every table's header even when it
+ * is empty.  --since/--until: the incidents opened in that window, closed
+ * ones too (cli_parse_time: -1h, 30m, today, ISO 8601, epoch ms).
  *
  * JSON keys: "summary", "incidents" (each "id", "component", "node",
- * "opened", "first_fault", "evidence", "rule", "state"), "nodes", and with
- * several databases "databases" and "disagreements".  Exit 0 healthy, 1 an
- * open incident (in any database), 2 could not run.
+ * "opened", "first_fault", "evidence", "rule", "state"; with several
+ * databases "db", "seen_by", "differs"), "nodes", and with several
+ * databases "databases" and "disagreements".  Exit 0 healthy, 1 an open
+ * incident (in any database), 2 could not run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +37,7 @@
 
 #include "apenet/config.h"
 #include "apenet/hdb.h"
+#include "apenet/timeparse.h"
 #include "cli.h"
 
 #define HEALTH_MAX_DB 8
@@ -35,11 +49,27 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Evidence lines an incident shows in text without --verbose. */
+#define HEALTH_EVIDENCE_LINES 5
+
+/* The columns of the two tables, for CSV's header when a table is empty
+ * (apenet_out_arr_columns): the keys out_incident and on_node write, in
+ * their order; tests/e2e/supervisor.sh compares them with a table that
+ * has rows. */
+#define INC_COLS_HEAD "id"
+#define INC_COLS_SEVERAL ",db,seen_by"
+#define INC_COLS_TAIL                                                                                          \
+	",component,node,name,link,far_node,far_link,rule,state,opened,closed,merged_into,first_fault.time,"    \
+	"first_fault.path,first_fault.reporter,first_fault.text,evidence"
+#define NODE_COLS "node,name,class,boot,heard_self,heard_torus,heartbeat,ldm,changed"
+
 struct hctx {
 	struct apenet_out *o;
 	struct apenet_hdb *db;
 	int all;                 /* every node, not only those that are not normal */
-	int db_index;            /* with several: which one (-1: one only) */
+	int ndb;                 /* databases read */
+	int verbose;             /* every evidence line in text */
+	unsigned shown, more;    /* evidence lines written, and left out, of the current incident */
 	struct apenet_err *e;
 };
 
@@ -51,6 +81,11 @@ static void out_node_ref(struct apenet_out *o, const char *key, const unsigned x
 static int on_evidence(void *arg, const struct apenet_hdb_evidence *ev)
 {
 	struct hctx *h = arg;
+	if (!h->verbose && apenet_out_format(h->o) == APENET_OUT_TEXT && h->shown >= HEALTH_EVIDENCE_LINES) {
+		h->more++;
+		return 0;
+	}
+	h->shown++;
 	apenet_out_obj_begin(h->o, NULL);
 	cli_out_time(h->o, "time", ev->time_ms);
 	apenet_out_str(h->o, "path", apenet_hdb_path_name(ev->path));
@@ -60,21 +95,188 @@ static int on_evidence(void *arg, const struct apenet_hdb_evidence *ev)
 	return 0;
 }
 
-static int on_incident(void *arg, const struct apenet_hdb_incident *in)
+/* ---- one incident, as every database that holds it has it ---- */
+
+struct hinc {
+	struct apenet_hdb_incident in;
+	int db;
+};
+
+struct hlist {
+	struct hinc *v;
+	size_t n, cap;
+	int db;  /* the database being read */
+	int oom; /* an incident did not fit: the list is not whole */
+};
+
+static int collect_inc(void *arg, const struct apenet_hdb_incident *in)
 {
-	struct hctx *h = arg;
+	struct hlist *l = arg;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		struct hinc *v = realloc(l->v, cap * sizeof(*v));
+		if (!v) {
+			l->oom = 1;
+			return 1;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n].in = *in;
+	l->v[l->n++].db = l->db;
+	return 0;
+}
+
+/* One incident: which of the list each database holds (index + 1, 0 none). */
+struct group {
+	size_t m[HEALTH_MAX_DB];
+	size_t rep; /* the one shown: from the first database that has it */
+};
+
+static int same_place(const struct apenet_hdb_incident *a, const struct apenet_hdb_incident *b)
+{
+	return !strcmp(a->component, b->component) && !memcmp(a->node, b->node, sizeof(a->node)) &&
+	       !strcmp(a->link, b->link) && a->has_far == b->has_far &&
+	       (!a->has_far || (!memcmp(a->far, b->far, sizeof(a->far)) && !strcmp(a->far_link, b->far_link)));
+}
+
+/* The same incident seen by two supervisors: the same place, open over the
+ * same time (each opens it at its own moment, from its own reports). */
+static int same_incident(const struct apenet_hdb_incident *a, const struct apenet_hdb_incident *b)
+{
+	int64_t ea = a->closed_ms > 0 ? a->closed_ms : INT64_MAX, eb = b->closed_ms > 0 ? b->closed_ms : INT64_MAX;
+	return same_place(a, b) && a->opened_ms <= eb && b->opened_ms <= ea;
+}
+
+/* Groups the incidents of every database (the list holds them database by
+ * database, each oldest first); *ng groups, oldest first.  NULL: no memory. */
+static struct group *group_incidents(const struct hlist *l, size_t *ng)
+{
+	struct group *g = calloc(l->n ? l->n : 1, sizeof(*g));
+	if (!g)
+		return NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct hinc *x = &l->v[i];
+		/* of the incidents no copy from this database has joined yet, the
+		 * one opened nearest in time (several may overlap: a supervisor
+		 * incident closed and opened again while the other kept one) */
+		size_t k = n;
+		int64_t best = INT64_MAX;
+		for (size_t j = 0; j < n; j++) {
+			const struct apenet_hdb_incident *r = &l->v[g[j].rep].in;
+			int64_t d = r->opened_ms > x->in.opened_ms ? r->opened_ms - x->in.opened_ms : x->in.opened_ms - r->opened_ms;
+			if (!g[j].m[x->db] && same_incident(r, &x->in) && d < best) {
+				best = d;
+				k = j;
+			}
+		}
+		if (k == n)
+			g[n++].rep = i;
+		g[k].m[x->db] = i + 1;
+	}
+	/* oldest first, as one database lists them (insertion: few, and stable) */
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && l->v[g[k].rep].in.opened_ms < l->v[g[k - 1].rep].in.opened_ms; k--) {
+			struct group t = g[k];
+			g[k] = g[k - 1];
+			g[k - 1] = t;
+		}
+	*ng = n;
+	return g;
+}
+
+/* What a database (other) has differently from the one shown (rep): rows
+ * of {field, db, value}, the value as that database has it; or, in CSV,
+ * one cell of "field (db N: value)" items. */
+static void differ_field(struct apenet_out *o, char *csv, size_t n, const char *field, int db, const char *value)
+{
+	if (csv) {
+		size_t l = strlen(csv);
+		snprintf(csv + l, n - l, "%s%s (db %d: %s)", l ? "; " : "", field, db, value);
+		return;
+	}
+	apenet_out_obj_begin(o, NULL);
+	apenet_out_str(o, "field", field);
+	apenet_out_int(o, "db", db);
+	apenet_out_str(o, "value", value);
+	apenet_out_obj_end(o);
+}
+
+static void differences(struct apenet_out *o, char *csv, size_t n, const struct apenet_hdb_incident *rep,
+			const struct apenet_hdb_incident *x, int db)
+{
+	char b[40];
+	if (!x) {
+		differ_field(o, csv, n, "incident", db, "not in this database");
+		return;
+	}
+#define DIFF_INT(name, va, vb)                                                                                  \
+	if ((va) != (vb)) {                                                                                     \
+		snprintf(b, sizeof(b), "%lld", (long long)(vb));                                                \
+		differ_field(o, csv, n, name, db, b);                                                           \
+	}
+#define DIFF_TIME(name, va, vb)                                                                                 \
+	if ((va) != (vb))                                                                                       \
+		differ_field(o, csv, n, name, db, apenet_out_iso_ms(vb, b, sizeof(b)));
+#define DIFF_STR(name, va, vb)                                                                                  \
+	if (strcmp(va, vb))                                                                                     \
+		differ_field(o, csv, n, name, db, vb);
+	DIFF_INT("id", rep->id, x->id)
+	DIFF_STR("state", apenet_hdb_state_name(rep->state), apenet_hdb_state_name(x->state))
+	DIFF_STR("rule", rep->rule, x->rule)
+	DIFF_STR("name", rep->node_name, x->node_name)
+	DIFF_TIME("opened", rep->opened_ms, x->opened_ms)
+	DIFF_TIME("closed", rep->closed_ms, x->closed_ms)
+	DIFF_INT("merged_into", rep->merged_into, x->merged_into)
+	DIFF_TIME("first_fault.time", rep->first.time_ms, x->first.time_ms)
+	DIFF_STR("first_fault.reporter", rep->first.reporter, x->first.reporter)
+	DIFF_STR("first_fault.text", rep->first.text, x->first.text)
+	DIFF_INT("evidence", rep->evidence, x->evidence)
+#undef DIFF_INT
+#undef DIFF_TIME
+#undef DIFF_STR
+}
+
+/* One incident (a group): its fields from the first database that holds
+ * it, the databases that do, the evidence, what the others have otherwise. */
+static int out_incident(struct hctx *h, struct apenet_hdb **db, const struct hlist *l, const struct group *g)
+{
 	struct apenet_out *o = h->o;
+	const struct hinc *r = &l->v[g->rep];
+	const struct apenet_hdb_incident *in = &r->in;
+	int csv = apenet_out_format(o) == APENET_OUT_CSV;
 	apenet_out_obj_begin(o, NULL);
 	apenet_out_int(o, "id", in->id);
-	if (h->db_index >= 0)
-		apenet_out_int(o, "db", h->db_index);
+	if (h->ndb > 1) {
+		apenet_out_int(o, "db", r->db);
+		if (apenet_out_format(o) != APENET_OUT_JSON) {
+			/* one cell, aligned with the other fields in text */
+			char t[HEALTH_MAX_DB * 4] = "";
+			for (int i = 0; i < h->ndb; i++)
+				if (g->m[i])
+					snprintf(t + strlen(t), sizeof(t) - strlen(t), "%s%d", t[0] ? " " : "", i);
+			apenet_out_str(o, "seen_by", t);
+		} else {
+			apenet_out_arr_begin(o, "seen_by");
+			for (int i = 0; i < h->ndb; i++)
+				if (g->m[i])
+					apenet_out_int(o, NULL, i);
+			apenet_out_arr_end(o);
+		}
+	}
 	apenet_out_str(o, "component", in->component);
 	out_node_ref(o, "node", in->node);
 	apenet_out_str(o, "name", in->node_name);
 	apenet_out_str(o, "link", in->link[0] ? in->link : NULL);
+	/* CSV: every row has every column; text and JSON name a far end and a
+	 * merge only when there is one */
 	if (in->has_far) {
 		out_node_ref(o, "far_node", in->far);
 		apenet_out_str(o, "far_link", in->far_link);
+	} else if (csv) {
+		apenet_out_null(o, "far_node");
+		apenet_out_null(o, "far_link");
 	}
 	apenet_out_str(o, "rule", in->rule);
 	apenet_out_str(o, "state", apenet_hdb_state_name(in->state));
@@ -82,16 +284,43 @@ static int on_incident(void *arg, const struct apenet_hdb_incident *in)
 	cli_out_time(o, "closed", in->closed_ms);
 	if (in->merged_into)
 		apenet_out_int(o, "merged_into", in->merged_into);
+	else if (csv)
+		apenet_out_null(o, "merged_into");
 	apenet_out_obj_begin(o, "first_fault");
 	cli_out_time(o, "time", in->first.time_ms);
 	apenet_out_str(o, "path", apenet_hdb_path_name(in->first.path));
 	apenet_out_str(o, "reporter", in->first.reporter);
 	apenet_out_str(o, "text", in->first.text);
 	apenet_out_obj_end(o);
-	apenet_out_arr_begin(o, "evidence");
-	if (apenet_hdb_evidence_each(h->db, in->id, on_evidence, h, h->e))
-		return 1;
-	apenet_out_arr_end(o);
+	/* where the others differ, before the evidence: a long evidence list
+	 * must not push it out of sight */
+	char dcsv[1024] = "";
+	if (h->ndb > 1 && !csv)
+		apenet_out_arr_begin(o, "differs");
+	for (int i = 0; h->ndb > 1 && i < h->ndb; i++)
+		if (i != r->db)
+			differences(o, csv ? dcsv : NULL, sizeof(dcsv), in, g->m[i] ? &l->v[g->m[i] - 1].in : NULL, i);
+	if (h->ndb > 1 && !csv)
+		apenet_out_arr_end(o);
+	if (csv) {
+		/* one flat row: the evidence counted (JSON and text list it) */
+		apenet_out_uint(o, "evidence", in->evidence);
+		if (h->ndb > 1)
+			apenet_out_str(o, "differs", dcsv);
+	} else {
+		apenet_out_arr_begin(o, "evidence");
+		h->shown = h->more = 0;
+		if (apenet_hdb_evidence_each(db[r->db], in->id, on_evidence, h, h->e))
+			return 1;
+		if (h->more) {
+			char t[64];
+			snprintf(t, sizeof(t), "+%u more (--verbose)", h->more);
+			apenet_out_obj_begin(o, NULL);
+			apenet_out_str(o, "time", t);
+			apenet_out_obj_end(o);
+		}
+		apenet_out_arr_end(o);
+	}
 	apenet_out_obj_end(o);
 	return 0;
 }
@@ -264,11 +493,13 @@ static void differ(struct apenet_out *o, const char *what, const struct keyset *
 
 int cmd_health(struct cli *c)
 {
-	const char *dbs[HEALTH_MAX_DB], *node = NULL, *config = NULL, *silence_s = NULL;
-	int ndb = 0, incidents = 0, all = 0;
+	const char *dbs[HEALTH_MAX_DB], *node = NULL, *config = NULL, *silence_s = NULL, *since = NULL, *until = NULL;
+	int ndb = 0, incidents = 0, all = 0, verbose = 0;
 	const struct cli_opt opts[] = {
 		{ "--node", &node, NULL },
 		{ "--incidents", NULL, &incidents }, { "--all", NULL, &all },
+		{ "--since", &since, NULL }, { "--until", &until, NULL },
+		{ "--verbose", NULL, &verbose },
 		{ "--silence", &silence_s, NULL }, { "--config", &config, NULL },
 		{ NULL, NULL, NULL },
 	};
@@ -276,6 +507,16 @@ int cmd_health(struct cli *c)
 	int npos;
 	if (cli_take_repeated(c, "health", "--db", dbs, HEALTH_MAX_DB, &ndb) || cli_parse(c, "health", opts, pos, 0, &npos))
 		return CLI_EXIT_ERROR;
+	/* a window: the incidents opened in it, closed ones too */
+	int64_t from = 0, to = INT64_MAX;
+	if (since && cli_parse_time(since, &from))
+		return cli_usage_error("health", "--since '%s' is not a time: say %s", since, APENET_TIME_FORMS);
+	if (until && cli_parse_time(until, &to))
+		return cli_usage_error("health", "--until '%s' is not a time: say %s", until, APENET_TIME_FORMS);
+	if (to <= from)
+		return cli_usage_error("health", "--until (%s) is not after --since (%s)", until, since ? since : "the start");
+	if (since || until)
+		incidents = 1;
 	struct apenet_config cfg;
 	int rc = cli_config("health", config, &cfg);
 	if (rc)
@@ -316,7 +557,7 @@ int cmd_health(struct cli *c)
 
 	int64_t now = now_ms(), sil = (int64_t)(silence * 1000);
 	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "health");
-	struct hctx h = { o, db[0], all, ndb > 1 ? 0 : -1, &e };
+	struct hctx h = { .o = o, .db = db[0], .all = all, .ndb = ndb, .verbose = verbose, .e = &e };
 	unsigned open_total = 0;
 	int failed = 0;
 	struct apenet_hdb_summary sum[HEALTH_MAX_DB];
@@ -328,20 +569,35 @@ int cmd_health(struct cli *c)
 	}
 	if (!failed) {
 		out_summary(o, &sum[0]);
-		apenet_out_arr_begin_vertical(o, "incidents");
+		/* every database's incidents, then each one once */
+		struct hlist l = { 0 };
 		for (int i = 0; i < ndb && !failed; i++) {
-			h.db = db[i];
-			h.db_index = ndb > 1 ? i : -1;
-			if (apenet_hdb_incidents_each(db[i], !incidents, 0, INT64_MAX, on_incident, &h, &e))
+			l.db = i;
+			if (apenet_hdb_incidents_each(db[i], !incidents, from, to, collect_inc, &l, &e))
 				failed = 1;
 		}
+		size_t ng = 0;
+		struct group *g = failed || l.oom ? NULL : group_incidents(&l, &ng);
+		if (!failed && !g) {
+			apenet_err_set(&e, APENET_EIO, "out of memory for %zu incidents", l.n);
+			failed = 1;
+		}
+		apenet_out_arr_begin_vertical(o, "incidents");
+		apenet_out_arr_columns(o, ndb > 1 ? INC_COLS_HEAD INC_COLS_SEVERAL INC_COLS_TAIL ",differs"
+						  : INC_COLS_HEAD INC_COLS_TAIL);
+		for (size_t i = 0; i < ng && !failed; i++)
+			if (out_incident(&h, db, &l, &g[i]))
+				failed = 1;
 		apenet_out_arr_end(o);
+		free(g);
+		free(l.v);
 		h.db = db[0];
 		if (!failed && node) {
 			if (one_node(&h, xyz, now, sil))
 				failed = 1;
 		} else if (!failed) {
 			apenet_out_arr_begin(o, "nodes");
+			apenet_out_arr_columns(o, NODE_COLS);
 			if (apenet_hdb_nodes_each(db[0], now, sil, 0, on_node, &h, &e))
 				failed = 1;
 			apenet_out_arr_end(o);
@@ -366,6 +622,7 @@ int cmd_health(struct cli *c)
 			    apenet_hdb_nodes_each(db[i], now, sil, 0, collect_node, &nodes[i], &e))
 				failed = 1;
 		apenet_out_arr_begin_vertical(o, "disagreements");
+		apenet_out_arr_columns(o, "what,key,in,not_in");
 		for (int i = 0; i < ndb && !failed; i++)
 			for (int k = 0; k < ndb; k++) {
 				if (i == k)

@@ -20,6 +20,7 @@
 
 #include "apenet/hdb.h"
 #include "apenet/postmortem.h"
+#include "apenet/timeparse.h"
 #include "cli.h"
 
 static int write_report(const struct apenet_pm *pm, const char *format, FILE *f)
@@ -102,11 +103,11 @@ int cmd_report(struct cli *c)
 	} else if (!since) {
 		return cli_usage_error("report", "say which: --incident ID, or --since T [--until T]");
 	}
-	if (since && cli_parse_time(since, &q.from_ms))
-		return cli_usage_error("report", "--since '%s' is not epoch milliseconds or YYYY-MM-DDTHH:MM:SS[.mmm]Z", since);
+	if (since && apenet_time_parse(since, q.now_ms, &q.from_ms))
+		return cli_usage_error("report", "--since '%s' is not a time: say %s", since, APENET_TIME_FORMS);
 	q.to_ms = q.now_ms + 1;
-	if (until && cli_parse_time(until, &q.to_ms))
-		return cli_usage_error("report", "--until '%s' is not epoch milliseconds or YYYY-MM-DDTHH:MM:SS[.mmm]Z", until);
+	if (until && apenet_time_parse(until, q.now_ms, &q.to_ms))
+		return cli_usage_error("report", "--until '%s' is not a time: say %s", until, APENET_TIME_FORMS);
 	if (since && q.to_ms <= q.from_ms)
 		return cli_usage_error("report", "--until (%s) is not after --since (%s)", until ? until : "now", since);
 	if (node) {

@@ -2,7 +2,10 @@
  * ibswportwatch, until interrupted (or --count samples).  It judges every
  * interval as the agent will, through the same sampler and rules, and holds
  * findings with the same hysteresis (clear_after_samples): a finding that
- * comes and goes with the noise does not blink. */
+ * comes and goes with the noise does not blink.  Exit 1 when a sample it
+ * showed had a warning or a failure (a watch that scrolled past a fault
+ * must not say all was well to a script: cli_exit_sev, as every command),
+ * 0 when every sample shown was healthy, 2 when it could not run. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -55,6 +58,7 @@ int cmd_watch(struct cli *c)
 	apenet_findings_init(&now);
 	apenet_findings_init(&held);
 	rc = CLI_EXIT_OK;
+	enum apenet_sev worst = APENET_SEV_OK; /* of the samples shown */
 	unsigned cur = 0;
 	if (apenet_sampler_take(&s, APENET_SAMPLE_PCIE, &smp[cur], &e)) {
 		rc = cli_fail(&e);
@@ -104,10 +108,15 @@ int cmd_watch(struct cli *c)
 			rc = CLI_EXIT_ERROR;
 			break;
 		}
+		enum apenet_sev sev = apenet_findings_worst(&held, NULL);
+		if (sev > worst)
+			worst = sev;
 		if (c->fmt == APENET_OUT_TEXT)
 			putchar('\n');
 		fflush(stdout);
 	}
+	if (rc == CLI_EXIT_OK)
+		rc = cli_exit_sev(worst);
 out:
 	apenet_latch_free(&latch);
 	apenet_findings_free(&now);

@@ -15,6 +15,7 @@
 #include "apenet/snapfile.h"
 #include "apenet/view.h"
 #include "apenet/sweep.h"
+#include "apenet/timeparse.h"
 #include "cli.h"
 
 int cli_take_repeated(struct cli *c, const char *cmd, const char *name, const char **vals, int max, int *n)
@@ -88,17 +89,15 @@ int cli_number(const char *cmd, const char *opt, const char *s, double min, doub
 	return 0;
 }
 
-/* --at: "-S" seconds before the last sample, "+S" after the first, epoch
- * milliseconds (as host_time_ms in the file), or UTC "YYYY-MM-DDTHH:MM:SS[.mmm][Z]". */
+/* --at: "-S" before the last sample, "+S" after the first (S seconds, or
+ * a duration with its unit: -90s, -2m, +1h), or a time (cli_parse_time:
+ * ISO 8601, epoch milliseconds as host_time_ms in the file, 30m ago, today). */
 static int parse_at(const char *s, struct apenet_snapfile_pick *pk)
 {
-	char *end;
 	if (s[0] == '-' || s[0] == '+') {
-		double v = strtod(s + 1, &end);
-		if (!s[1] || *end || !isfinite(v) || v < 0)
+		if (apenet_duration_parse(s + 1, 1000, &pk->at_ms))
 			return -1;
 		pk->at = s[0] == '-' ? APENET_AT_FROM_END : APENET_AT_FROM_START;
-		pk->at_ms = (int64_t)llround(v * 1000);
 		return 0;
 	}
 	if (cli_parse_time(s, &pk->at_ms))
@@ -117,8 +116,8 @@ int cli_view(struct cli *c, const char *from, double interval_s, int modules, st
 	if (from) {
 		struct apenet_snapfile_pick pk = { APENET_AT_LAST, 0, interval_s };
 		if (c->at && parse_at(c->at, &pk)) {
-			fprintf(stderr, "apenet: --at '%s' is not -SECONDS (before the last sample), +SECONDS (after the "
-				"first), epoch milliseconds or YYYY-MM-DDTHH:MM:SS[.mmm]Z\n", c->at);
+			fprintf(stderr, "apenet: --at '%s' is not -SECONDS (before the last sample: -5, -90s, -2m), +SECONDS "
+				"(after the first) or a time: %s\n", c->at, APENET_TIME_FORMS);
 			return CLI_EXIT_ERROR;
 		}
 		return apenet_snapfile_load_pick(from, &pk, v, &e) ? cli_fail(&e) : 0;
@@ -294,29 +293,7 @@ void cli_restore_signals(const struct sigaction saved[CLI_CATCH_N])
 
 int cli_parse_time(const char *s, int64_t *out)
 {
-	char *end;
-	if (strchr(s, 'T')) {
-		struct tm tm;
-		memset(&tm, 0, sizeof(tm));
-		const char *r = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-		if (!r)
-			return -1;
-		double frac = 0;
-		if (*r == '.') {
-			frac = strtod(r, &end);
-			r = end;
-		}
-		if (*r == 'Z')
-			r++;
-		if (*r)
-			return -1;
-		*out = (int64_t)timegm(&tm) * 1000 + (int64_t)llround(frac * 1000);
-		return 0;
-	}
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (!*s || *end || errno || v < 0)
-		return -1;
-	*out = v;
-	return 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return apenet_time_parse(s, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, out);
 }

@@ -40,6 +40,7 @@ const char *const *apenet_config_supervisors_keys(void)
 	static const char *const keys[] = { "targets", "version", "community", "user", "auth_pass", "priv_pass",
 					    "timeout_ms", "retries", "backoff_ms", "spool", "spool_max_mib",
 					    "heartbeat_s", NULL };
+	_Static_assert(sizeof(keys) / sizeof(keys[0]) == APENET_NSUP_KEYS + 1, "APENET_NSUP_KEYS");
 	return keys;
 }
 
@@ -51,6 +52,9 @@ int apenet_config_load_supervisors(const struct apenet_conf *c, const struct ape
 	if (apenet_conf_expect(c, m, APENET_CONF_MAP, "supervisors", e) ||
 	    apenet_conf_check_keys(c, m, apenet_config_supervisors_keys(), e))
 		return -1;
+	/* which keys the file set, for `apenet config check` */
+	for (size_t i = 0; i < APENET_NSUP_KEYS; i++)
+		cfg->sup_given[i] = apenet_conf_get(m, apenet_config_supervisors_keys()[i]) != NULL;
 	if ((x = apenet_conf_get(m, "targets"))) {
 		if (apenet_conf_expect(c, x, APENET_CONF_SEQ, "targets", e))
 			return -1;

@@ -24,6 +24,7 @@ struct node {
 	char *json;  /* scalar as written in JSON; NULL for strings (escaped when written) */
 	struct node *child, *last, *next, *parent;
 	int vertical; /* text: blocks, never a table */
+	char *cols;   /* an array: its rows' columns, for CSV's header when it is empty */
 };
 
 struct apenet_out {
@@ -130,6 +131,12 @@ void apenet_out_arr_begin_vertical(struct apenet_out *o, const char *key)
 		o->cur = n;
 		n->vertical = 1;
 	}
+}
+
+void apenet_out_arr_columns(struct apenet_out *o, const char *cols)
+{
+	if (o && !o->oom && o->cur->kind == N_ARR && !o->cur->cols)
+		o->cur->cols = dupstr(o, cols);
 }
 
 void apenet_out_arr_end(struct apenet_out *o)
@@ -513,10 +520,16 @@ static void csv_walk(FILE *f, const struct node *n, const char *path, int *block
 	for (const struct node *c = n->child; c; c = c->next) {
 		char p[COLNAME];
 		snprintf(p, sizeof(p), "%s%s%s", path, *path ? "." : "", c->key ? c->key : "");
-		if (c->kind == N_ARR && arr_tabular(c))
+		if (c->kind == N_ARR && arr_tabular(c)) {
 			csv_table(f, c, p, blocks);
-		else if (c->kind == N_OBJ || c->kind == N_ARR)
+		} else if (c->kind == N_ARR && !c->child && c->cols) {
+			/* no rows: the header alone, so a reader sees an empty table, not none */
+			if ((*blocks)++)
+				fputc('\n', f);
+			fprintf(f, "# %s\n%s\n", p, c->cols);
+		} else if (c->kind == N_OBJ || c->kind == N_ARR) {
 			csv_walk(f, c, p, blocks);
+		}
 	}
 }
 
@@ -528,6 +541,7 @@ static void node_free(struct node *n)
 		free(n->key);
 		free(n->text);
 		free(n->json);
+		free(n->cols);
 		free(n);
 		n = next;
 	}

@@ -2,8 +2,11 @@
  * apenet-top's cluster scope: a supervisor's health database (read-only,
  * through db/, as `apenet health` reads it).  The map draws one Z slice, X
  * across and Y down, each node a letter ('.' normal, 's' sick, 'B' broken,
- * '?' silent) coloured by its class; below it the nodes worst first; Enter
- * on a node shows its current states.  A database being written is read
+ * '?' silent) coloured by its class; below it the nodes worst first, or
+ * (i) the open incidents; Enter on a node, or on an incident, shows that
+ * node's open incidents and current states.  A node an open incident
+ * blames says so instead of its LDM summary (apenet_top_node_mark): its
+ * last heartbeat may well say "all normal" (a card gone keeps its word).  A database being written is read
  * between commits (WAL); one that cannot be read is said on the screen and
  * tried again every refresh.
  */
@@ -49,6 +52,7 @@ void top_cluster_close(struct top *t)
 	free(t->nodes);
 	free(t->shown);
 	free(t->grid);
+	free(t->incs);
 }
 
 static int on_node(void *arg, const struct apenet_hdb_node *n)
@@ -73,7 +77,46 @@ static int on_node(void *arg, const struct apenet_hdb_node *n)
 	snprintf(d->name, sizeof(d->name), "%s", n->name);
 	d->cls = n->cls;
 	snprintf(d->summary, sizeof(d->summary), "%s", n->summary);
+	d->incidents = 0;
+	d->incident[0] = 0;
 	return 0;
+}
+
+static int on_open_incident(void *arg, const struct apenet_hdb_incident *in)
+{
+	struct top *t = arg;
+	if (t->ninc == t->inc_cap) {
+		size_t cap = t->inc_cap ? t->inc_cap * 2 : 16;
+		struct apenet_top_incident *a = realloc(t->incs, cap * sizeof(*a));
+		if (!a)
+			return -1;
+		t->incs = a;
+		t->inc_cap = cap;
+	}
+	struct apenet_top_incident *d = &t->incs[t->ninc++];
+	memset(d, 0, sizeof(*d));
+	d->id = in->id;
+	snprintf(d->component, sizeof(d->component), "%s", in->component);
+	/* a supervisor's incident blames none of the nodes (supervisor/restore.c) */
+	d->has_node = strcmp(in->component, "supervisor") != 0;
+	memcpy(d->node, in->node, sizeof(d->node));
+	snprintf(d->link, sizeof(d->link), "%s", in->link);
+	d->has_far = in->has_far;
+	memcpy(d->far, in->far, sizeof(d->far));
+	snprintf(d->far_link, sizeof(d->far_link), "%s", in->far_link);
+	snprintf(d->rule, sizeof(d->rule), "%s", in->rule);
+	d->opened_ms = in->opened_ms;
+	snprintf(d->first, sizeof(d->first), "%s", in->first.text);
+	return 0;
+}
+
+/* The node at xyz in the list being read, through the grid; NULL none. */
+static struct apenet_top_node *node_mut(struct top *t, const unsigned xyz[3])
+{
+	if (xyz[0] >= t->dims[0] || xyz[1] >= t->dims[1] || xyz[2] >= t->dims[2])
+		return NULL;
+	int i = t->grid[((size_t)xyz[2] * t->dims[1] + xyz[1]) * t->dims[0] + xyz[0]];
+	return i >= 0 ? &t->nodes[i] : NULL;
 }
 
 void top_cluster_refresh(struct top *t)
@@ -93,11 +136,13 @@ void top_cluster_refresh(struct top *t)
 	 * (not a second query of every node: a 4,096-node refresh is mostly
 	 * these queries) */
 	memset(&t->sum, 0, sizeof(t->sum));
+	t->ninc = 0;
 	if (apenet_hdb_nodes_each(t->hdb, now, silence, 0, on_node, t, &e) ||
-	    apenet_hdb_open_incidents(t->hdb, &t->sum.open_incidents, &e)) {
+	    apenet_hdb_incidents_open_each(t->hdb, on_open_incident, t, &e)) {
 		snprintf(t->msg, sizeof(t->msg), "%.255s", e.msg[0] ? e.msg : "out of memory");
 		return;
 	}
+	t->sum.open_incidents = (unsigned)t->ninc;
 	t->msg[0] = 0;
 	t->sum.nodes = (unsigned)t->nnodes;
 	for (size_t i = 0; i < t->nnodes; i++) {
@@ -136,6 +181,16 @@ void top_cluster_refresh(struct top *t)
 		const struct apenet_top_node *n = &t->nodes[i];
 		t->grid[((size_t)n->z * t->dims[1] + n->y) * t->dims[0] + n->x] = (int)i;
 	}
+	/* the nodes the open incidents blame (a cable: both ends) */
+	for (size_t i = 0; i < t->ninc; i++) {
+		const struct apenet_top_incident *in = &t->incs[i];
+		struct apenet_top_node *a = in->has_node ? node_mut(t, in->node) : NULL;
+		struct apenet_top_node *b = in->has_node && in->has_far ? node_mut(t, in->far) : NULL;
+		if (a)
+			apenet_top_node_mark(a, in);
+		if (b && b != a)
+			apenet_top_node_mark(b, in);
+	}
 	if (t->nnodes)
 		memcpy(t->shown, t->nodes, t->nnodes * sizeof(*t->shown));
 	apenet_top_sort_nodes(t->shown, t->nnodes);
@@ -155,7 +210,28 @@ void top_cluster_reread(struct top *t)
 
 int top_cluster_rows(const struct top *t)
 {
-	return t->view == TOP_CLUSTER ? (int)t->nshown : 0;
+	if (t->view != TOP_CLUSTER)
+		return 0;
+	return t->incidents ? (int)t->ninc : (int)t->nshown;
+}
+
+void top_cluster_drill(struct top *t)
+{
+	if (t->view != TOP_CLUSTER || t->sel < 0)
+		return;
+	if (t->incidents) {
+		if ((size_t)t->sel >= t->ninc || !t->incs[t->sel].has_node)
+			return;
+		memcpy(t->cnode, t->incs[t->sel].node, sizeof(t->cnode));
+	} else {
+		if ((size_t)t->sel >= t->nshown)
+			return;
+		const struct apenet_top_node *n = &t->shown[t->sel];
+		t->cnode[0] = n->x;
+		t->cnode[1] = n->y;
+		t->cnode[2] = n->z;
+	}
+	t->view = TOP_CNODE;
 }
 
 static const struct apenet_top_node *node_at(const struct top *t, unsigned x, unsigned y, unsigned z)
@@ -166,10 +242,22 @@ static const struct apenet_top_node *node_at(const struct top *t, unsigned x, un
 	return i >= 0 ? &t->nodes[i] : NULL;
 }
 
+/* The node the selection is on: the list's, or the selected incident's. */
+static const struct apenet_top_node *selected_node(const struct top *t)
+{
+	if (t->sel < 0)
+		return NULL;
+	if (t->incidents)
+		return (size_t)t->sel < t->ninc && t->incs[t->sel].has_node
+			       ? node_at(t, t->incs[t->sel].node[0], t->incs[t->sel].node[1], t->incs[t->sel].node[2])
+			       : NULL;
+	return (size_t)t->sel < t->nshown ? &t->shown[t->sel] : NULL;
+}
+
 static int map_draw(struct top *t, int y0, int map_h)
 {
 	/* the selected node's cell stays in view */
-	const struct apenet_top_node *sel = t->sel >= 0 && (size_t)t->sel < t->nshown ? &t->shown[t->sel] : NULL;
+	const struct apenet_top_node *sel = selected_node(t);
 	struct apenet_top_layout l;
 	apenet_top_slice_layout(t->dims[0], t->dims[1], (unsigned)COLS, (unsigned)map_h - 1, sel ? sel->x : 0,
 				sel ? sel->y : 0, &l);
@@ -249,7 +337,9 @@ static void cnode_view(struct top *t)
 	attron(a);
 	mvprintw(1, 0, "%s", apenet_top_class_name(n->cls));
 	attroff(a);
-	printw("  %.70s", n->summary);
+	char what[360];
+	apenet_top_node_what(n, what, sizeof(what));
+	printw("  %.*s", COLS > 12 ? COLS - 12 : 1, what);
 	/* its links, both ends' worst current state (the database knows links,
 	 * not lanes: a lane is apenet-top on the node itself) */
 	attron(A_REVERSE);
@@ -260,6 +350,25 @@ static void cnode_view(struct top *t)
 	if (apenet_hdb_links_each(t->hdb, t->cnode, link_line, &lc, &e))
 		mvprintw(lc.y++, 2, "%s", e.msg);
 	int y = lc.y;
+	/* the open incidents that blame it (a cable: either end) */
+	if (n->incidents) {
+		mvprintw(++y, 0, "open incidents (apenet health --incidents):");
+		int64_t now = now_ms();
+		for (size_t i = 0; i < t->ninc && y < LINES - 4; i++) {
+			const struct apenet_top_incident *in = &t->incs[i];
+			int here = in->has_node && (!memcmp(in->node, t->cnode, sizeof(t->cnode)) ||
+						    (in->has_far && !memcmp(in->far, t->cnode, sizeof(t->cnode))));
+			if (!here)
+				continue;
+			int fa = top_attr_sev(t, APENET_SEV_FAIL);
+			attron(fa);
+			mvprintw(++y, 2, "%-5lld %-18.18s %-20.20s %6llds ", (long long)in->id, in->component, in->rule,
+				 (long long)(now > in->opened_ms ? (now - in->opened_ms) / 1000 : 0));
+			attroff(fa);
+			printw("%.*s", COLS > 58 ? COLS - 58 : 1, in->first);
+		}
+		y++;
+	}
 	mvprintw(++y, 0, "current states (apenet health --node %u,%u,%u):", n->x, n->y, n->z);
 	int y0 = ++y;
 	if (apenet_hdb_node_states_each(t->hdb, t->cnode, 1, state_line, &y, &e))
@@ -338,7 +447,7 @@ void top_cluster_draw(struct top *t)
 	}
 	if (t->incidents) {
 		top_cluster_incidents(t, y);
-		top_hints(t, "F1 help  i nodes  z/Z slice  F5 map  q quit");
+		top_hints(t, "F1 help  i nodes  z/Z slice  F5 map  Enter its node  q quit");
 		return;
 	}
 	attron(A_REVERSE);
@@ -358,7 +467,9 @@ void top_cluster_draw(struct top *t)
 		attron(a);
 		printw("%-7s", apenet_top_class_name(n->cls));
 		attroff(a);
-		printw(" %.*s", COLS > 38 ? COLS - 38 : 1, n->summary);
+		char what[360];
+		apenet_top_node_what(n, what, sizeof(what));
+		printw(" %.*s", COLS > 38 ? COLS - 38 : 1, what);
 		if (i == t->sel)
 			attroff(A_REVERSE);
 	}
@@ -367,41 +478,35 @@ void top_cluster_draw(struct top *t)
 	top_hints(t, "F1 help  / filter  z/Z slice  F5 map  i incidents  Enter node  q quit");
 }
 
-struct inc_ctx {
-	const struct top *t;
-	int y;
-	int64_t now;
-};
-
-static int incident_line(void *arg, const struct apenet_hdb_incident *in)
-{
-	struct inc_ctx *c = arg;
-	if (c->y >= LINES - 1)
-		return 0;
-	char where[48];
-	snprintf(where, sizeof(where), "%u,%u,%u%s%s", in->node[0], in->node[1], in->node[2], in->link[0] ? " " : "",
-		 in->link);
-	int64_t age = c->now > in->opened_ms ? (c->now - in->opened_ms) / 1000 : 0;
-	mvprintw(c->y++, 0, "%-5lld %-16.16s %-14s %6llds ", (long long)in->id, in->component, where, (long long)age);
-	int a = top_attr_sev(c->t, APENET_SEV_FAIL);
-	attron(a);
-	printw("%.*s", COLS > 46 ? COLS - 46 : 1, in->first.text);
-	attroff(a);
-	return 0;
-}
-
-/* The open incidents, oldest first: the component, where, how long open,
- * the first fault (apenet health --incidents has the rest). */
+/* The open incidents, oldest first: id, component, where, how long open,
+ * the first fault (apenet health --incidents has the rest); the selected
+ * one highlighted, the list scrolled to keep it in view. */
 void top_cluster_incidents(struct top *t, int y)
 {
 	attron(A_REVERSE);
 	mvprintw(y++, 0, "%-5s %-16s %-14s %7s %-*s", "ID", "COMPONENT", "WHERE", "OPEN", COLS > 46 ? COLS - 46 : 1,
 		 "FIRST FAULT");
 	attroff(A_REVERSE);
-	struct inc_ctx c = { t, y, now_ms() };
-	struct apenet_err e = { 0 };
-	if (apenet_hdb_incidents_open_each(t->hdb, incident_line, &c, &e))
-		mvprintw(c.y++, 0, "%.*s", COLS > 0 ? COLS - 1 : 0, e.msg);
-	else if (c.y == y)
-		mvprintw(c.y++, 0, "no open incident");
+	if (!t->ninc) {
+		mvprintw(y, 0, "no open incident");
+		return;
+	}
+	int64_t now = now_ms();
+	int room = LINES - 1 - y;
+	int first = t->sel >= room ? t->sel - room + 1 : 0;
+	for (int i = first; i < (int)t->ninc && y < LINES - 1; i++, y++) {
+		const struct apenet_top_incident *in = &t->incs[i];
+		char where[48];
+		apenet_top_incident_where(in, where, sizeof(where));
+		int64_t age = now > in->opened_ms ? (now - in->opened_ms) / 1000 : 0;
+		if (i == t->sel)
+			attron(A_REVERSE);
+		mvprintw(y, 0, "%-5lld %-16.16s %-14s %6llds ", (long long)in->id, in->component, where, (long long)age);
+		int a = top_attr_sev(t, APENET_SEV_FAIL);
+		attron(a);
+		printw("%.*s", COLS > 46 ? COLS - 46 : 1, in->first);
+		attroff(a);
+		if (i == t->sel)
+			attroff(A_REVERSE);
+	}
 }

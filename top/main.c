@@ -162,13 +162,7 @@ static void prompt_filter(struct top *t)
 static void drill(struct top *t)
 {
 	if (t->db) {
-		if (t->view == TOP_CLUSTER && t->sel >= 0 && (size_t)t->sel < t->nshown) {
-			const struct apenet_top_node *n = &t->shown[t->sel];
-			t->cnode[0] = n->x;
-			t->cnode[1] = n->y;
-			t->cnode[2] = n->z;
-			t->view = TOP_CNODE;
-		}
+		top_cluster_drill(t);
 		return;
 	}
 	if (t->view == TOP_NODE && t->sel >= 0 && (unsigned)t->sel < t->nrows) {
@@ -228,7 +222,12 @@ static int key(struct top *t, int ch)
 		t->map = !t->map;
 		break;
 	case 'i':
-		t->incidents = !t->incidents;
+		if (!t->db)
+			break;
+		/* from a node: the incidents; in the cluster: the other list */
+		t->incidents = t->view == TOP_CNODE ? 1 : !t->incidents;
+		t->view = TOP_CLUSTER;
+		t->sel = 0; /* the other list: its own rows */
 		break;
 	case 'z':
 	case KEY_PPAGE:

@@ -137,11 +137,41 @@ static int cmp_node(const void *a, const void *b)
 	const struct apenet_top_node *x = a, *y = b;
 	if (rank(x->cls) != rank(y->cls))
 		return rank(x->cls) < rank(y->cls) ? -1 : 1;
+	if (!x->incidents != !y->incidents)
+		return x->incidents ? -1 : 1;
 	if (x->z != y->z)
 		return x->z < y->z ? -1 : 1;
 	if (x->y != y->y)
 		return x->y < y->y ? -1 : 1;
 	return x->x < y->x ? -1 : x->x > y->x;
+}
+
+void apenet_top_incident_where(const struct apenet_top_incident *in, char *buf, size_t n)
+{
+	if (!in->has_node)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%u,%u,%u%s%s", in->node[0], in->node[1], in->node[2], in->link[0] ? " " : "", in->link);
+}
+
+void apenet_top_node_mark(struct apenet_top_node *n, const struct apenet_top_incident *in)
+{
+	if (!n->incidents++)
+		snprintf(n->incident, sizeof(n->incident), "incident %lld %.31s (%.63s)", (long long)in->id, in->component,
+			 in->rule);
+}
+
+void apenet_top_node_what(const struct apenet_top_node *n, char *buf, size_t size)
+{
+	if (!n->incidents) {
+		snprintf(buf, size, "%s", n->summary);
+		return;
+	}
+	char more[24] = "";
+	if (n->incidents > 1)
+		snprintf(more, sizeof(more), " +%u more", n->incidents - 1);
+	int ldm = n->summary[0] && strcmp(n->summary, "all normal");
+	snprintf(buf, size, "%s%s%s%s", n->incident, more, ldm ? "; " : "", ldm ? n->summary : "");
 }
 
 void apenet_top_sort_nodes(struct apenet_top_node *n, size_t count)
@@ -153,10 +183,11 @@ size_t apenet_top_filter_nodes(struct apenet_top_node *n, size_t count, const ch
 {
 	size_t k = 0;
 	for (size_t i = 0; i < count; i++) {
-		char xyz[40];
+		char xyz[40], what[360];
 		snprintf(xyz, sizeof(xyz), "%u,%u,%u", n[i].x, n[i].y, n[i].z);
+		apenet_top_node_what(&n[i], what, sizeof(what));
 		if (!filter || contains(n[i].name, filter) || contains(xyz, filter) ||
-		    contains(apenet_top_class_name(n[i].cls), filter) || contains(n[i].summary, filter))
+		    contains(apenet_top_class_name(n[i].cls), filter) || contains(what, filter))
 			n[k++] = n[i];
 	}
 	return k;

@@ -62,6 +62,8 @@ struct top {
 	struct apenet_hdb_summary sum;
 	int map;                /* F5: the map of the slice (1) or the node list alone */
 	int incidents;          /* i: the open incidents instead of the node list */
+	struct apenet_top_incident *incs; /* the open incidents, oldest first (read with the nodes) */
+	size_t ninc, inc_cap;
 	int *grid;              /* node index by (z, y, x), -1 none: the map's lookups */
 	/* the database is read at most every 100x what a read costs (1% of a
 	 * core at most), and at most every refresh */
@@ -92,5 +94,8 @@ void top_cluster_close(struct top *t);
 void top_cluster_draw(struct top *t);
 void top_cluster_incidents(struct top *t, int y); /* the open incidents from line y */
 int top_cluster_rows(const struct top *t);
+/* Enter in the cluster view: the selected node's, or the selected
+ * incident's node (a supervisor's incident has none: nothing happens). */
+void top_cluster_drill(struct top *t);
 
 #endif

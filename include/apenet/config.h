@@ -145,6 +145,8 @@ struct apenet_supervisor_config {
 	double agentx_cache_ms;    /* the cluster tables are read from the database again at most this often */
 };
 #define APENET_NSVR 22
+/* The keys of the `supervisors:` section (apenet_config_supervisors_keys). */
+#define APENET_NSUP_KEYS 12
 /* The most instances the listen and db lists name. */
 #define APENET_CONFIG_MAX_INSTANCES 8
 
@@ -197,6 +199,8 @@ struct apenet_config {
 	/* supervisors: where the agent reports (common/config_sup.c); no
 	 * targets: reports off */
 	struct apenet_notify_config sup;
+	/* by the index of apenet_config_supervisors_keys(): the file set it */
+	unsigned char sup_given[APENET_NSUP_KEYS];
 	int spool_given;        /* else the spool is <agent.state_dir>/spool.db */
 	double heartbeat_s;     /* a heartbeat report every */
 };
@@ -224,8 +228,8 @@ struct apenet_conf_node;
 /* The `supervisors:` section (common/config_sup.c). */
 int apenet_config_load_supervisors(const struct apenet_conf *c, const struct apenet_conf_node *m,
 				   struct apenet_config *cfg, struct apenet_err *e);
-/* Its keys (NULL-terminated): a key of one supervisor section written in
- * the other is named as such. */
+/* Its keys (NULL-terminated, APENET_NSUP_KEYS of them): a key of one
+ * supervisor section written in the other is named as such. */
 const char *const *apenet_config_supervisors_keys(void);
 /* The node's name, or NULL. */
 const char *apenet_config_node_name(const struct apenet_config *c, unsigned x, unsigned y, unsigned z);

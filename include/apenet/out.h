@@ -32,6 +32,10 @@ void apenet_out_obj_begin_text(struct apenet_out *o, const char *key, const char
 void apenet_out_obj_end(struct apenet_out *o);
 void apenet_out_arr_begin(struct apenet_out *o, const char *key);
 void apenet_out_arr_end(struct apenet_out *o);
+/* The columns of the array just begun ("id,name,..." as CSV writes its
+ * header): CSV prints that header even when the array stays empty, so a
+ * table with nothing in it reads as empty, not as missing. */
+void apenet_out_arr_columns(struct apenet_out *o, const char *cols);
 /* An array whose elements text shows one below the other as "key[i]:"
  * blocks, not as a table (records with many fields: modules). */
 void apenet_out_arr_begin_vertical(struct apenet_out *o, const char *key);

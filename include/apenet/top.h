@@ -8,6 +8,7 @@
 #define APENET_TOP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "apenet/finding.h"
 #include "apenet/view.h"
@@ -49,16 +50,46 @@ struct apenet_top_node {
 	unsigned x, y, z;
 	char name[64];
 	int cls;                /* 0 normal, 1 sick, 2 broken, 3 silent */
-	char summary[200];
+	char summary[200];      /* its latest LDM word's ("all normal", "temperature sick") */
+	unsigned incidents;     /* open incidents that blame it */
+	char incident[120];     /* the oldest of them: "incident ID COMPONENT (RULE)" */
 };
+
+/* An open incident as the cluster view lists it (from the health
+ * database's, include/apenet/hdb.h). */
+struct apenet_top_incident {
+	int64_t id;
+	char component[32];
+	int has_node;           /* a supervisor's incident blames no node */
+	unsigned node[3];
+	char link[8];
+	int has_far;            /* a cable: its far end, blamed with it */
+	unsigned far[3];
+	char far_link[8];
+	char rule[64];
+	int64_t opened_ms;
+	char first[200];        /* the first fault */
+};
+/* The incident as a cell of the list: "1,1,0", "1,1,0 X+", "-" (none). */
+void apenet_top_incident_where(const struct apenet_top_incident *in, char *buf, size_t n);
+/* Marks node n blamed by an open incident (call it oldest first). */
+void apenet_top_node_mark(struct apenet_top_node *n, const struct apenet_top_incident *in);
+/* What the list says of a node: its open incidents first ("incident ID
+ * COMPONENT (RULE)", "+K more"), then its LDM summary unless that says
+ * "all normal": a node an open incident blames never reads "all normal"
+ * (its last heartbeat may be older than the fault: a card gone keeps its
+ * last word). */
+void apenet_top_node_what(const struct apenet_top_node *n, char *buf, size_t size);
 
 /* The letter of a class in the map: '.' normal, 's' sick, 'B' broken, '?' silent. */
 char apenet_top_cell_letter(int cls);
 /* "normal", "sick", "broken", "silent". */
 const char *apenet_top_class_name(int cls);
-/* Worst first: broken, silent, sick, normal; then by z, y, x. */
+/* Worst first: broken, silent, sick, normal; within a class the nodes
+ * with an open incident first; then by z, y, x. */
 void apenet_top_sort_nodes(struct apenet_top_node *n, size_t count);
-/* Keeps the nodes whose name, "x,y,z", class or summary contains filter. */
+/* Keeps the nodes whose name, "x,y,z", class or what (the list's WHAT:
+ * apenet_top_node_what) contains filter. */
 size_t apenet_top_filter_nodes(struct apenet_top_node *n, size_t count, const char *filter);
 
 /* Where a slice's map goes on a screen of width x height lines (the map

@@ -67,6 +67,26 @@ for v in apenet+ apenet-v5 nanet-1 nanet-km3 nanet-10; do
 	jq -e --argjson n "$nl" '(.links | length == $n) and ([.links[].verdict.code] | all(. == "OK")) and .links[0].rates.interval_s > 0.1' \
 		"$T/r.json" >/dev/null || fail "$v: link --from"
 	"$A" status --from "$T/$v.snap.json" >/dev/null || fail "$v: status --from"
+	if [ "$v" = apenet+ ]; then
+		# --at: -S/+S from the file's last/first sample (seconds, or with a
+		# unit), else a time as --since takes it (ISO 8601, epoch ms, now, 1h ago)
+		f="$T/$v.snap.json"
+		t1=$(jq '.samples[-1].host_time_ms' "$f")
+		at() { "$A" link --json --from "$f" --at "$1" 2>"$T/at.err" | jq -e ".replay.s1 == $2" >/dev/null ||
+			fail "--at $1: not sample $2: $(cat "$T/at.err")"; }
+		at -0 1
+		at -0s 1
+		at -100ms 0
+		at -0.1 0
+		at +0 0
+		at now 1
+		at "$t1" 1
+		at "$(jq -r '.samples[-1].host_time_ms / 1000 | ceil | todate' "$f")" 1
+		"$A" link --json --from "$f" --at 1h >/dev/null 2>"$T/at.err"; [ $? -eq 2 ] && grep -q "no sample at or before" "$T/at.err" ||
+			fail "--at 1h (an hour ago): $(cat "$T/at.err")"
+		"$A" link --from "$f" --at -5x >/dev/null 2>"$T/at.err"; [ $? -eq 2 ] && grep -q "is not -SECONDS" "$T/at.err" ||
+			fail "--at -5x: $(cat "$T/at.err")"
+	fi
 	"$A" module --json --from "$T/$v.snap.json" >"$T/modr.json" || fail "$v: module --from"
 	# live and replayed, the same modules: every cage decodes, checksums and all
 	jq -e --slurpfile live "$T/mod.json" '[.modules[].vendor.serial] == [$live[0].modules[].vendor.serial]' \
@@ -244,6 +264,17 @@ jq -s -e 'length == 2 and all(.[]; (.links | length == 6) and .links[0].tx_MBps 
 wpid=$!
 wait_for 30 grep -q "X+" "$T/w.txt" || fail "watch text"
 kill -INT $wpid; wait $wpid; [ $? -eq 0 ] || fail "watch after SIGINT"
+# exit 1 when a sample it showed had a failure, 0 when all it showed was healthy
+"$BIN/apenet-sim" inject --dir "$T/apenet+" --node 1,0,0 cable-unplug --link X+ >/dev/null || fail inject
+"$A" watch --count 2 --interval 0.2 --json --sim "$N" >"$T/wf.json"; rc=$?
+[ $rc -eq 1 ] || fail "watch showing a fault: exit $rc, expected 1"
+jq -s -e 'any(.[].findings[]; .severity == "fail" and .link == "X+")' "$T/wf.json" >/dev/null ||
+	fail "watch: no fail finding on X+ shown: $(jq -s -c '[.[].findings]' "$T/wf.json")"
+"$A" watch --count 1 --interval 0.1 --sim "$N" >"$T/wf.txt"; rc=$?
+[ $rc -eq 1 ] && grep -Eq '^  fail +X\+' "$T/wf.txt" || fail "watch text with a fault: exit $rc: $(cat "$T/wf.txt")"
+"$BIN/apenet-sim" inject --dir "$T/apenet+" --node 1,0,0 clear >/dev/null || fail inject
+healthy() { "$A" watch --count 1 --interval 0.1 --json --sim "$N" >"$T/wh.json" && jq -e '.findings == []' "$T/wh.json" >/dev/null; }
+wait_for 30 healthy || fail "watch after the fault cleared: $(jq -c .findings "$T/wh.json")"
 
 # --- bad input is named: snapshot files, configs, links
 head -c 2000 "$T/apenet+.snap.json" >"$T/cut.json"

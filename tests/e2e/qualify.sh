@@ -8,7 +8,8 @@
 #    choices applied, the cable certified; `apenet ber --both-ends` agrees;
 #  - the 2 m cable with an injected BER and --no-sweep: a failing
 #    certificate (exit 1), and `apenet cable` shows its history newest first
-#    (latest fail: exit 1), the 8 m cable's (latest pass: exit 0);
+#    (latest fail: exit 1; its times in ISO 8601), the 8 m cable's (latest
+#    pass: exit 0);
 #  - bad input: exit 2 naming the problem.
 . "$(dirname "$0")/../e2e_lib.sh"
 T=$(mktemp -d /tmp/apenet-qualify-XXXXXX)
@@ -108,6 +109,19 @@ rc=$?
 jq -e '(.certificates | length) == 4 and .certificates[0].verdict == "fail" and
 	.certificates[1].verdict == "inconclusive" and .certificates[2].verdict == "inconclusive" and
 	.certificates[3].verdict == "pass" and .certificates[0].id > .certificates[1].id and .latest == "fail"' "$T/cy.json" >/dev/null || fail "cable $SY: $(cat "$T/cy.json")"
+# times: UTC ISO 8601 (the same instant as the epoch ms JSON gives beside it); text shows no epoch ms
+iso='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$'
+jq -e --arg re "$iso" 'def same($t; $ms): ($t | test($re)) and ($t[0:19] + "Z") == ($ms / 1000 | floor | todate) and
+	($t[20:23] | tonumber) == $ms % 1000;
+	same(.first_seen; .first_seen_ms) and same(.last_seen; .last_seen_ms) and
+	all(.certificates[]; same(.started; .started_ms) and same(.finished; .finished_ms)) and
+	all(.faults[]; same(.time; .time_ms))' "$T/cy.json" >/dev/null || fail "cable $SY: times: $(cat "$T/cy.json")"
+"$A" cable "$SY" --db "$DB" >"$T/cy.txt"
+grep -Eq '^first_seen: +[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$' "$T/cy.txt" ||
+	fail "cable $SY: text times: $(cat "$T/cy.txt")"
+for ms in $(jq '.. | objects | to_entries[] | select(.key | endswith("_ms")) | .value' "$T/cy.json"); do
+	! grep -q "$ms" "$T/cy.txt" || fail "cable $SY: text shows epoch ms $ms: $(cat "$T/cy.txt")"
+done
 "$A" db check --db "$DB" >/dev/null || fail "db check after qualify"
 
 # --- bad input

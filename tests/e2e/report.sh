@@ -187,6 +187,8 @@ html_check "$T/window.html" "$ART/report-window.png" map timeline || fail "the w
 	fail "no selection: $(cat "$T/e2")"
 "$A" report --db "$DB" --incident 1 --format pdf 2>"$T/e3"; [ $? -eq 2 ] && grep -q "text, json or html" "$T/e3" ||
 	fail "bad format: $(cat "$T/e3")"
+"$A" report --db "$DB" --since 2026-02-30 2>"$T/e3"; [ $? -eq 2 ] && grep -q "'2026-02-30' is not a time" "$T/e3" ||
+	fail "a day that is none: $(cat "$T/e3")"
 echo "not a database" >"$T/foreign.db"
 "$A" report --db "$T/foreign.db" --incident 1 2>"$T/e4"; [ $? -eq 2 ] && grep -q "foreign.db" "$T/e4" ||
 	fail "foreign file: $(cat "$T/e4")"
@@ -203,6 +205,15 @@ D2="$T/s2/h.db"
 jq -se '([.[] | select(.type == "incident")] | length) >= 2 and ([.[] | select(.type == "transition")] | length) > 10 and
 	([.[] | select(.type == "evidence")] | length) > 2' "$T/x.jsonl" >/dev/null || fail "db export: $(head -3 "$T/x.jsonl")"
 n0=$(jq -s '[.[] | select(.type == "transition")] | length' "$T/x.jsonl")
+# a time as a person types it: the last hour holds that window's incidents (the test is minutes old)
+"$A" db export --db "$D2" --since -1h --until now >"$T/xh.jsonl" 2>"$T/err" || fail "db export --since -1h: $(cat "$T/err")"
+jq -se --slurpfile w "$T/x.jsonl" '[.[] | select(.type == "incident") | .id] as $h |
+	([$w[] | select(.type == "incident") | .id] | length) >= 2 and all($w[] | select(.type == "incident") | .id; . as $i | $h | index($i) != null)' \
+	"$T/xh.jsonl" >/dev/null || fail "db export --since -1h: $(jq -c 'select(.type == "incident") | .id' "$T/xh.jsonl" | tr '\n' ' ')"
+"$A" db export --db "$D2" --since 30m --until -30m >"$T/xe.jsonl" 2>"$T/err" && [ ! -s "$T/xe.jsonl" ] ||
+	fail "db export, an empty window: $(cat "$T/err" "$T/xe.jsonl" | head -3)"
+"$A" db export --db "$D2" --since soon 2>"$T/err"; [ $? -eq 2 ] && grep -q "'soon' is not a time: say a time ago (-1h" "$T/err" ||
+	fail "db export --since soon: $(cat "$T/err")"
 # retention now: everything older than a second goes but the incidents
 "$A" db retention --db "$D2" --older-than-days 0.00001 >"$T/r1" 2>&1 || fail "db retention: $(cat "$T/r1")"
 grep -q "transitions older than" "$T/r1" || fail "db retention said: $(cat "$T/r1")"

@@ -8,7 +8,11 @@
 # component on the right node, and nothing else; it closes when the fault is
 # cleared.  Then one supervisor is killed (-9) while faults come and go and
 # started again: when the spools have drained, every transition the agents
-# raised is in both databases, once.  Every wait polls with a deadline.
+# raised is in both databases, once.  `apenet health` over both databases:
+# --all, --csv's headers when all is well, the card gone shown once with its
+# evidence cut in text, --since, and at the end every incident once with
+# exactly the fields where the two databases differ.  Every wait polls with
+# a deadline.
 . "$(dirname "$0")/../e2e_lib.sh"
 T=$(mktemp -d /tmp/apenet-supervisor-XXXXXX)
 RELAY="$BIN/../tests/udp-relay"
@@ -110,6 +114,20 @@ for s in s1 s2; do
 	wait_for 60 q $s '.summary.normal == 16 and .summary.open_incidents == 0' ||
 		fail "$s: the torus never looked healthy: $(jq -c .summary "$T/$s.json")"
 done
+# all well: no node listed but with --all (every one); CSV says its tables
+# are empty with their headers, not with nothing
+hboth() { "$A" health --db "$T/s1/health.db" --db "$T/s2/health.db" "$@"; }
+"$A" health --db "$T/s1/health.db" --json | jq -e '.nodes == [] and .incidents == []' >/dev/null || fail "healthy: nodes listed"
+"$A" health --db "$T/s1/health.db" --all --json | jq -e '[.nodes[] | select(.class == "normal")] | length == 16' >/dev/null ||
+	fail "--all: not every node: $("$A" health --db "$T/s1/health.db" --all --json | jq -c '[.nodes[].node]')"
+[ "$("$A" health --db "$T/s1/health.db" --all | grep -Ec '^  [0-9]+,[0-9]+,0 +normal ')" -eq 16 ] || fail "--all text: $("$A" health --db "$T/s1/health.db" --all)"
+"$A" health --db "$T/s1/health.db" --csv >"$T/ok1.csv"; rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^# ' "$T/ok1.csv")" -eq 2 ] && grep -qx '# incidents' "$T/ok1.csv" && grep -qx '# nodes' "$T/ok1.csv" &&
+	[ "$(sed -n '/^# nodes$/{n;p;}' "$T/ok1.csv")" = "node,name,class,boot,heard_self,heard_torus,heartbeat,ldm,changed" ] ||
+	fail "healthy --csv: exit $rc: $(cat "$T/ok1.csv")"
+hboth --csv >"$T/ok2.csv" || fail "healthy --csv, both: exit $?"
+grep -qx '# disagreements' "$T/ok2.csv" && sed -n '/^# incidents$/{n;p;}' "$T/ok2.csv" | grep -q '^id,db,seen_by,.*,differs$' ||
+	fail "healthy --csv, both: $(cat "$T/ok2.csv")"
 
 # phase NAME COMPONENT X Y: from here, the one incident this fault may open
 phase() {
@@ -170,6 +188,33 @@ closed
 phase "card gone" card 1 2
 inj --node 1,2,0 card-gone
 opened
+# both databases hold it: apenet health over both shows it once, seen by
+# both; text shows its first 5 pieces of evidence and how many more (a card
+# gone is evidence from all its neighbours), --verbose and JSON all of them
+hboth --json >"$T/hb.json"; rc=$?
+[ $rc -eq 1 ] && jq -e '[.incidents[] | select(.state == "open")] | length == 1 and .[0].component == "card" and
+	.[0].seen_by == [0, 1] and .[0].db == 0 and (.[0].differs | type == "array")' "$T/hb.json" >/dev/null ||
+	fail "card gone, both databases: exit $rc: $(jq -c '[.incidents[] | {id, component, seen_by, differs}]' "$T/hb.json")"
+nev=$(jq '.incidents[0].evidence | length' "$T/hb.json")
+[ "$nev" -gt 5 ] || fail "card gone: $nev pieces of evidence, too few to show the cut"
+hboth >"$T/hb.txt"
+[ "$(grep -c '^incidents\[' "$T/hb.txt")" -eq 1 ] && grep -q '^  seen_by: *0 1$' "$T/hb.txt" || fail "card gone, text: $(cat "$T/hb.txt")"
+ev_rows() { sed -n '/^  evidence:$/,/^[^ ]/p' "$1" | grep -Ec '^    [0-9]{4}-'; }
+more=$(sed -n 's/^    +\([0-9]*\) more (--verbose)$/\1/p' "$T/hb.txt")
+[ "$(ev_rows "$T/hb.txt")" -eq 5 ] && [ -n "$more" ] && [ "$more" -ge $((nev - 5)) ] ||
+	fail "card gone: evidence not cut to 5 and +$((nev - 5)) more: $(sed -n '/^  evidence:$/,/^[^ ]/p' "$T/hb.txt")"
+hboth --verbose >"$T/hv.txt"
+! grep -q 'more (--verbose)' "$T/hv.txt" && [ "$(ev_rows "$T/hv.txt")" -ge $((5 + more)) ] ||
+	fail "--verbose: $(ev_rows "$T/hv.txt") rows, +$more were left out before"
+# CSV: one flat row, the same header as when all was well
+hboth --csv >"$T/hb.csv"
+[ "$(sed -n '/^# incidents$/{n;p;}' "$T/hb.csv")" = "$(sed -n '/^# incidents$/{n;p;}' "$T/ok2.csv")" ] &&
+	[ "$(sed -n '/^# incidents$/,/^$/p' "$T/hb.csv" | grep -c '^[0-9]')" -eq 1 ] ||
+	fail "card gone --csv: $(cat "$T/hb.csv")"
+# --since: an hour ago holds it, a minute from... now holds nothing
+hboth --since -1h --json | jq -e '[.incidents[] | select(.component == "card")] | length >= 1' >/dev/null || fail "--since -1h"
+hboth --since now --json | jq -e '.incidents == []' >/dev/null || fail "--since now"
+hboth --since today --until 2000-01-01 2>/dev/null; [ $? -eq 2 ] || fail "--until before --since: not refused"
 inj --node 1,2,0 clear
 closed
 
@@ -238,4 +283,39 @@ for s in s1 s2; do
 	m=$(comm -23 "$T/raised" "$T/$s.got" | head -3)
 	[ -z "$m" ] || fail "$s: transitions missing: $m"
 done
-echo "supervisors: every fault class one incident in both databases; $(wc -l <"$T/raised") transitions in both after a kill -9"
+# apenet health over both databases, all incidents: each incident of either
+# database is shown once (in the one row of its own, or as the other copy of
+# a row seen_by both); a row seen by both pairs copies at the same place,
+# open over the same time, and its differs are exactly the fields where the
+# other copy has another value (as that database has it); a row only one
+# database holds says the other has none.  Against each database's own
+# listing, read in the same moment (retried until nothing moved between).
+merged_ok() {
+	health s1 && health s2 && hboth --incidents --all --json >"$T/hm.json" 2>/dev/null; [ $? -le 1 ] || return 1
+	jq -e --slurpfile a "$T/s1.json" --slurpfile b "$T/s2.json" '
+	def place: [.component, .node, .link, .far_node, .far_link];
+	def stop: (.closed // "9999");
+	def same($x; $y): ($x | place) == ($y | place) and $x.opened <= ($y | stop) and $y.opened <= ($x | stop);
+	def f: {id: (.id | tostring), state, rule, name, opened, closed: (.closed // "-"),
+		merged_into: ((.merged_into // 0) | tostring),
+		"first_fault.time": .first_fault.time, "first_fault.reporter": .first_fault.reporter,
+		"first_fault.text": .first_fault.text, evidence: (.evidence | length | tostring)};
+	[$a[0].incidents, $b[0].incidents] as $db |
+	[.incidents[] | . as $m | ($m.differs | map({(.field): .value}) | add // {}) as $got |
+		[[$m.db, $m.id]] + (if ($m.seen_by | length) == 2 then [[1 - $m.db, ($got.id // ($m.id | tostring) | tonumber)]] else [] end)
+	] as $claimed |
+	($claimed | flatten(1) | length) == ($db[0] + $db[1] | length) and
+	($claimed | flatten(1) | unique | length) == ($db[0] + $db[1] | length) and
+	all(.incidents[]; . as $m |
+		($m.differs | map({(.field): .value}) | add // {}) as $got |
+		($db[$m.db][] | select(.id == $m.id)) as $r |
+		if ($m.seen_by | length) == 1 then
+			$m.seen_by == [$m.db] and $m.differs == [{"field": "incident", "db": (1 - $m.db), "value": "not in this database"}]
+		else
+			($db[1 - $m.db][] | select(.id == ($got.id // ($m.id | tostring) | tonumber))) as $o |
+			same($r; $o) and
+			([($r | f) as $x | ($o | f) as $y | $x | keys[] | select($x[.] != $y[.]) | {(.): $y[.]}] | add // {}) == $got
+		end)' "$T/hm.json" >/dev/null
+}
+wait_for 60 merged_ok || fail "health over both databases: $(jq -c '[.incidents[] | {id, db, component, node, seen_by, differs}]' "$T/hm.json")"
+echo "supervisors: every fault class one incident in both databases; $(wc -l <"$T/raised") transitions in both after a kill -9; $(jq '.incidents | length' "$T/hm.json") incidents shown once each over both"

@@ -10,17 +10,21 @@
 #  - cluster view of a 4x4x2 database built by a real supervisor from an
 #    agent's reports: the overheated node's cell in slice Z=1 reads 'B',
 #    the nodes without an agent '?'; the node list worst first; Enter on
-#    the node shows its states;
+#    the node shows its states; then a second agent's card falls off the
+#    bus (2,0,0): its row names its incident, never its stale "all normal",
+#    and Enter on each incident of the `i` list opens that incident's node;
 #  - a database that is not one: a message on the screen, not a crash.
 # Every wait polls the screen with a deadline.
 . "$(dirname "$0")/../e2e_lib.sh"
 T=$(mktemp -d /tmp/apenet-top-XXXXXX)
 TM="tmux -L apenet-top-$$ -f /dev/null"
 AGENT=""
+AGENT2=""
 SUP=""
 cleanup() {
 	$TM kill-server 2>/dev/null
 	[ -n "$AGENT" ] && { kill -TERM "$AGENT" 2>/dev/null; wait "$AGENT" 2>/dev/null; }
+	[ -n "$AGENT2" ] && { kill -TERM "$AGENT2" 2>/dev/null; wait "$AGENT2" 2>/dev/null; }
 	[ -n "$SUP" ] && { kill -TERM "$SUP" 2>/dev/null; wait "$SUP" 2>/dev/null; }
 	sim_stop
 	[ -n "${KEEP:-}" ] || rm -rf "$T"
@@ -162,6 +166,48 @@ shows cl '^X\+ +2,2,1 X- +normal' || fail "the node's links: $(screen cl)"
 $TM send-keys -t cl Escape q
 wait_for 10 shows cl '^ENDED rc=0' || fail "q: $(screen cl)"
 
+# --- an incident opens its own node; a blamed node never reads "all normal".
+# A second agent, on 2,0,0, whose card then falls off the bus: its last LDM
+# word said all normal, and it stays its heartbeat's summary; the node list
+# sorts 2,0,0 (slice 0) before 1,2,1, the incidents list has it second.
+sed "s#$T/ag/#$T/ag2/#" "$T/ag/agent.yaml" >"$T/ag2.yaml"
+mkdir -p "$T/ag2"
+"$BIN/apenet-agent" --config "$T/ag2.yaml" --foreground --sim "$T/sim2/node-2-0-0" 2>"$T/ag2/log" &
+AGENT2=$!
+hjson() { "$BIN/apenet" health --db "$T/sup/h.db" --json 2>/dev/null; }
+normal200() { hjson | jq -e '.summary.normal == 1' >/dev/null; }
+wait_for 30 normal200 || fail "2,0,0 never heard: $(hjson | jq -c .summary)"
+"$BIN/apenet-sim" inject --dir "$T/sim2" --node 2,0,0 card-gone >/dev/null || fail inject
+card_open() { hjson | jq -e '[.incidents[] | select(.state == "open") | .component] as $c |
+	($c | index("card")) != null and ($c | index("sensor:temperature")) != null' >/dev/null; }
+wait_for 30 card_open || fail "no card incident on 2,0,0: $(hjson | jq -c '[.incidents[] | [.id, .component, .node]]')"
+hjson | jq -e '.nodes[] | select(.node == {"x":2,"y":0,"z":0}) | .ldm == "all normal"' >/dev/null ||
+	fail "2,0,0's heartbeat no longer says all normal: the test shows nothing"
+run cl2 80x24 "TERM=xterm-256color '$TOP' --db '$T/sup/h.db' -d 2"
+wait_for 20 shows cl2 '^2,0,0 +broken +incident [0-9]+ card \(card-gone\)' || fail "2,0,0 in the node list: $(screen cl2)"
+# no node an open incident blames reads all normal
+for xyz in $(hjson | jq -r '.incidents[] | select(.state == "open") | "\(.node.x),\(.node.y),\(.node.z)"'); do
+	screen cl2 | grep -E "^$xyz " | grep -q 'all normal' && fail "$xyz has an open incident and reads all normal: $(screen cl2)"
+	screen cl2 | grep -Eq "^$xyz .*incident [0-9]+ " || fail "$xyz: no incident in its row: $(screen cl2)"
+done
+# i, then Enter on each incident in turn: the incident's node, not the
+# node list's row at the same place
+$TM send-keys -t cl2 i
+wait_for 10 shows cl2 '^ID +COMPONENT +WHERE' || fail "i: $(screen cl2)"
+k=0
+for xyz in $(hjson | jq -r '.incidents[] | select(.state == "open") | "\(.node.x),\(.node.y),\(.node.z)"'); do
+	[ $k -gt 0 ] && $TM send-keys -t cl2 Down
+	$TM send-keys -t cl2 Enter
+	wait_for 10 shows cl2 "^apenet-top  node $xyz( |\$)" || fail "Enter on incident $k (node $xyz): $(screen cl2)"
+	shows cl2 '^open incidents' || fail "node $xyz: its open incidents: $(screen cl2)"
+	$TM send-keys -t cl2 Escape
+	wait_for 10 shows cl2 '^ID +COMPONENT +WHERE' || fail "Esc: not back to the incidents: $(screen cl2)"
+	k=$((k + 1))
+done
+[ $k -ge 2 ] || fail "$k open incidents, 2 expected"
+$TM send-keys -t cl2 q
+wait_for 10 shows cl2 '^ENDED rc=0' || fail "q: $(screen cl2)"
+
 # --- a file that is not a database: said on the screen, apenet-top lives on
 printf 'not a database\n' >"$T/bad.db"
 run bad 80x24 "TERM=xterm '$TOP' --db '$T/bad.db' -d 2"
@@ -169,4 +215,4 @@ wait_for 10 shows bad 'bad.db' || fail "bad database: $(screen bad)"
 shows bad 'trying again' || fail "no message: $(screen bad)"
 $TM send-keys -t bad q
 wait_for 10 shows bad '^ENDED rc=0' || fail "q on the bad database: $(screen bad)"
-echo "top: node view (bad link first, drill to a lane, resize, help, filter, vt100/NO_COLOR), cluster view (slice map, worst first, node states), bad database, clean exits"
+echo "top: node view (bad link first, drill to a lane, resize, help, filter, vt100/NO_COLOR), cluster view (slice map, worst first, node states, incidents open their nodes, blamed nodes say so), bad database, clean exits"

@@ -690,6 +690,39 @@ static void test_csv_nothing(void **state)
 	free(s);
 }
 
+/* An empty array with its columns declared: CSV prints its header (a
+ * reader sees an empty table, not a missing one); one with rows is printed
+ * as always, the declaration unused; text and JSON are unchanged. */
+static void build_empty_cols(struct apenet_out *o)
+{
+	apenet_out_arr_begin(o, "none");
+	apenet_out_arr_columns(o, "id,name");
+	apenet_out_arr_end(o);
+	apenet_out_arr_begin(o, "some");
+	apenet_out_arr_columns(o, "ignored,cols");
+	apenet_out_obj_begin(o, NULL);
+	apenet_out_int(o, "id", 1);
+	apenet_out_obj_end(o);
+	apenet_out_arr_end(o);
+	apenet_out_arr_begin(o, "undeclared");
+	apenet_out_arr_end(o);
+}
+
+static void test_csv_empty_header(void **state)
+{
+	(void)state;
+	char *s = render(APENET_OUT_CSV, "c", build_empty_cols);
+	assert_string_equal(s, "# none\nid,name\n\n# some\nid\n1\n");
+	free(s);
+	s = render(APENET_OUT_TEXT, "c", build_empty_cols);
+	assert_string_equal(s, "none: (none)\nsome:\n  id\n  1\nundeclared: (none)\n");
+	free(s);
+	s = render(APENET_OUT_JSON, "c", build_empty_cols);
+	assert_non_null(strstr(s, "\"none\": []"));
+	assert_null(strstr(s, "cols"));
+	free(s);
+}
+
 /* ---- the rest ---- */
 
 static void test_discard(void **state)
@@ -751,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_text_mixed_array),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_csv_nothing),
+		cmocka_unit_test(test_csv_empty_header),
 		cmocka_unit_test(test_discard),
 		cmocka_unit_test(test_fmt_parse),
 		cmocka_unit_test(test_finish_error),

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -113,6 +114,66 @@ static void test_nodes(void **state)
 	assert_int_equal(c.cls[3], 2);
 }
 
+static struct apenet_top_incident inc(int64_t id, const char *component, const char *rule, unsigned x, unsigned y,
+				      unsigned z)
+{
+	struct apenet_top_incident in;
+	memset(&in, 0, sizeof(in));
+	in.id = id;
+	snprintf(in.component, sizeof(in.component), "%s", component);
+	snprintf(in.rule, sizeof(in.rule), "%s", rule);
+	in.has_node = 1;
+	in.node[0] = x;
+	in.node[1] = y;
+	in.node[2] = z;
+	return in;
+}
+
+/* A node an open incident blames says so, never its stale "all normal";
+ * with incidents it sorts first in its class, and a filter finds it by them. */
+static void test_incidents(void **state)
+{
+	(void)state;
+	char w[360];
+	struct apenet_top_node n = nd(1, 1, 0, 2, "");
+	snprintf(n.summary, sizeof(n.summary), "all normal");
+	apenet_top_node_what(&n, w, sizeof(w));
+	assert_string_equal(w, "all normal"); /* no incident: its word, whatever it says */
+	struct apenet_top_incident a = inc(7, "card", "card-gone", 1, 1, 0), b = inc(9, "cable", "link-both-ends", 1, 1, 0);
+	apenet_top_node_mark(&n, &a);
+	apenet_top_node_what(&n, w, sizeof(w));
+	assert_string_equal(w, "incident 7 card (card-gone)");
+	apenet_top_node_mark(&n, &b);
+	apenet_top_node_what(&n, w, sizeof(w));
+	assert_string_equal(w, "incident 7 card (card-gone) +1 more");
+	/* an LDM summary that says something stays, after the incident */
+	struct apenet_top_node t = nd(1, 2, 1, 2, "");
+	snprintf(t.summary, sizeof(t.summary), "temperature broken");
+	struct apenet_top_incident h = inc(3, "sensor:temperature", "self", 1, 2, 1);
+	apenet_top_node_mark(&t, &h);
+	apenet_top_node_what(&t, w, sizeof(w));
+	assert_string_equal(w, "incident 3 sensor:temperature (self); temperature broken");
+	/* the list: broken nodes with an incident before broken ones without,
+	 * whatever their coordinates */
+	struct apenet_top_node l[3] = { nd(1, 0, 0, 2, "plain"), n, nd(0, 0, 0, 0, "ok") };
+	apenet_top_sort_nodes(l, 3);
+	assert_int_equal(l[0].incidents, 2);
+	assert_string_equal(l[1].name, "plain");
+	assert_int_equal(apenet_top_filter_nodes(l, 3, "card-gone"), 1);
+	assert_int_equal(l[0].x, 1);
+	assert_int_equal(l[0].y, 1);
+	/* where an incident is */
+	apenet_top_incident_where(&a, w, sizeof(w));
+	assert_string_equal(w, "1,1,0");
+	snprintf(b.link, sizeof(b.link), "X+");
+	apenet_top_incident_where(&b, w, sizeof(w));
+	assert_string_equal(w, "1,1,0 X+");
+	struct apenet_top_incident s = inc(4, "supervisor", "supervisor-missing", 0, 0, 0);
+	s.has_node = 0;
+	apenet_top_incident_where(&s, w, sizeof(w));
+	assert_string_equal(w, "-");
+}
+
 static void test_layout(void **state)
 {
 	(void)state;
@@ -153,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_link_sort),
 		cmocka_unit_test(test_link_filter),
 		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_incidents),
 		cmocka_unit_test(test_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
