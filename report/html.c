@@ -137,6 +137,19 @@ static void trends(FILE *f, const struct apenet_pm *pm)
 	}
 }
 
+/* "serial <b>S</b>, VENDOR PART, L m": a cable or module, escaped. */
+static void cable_ident(FILE *f, const char *serial, const char *vendor, const char *part, double length_m)
+{
+	fputs("serial <b>", f);
+	esc(f, serial);
+	fputs("</b>, ", f);
+	esc(f, vendor);
+	fputc(' ', f);
+	esc(f, part);
+	if (!isnan(length_m))
+		fprintf(f, ", %.1f m", length_m);
+}
+
 static void cables(FILE *f, const struct apenet_pm *pm)
 {
 	char d[40];
@@ -154,24 +167,10 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 		const char *serial = apenet_pm_cable_serial(c, NULL);
 		if (!c->known && serial) {
 			const struct apenet_pm_module *m = c->ends[0].serial[0] ? &c->ends[0] : &c->ends[1];
-			fputs("serial <b>", f);
-			esc(f, m->serial);
-			fputs("</b>, ", f);
-			esc(f, m->vendor);
-			fputc(' ', f);
-			esc(f, m->part);
-			if (!isnan(m->length_m))
-				fprintf(f, ", %.1f m", m->length_m);
+			cable_ident(f, m->serial, m->vendor, m->part, m->length_m);
 			fputs(" (its module, as the agent read it; no cable record)", f);
 		} else if (c->known) {
-			fputs("serial <b>", f);
-			esc(f, c->cable.serial);
-			fputs("</b>, ", f);
-			esc(f, c->cable.vendor);
-			fputc(' ', f);
-			esc(f, c->cable.part);
-			if (!isnan(c->cable.length_m))
-				fprintf(f, ", %.1f m", c->cable.length_m);
+			cable_ident(f, c->cable.serial, c->cable.vendor, c->cable.part, c->cable.length_m);
 		} else {
 			fputs("No cable on record at either end, no module read in a black box.", f);
 		}
