@@ -353,6 +353,10 @@ double apenet_bertest_more_bits(const struct apenet_bertest *t)
 				      : apenet_ber_min_bits(l->errors, t->o.target, t->o.cl);
 		if (!(need >= 0)) /* NaN: no claim can be made */
 			return INFINITY;
+		/* both ends: the run goes on until the far lanes, judged once,
+		 * could pass with one error (far_short) */
+		if (t->o.both_ends && !t->o.bits)
+			need = fmax(need, apenet_ber_min_bits(1, t->o.target, t->o.cl));
 		double m = need - (double)l->bits;
 		if (m > more)
 			more = m;

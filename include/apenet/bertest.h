@@ -98,7 +98,8 @@ double apenet_bertest_elapsed(const struct apenet_bertest *t);
 /* An inconclusive test: the most bits a lane still without a verdict must
  * check, beyond what it has, to PASS if no more errors come (this end's
  * lanes by the schedule, the far ones and a fixed length by the
- * statistical minimum for the errors seen); 0 when every lane has its
+ * statistical minimum for the errors seen; with both_ends at least what a
+ * far lane needs to pass with one error); 0 when every lane has its
  * verdict, infinity when no length proves the target (too many errors for
  * a pass, too few for a fail yet). */
 double apenet_bertest_more_bits(const struct apenet_bertest *t);
