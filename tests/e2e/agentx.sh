@@ -196,10 +196,11 @@ st '.agentx.notifications >= 1' || fail "agent-status: no notification counted"
 "$BIN/apenet-sim" inject --dir "$T/sim" --node 0,0,0 clear >/dev/null || fail inject
 
 # --- the cluster tables: as apenet health has them
-# (X.Y.Z index -> class name) from SNMP and from the database, compared
+# (X.Y.Z index -> class name) from SNMP and from the database (--all: the
+# normal nodes too, as the table has them), compared
 NODES=$MIB.1.8.1
 cluster_same() {
-	"$A" health --db "$T/sup/h.db" --json >"$T/health.json" 2>/dev/null || return 1
+	"$A" health --db "$T/sup/h.db" --all --json >"$T/health.json" 2>/dev/null || return 1
 	jq -r '.nodes[] | "\(.node.x).\(.node.y).\(.node.z) \(.class)"' "$T/health.json" | sort >"$T/h.nodes"
 	snmpwalk $S -On -M /dev/null -m "" "$H" "$NODES.5" 2>/dev/null |
 		sed -n "s/^$NODES\.5\.\([0-9.]*\) = INTEGER: \([0-9]\)\$/\1 \2/p" |
