@@ -45,6 +45,26 @@ static uint32_t lanes_of(const struct apenet_bertest *t)
 	return t->o.lanes ? t->o.lanes : all;
 }
 
+/* A run: the far end's lanes in one write (FOLLOW on: the window goes
+ * blind once one far lane runs PRBS), then this end's in one write. */
+static int run_begin(struct apenet_bertest *t, struct apenet_err *e)
+{
+	uint32_t lanes = lanes_of(t);
+	uint32_t ctrl = APENET_SET(LANE_PRBS_CTRL, PATTERN, (uint32_t)t->o.pattern) |
+			APENET_SET(LANE_PRBS_CTRL, ENABLE, 1) | APENET_SET(LANE_PRBS_CTRL, LANES, lanes);
+	unsigned first = (unsigned)__builtin_ctz(lanes);
+	if (far_write(t, first, APENET_LANE_PRBS_CTRL, ctrl | APENET_SET(LANE_PRBS_CTRL, FOLLOW, 1), e))
+		return -1;
+	t->far_on = 1;
+	apenet_wr32(t->d, near_off(t, first, APENET_LANE_PRBS_CTRL), ctrl);
+	t->near_on = 1;
+	/* the checkers' time to lock, on both clocks (an emulated card pauses
+	 * with its process: apenet_deadline in apenet/dev.h) */
+	apenet_deadline_start(t->d, (int)(APENET_BERTEST_LOCK_S * 1000), &t->lock_dl);
+	t->verdict = APENET_BER_CONTINUE;
+	return 0;
+}
+
 int apenet_bertest_start(struct apenet_dev *d, const struct apenet_bertest_opts *o, struct apenet_bertest *t,
 			 struct apenet_err *e)
 {
@@ -96,30 +116,17 @@ int apenet_bertest_start(struct apenet_dev *d, const struct apenet_bertest_opts 
 	if (!t->accel || t->accel == APENET_ALL_ONES)
 		t->accel = 1;
 	t->lane_bps = (double)apenet_rd32(d, apenet_link_off(o->link, APENET_LINK_LANE_MBPS)) * 1e6 * t->accel;
-	uint32_t ctrl = APENET_SET(LANE_PRBS_CTRL, PATTERN, (uint32_t)o->pattern) | APENET_SET(LANE_PRBS_CTRL, ENABLE, 1) |
-			APENET_SET(LANE_PRBS_CTRL, LANES, lanes);
-	unsigned first = (unsigned)__builtin_ctz(lanes);
 	/* the far end: its guards lane by lane while the link still carries
-	 * the window's packets, then every lane in one write, FOLLOW on */
+	 * the window's packets; this end: the same guard (a tool killed with
+	 * -9 leaves nothing running for long) */
 	for (unsigned k = 0; k < nl && !o->far_guard_set; k++)
 		if ((lanes & (1u << k)) && far_write(t, k, APENET_LANE_PRBS_RUN_MS, o->guard_ms, e))
 			return -1;
-	if (far_write(t, first, APENET_LANE_PRBS_CTRL, ctrl | APENET_SET(LANE_PRBS_CTRL, FOLLOW, 1), e))
-		return -1;
-	t->far_on = 1;
-	/* this end: the same guard (a tool killed with -9 leaves nothing
-	 * running for long), then every lane in one write */
 	for (unsigned k = 0; k < nl; k++)
 		if (lanes & (1u << k))
 			apenet_wr32(d, near_off(t, k, APENET_LANE_PRBS_RUN_MS), o->guard_ms);
-	apenet_wr32(d, near_off(t, first, APENET_LANE_PRBS_CTRL), ctrl);
-	t->near_on = 1;
 	t->t0_ms = apenet_mono_ms();
-	/* the checkers' time to lock, on both clocks (an emulated card pauses
-	 * with its process: apenet_deadline in apenet/dev.h) */
-	apenet_deadline_start(d, (int)(APENET_BERTEST_LOCK_S * 1000), &t->lock_dl);
-	t->verdict = APENET_BER_CONTINUE;
-	return 0;
+	return run_begin(t, e);
 }
 
 /* One lane-direction's counters and status. */
@@ -149,8 +156,12 @@ static int read_lane(struct apenet_bertest *t, struct apenet_bertest_lane *l, st
 		return apenet_err_set(e, APENET_EIO, "%s: %s lane %u: %llu errors in %llu bits (LANE_PRBS_ERRS > BITS)",
 				      t->d->bdf, lname(t), l->lane, (unsigned long long)errs, (unsigned long long)bits);
 	l->locked = (int)APENET_GET(LANE_PRBS_STATUS, LOCKED, (uint32_t)st);
-	l->bits = bits;
-	l->errors = errs;
+	l->run_bits = bits;
+	/* a lane judged in an earlier run keeps its counts and its verdict */
+	if (t->runs && l->dir == APENET_BERTEST_FAR_TO_NEAR && l->verdict != APENET_BER_CONTINUE)
+		return 0;
+	l->bits = l->acc_bits + bits;
+	l->errors = l->acc_errors + errs;
 	return 0;
 }
 
@@ -165,12 +176,12 @@ static int far_short(struct apenet_bertest *t)
 {
 	if (!t->o.both_ends || t->o.bits)
 		return 0;
-	double need = apenet_ber_min_bits(1, t->o.target, t->o.cl);
+	double need = t->runs ? t->far_need : apenet_ber_min_bits(1, t->o.target, t->o.cl);
 	if (!(need > 0))
 		return 0;
 	for (unsigned i = 0; i < t->n; i++) {
 		const struct apenet_bertest_lane *l = &t->l[i];
-		if (l->dir == APENET_BERTEST_FAR_TO_NEAR && !l->no_lock && (double)l->bits < need)
+		if (l->dir == APENET_BERTEST_FAR_TO_NEAR && !l->no_lock && (double)l->run_bits < need)
 			return 1;
 	}
 	return 0;
@@ -241,8 +252,8 @@ static int read_far(struct apenet_bertest *t, struct apenet_err *e)
 	apenet_deadline_start(t->d, 2000 + (int)APENET_PRBS_FOLLOW_MS, &dl);
 	for (unsigned i = 0; i < t->n; i++) {
 		struct apenet_bertest_lane *l = &t->l[i];
-		if (l->dir != APENET_BERTEST_NEAR_TO_FAR)
-			continue;
+		if (l->dir != APENET_BERTEST_NEAR_TO_FAR || l->verdict != APENET_BER_CONTINUE)
+			continue; /* (a verdict of an earlier run is final) */
 		for (;;) {
 			struct apenet_err re = { 0 };
 			if (!read_lane(t, l, &re))
@@ -256,11 +267,18 @@ static int read_far(struct apenet_bertest *t, struct apenet_err *e)
 		}
 		if (apenet_ber_decide(&t->sched, l->errors, l->bits, &l->dec, e))
 			return -1;
-		/* one look, at the length the run had: the bounds of a test
-		 * fixed in advance */
-		l->verdict = l->dec.est.upper <= t->o.target  ? APENET_BER_PASS
-			     : l->dec.est.lower > t->o.target ? APENET_BER_FAIL
-							       : APENET_BER_CONTINUE;
+		if (t->o.bits) {
+			/* fixed in advance: one look, at the length the run had */
+			l->verdict = l->dec.est.upper <= t->o.target  ? APENET_BER_PASS
+				     : l->dec.est.lower > t->o.target ? APENET_BER_FAIL
+								       : APENET_BER_CONTINUE;
+		} else {
+			/* the sequential schedule, a look at the end of each run:
+			 * its looks are the error counts, so a look after many
+			 * errors loses nothing, and another run may follow
+			 * (apenet_bertest_again) */
+			l->verdict = l->dec.verdict;
+		}
 		if (l->verdict == APENET_BER_CONTINUE)
 			t->inconclusive = 1;
 	}
@@ -348,9 +366,7 @@ double apenet_bertest_more_bits(const struct apenet_bertest *t)
 		const struct apenet_bertest_lane *l = &t->l[i];
 		if (l->verdict != APENET_BER_CONTINUE)
 			continue;
-		double need = l->dir == APENET_BERTEST_FAR_TO_NEAR && !t->o.bits
-				      ? l->dec.pass_bits
-				      : apenet_ber_min_bits(l->errors, t->o.target, t->o.cl);
+		double need = !t->o.bits ? l->dec.pass_bits : apenet_ber_min_bits(l->errors, t->o.target, t->o.cl);
 		if (!(need >= 0)) /* NaN: no claim can be made */
 			return INFINITY;
 		/* both ends: the run goes on until the far lanes, judged once,
@@ -362,4 +378,59 @@ double apenet_bertest_more_bits(const struct apenet_bertest *t)
 			more = m;
 	}
 	return more;
+}
+
+int apenet_bertest_far_open(const struct apenet_bertest *t)
+{
+	if (!t->o.both_ends || t->o.bits || t->verdict == APENET_BER_FAIL || t->near_on || t->far_on)
+		return 0;
+	if (t->o.max_s > 0 && apenet_bertest_elapsed(t) >= t->o.max_s)
+		return 0;
+	int open = 0;
+	for (unsigned i = 0; i < t->n; i++) {
+		const struct apenet_bertest_lane *l = &t->l[i];
+		if (l->verdict != APENET_BER_CONTINUE)
+			continue;
+		if (l->dir == APENET_BERTEST_FAR_TO_NEAR)
+			return 0; /* this end's lane undecided: the run ended on max_s */
+		if (!isfinite(apenet_ber_pass_bits(&t->sched, l->errors)))
+			return 0; /* no length passes it with these errors */
+		open = 1;
+	}
+	return open;
+}
+
+int apenet_bertest_again(struct apenet_bertest *t, struct apenet_err *e)
+{
+	if (!apenet_bertest_far_open(t))
+		return apenet_err_set(e, APENET_EINVAL, "%s: %s: no far lane left to test", t->d->bdf, lname(t));
+	double need = 0;
+	for (unsigned i = 0; i < t->n; i++) {
+		struct apenet_bertest_lane *l = &t->l[i];
+		if (l->dir == APENET_BERTEST_FAR_TO_NEAR) {
+			/* this run's counters are told from the last one's by
+			 * PRBS_START_TS, as at the start */
+			l->started = 0;
+			l->run_bits = 0;
+			l->start_ts0 = apenet_rd64(t->d, near_off(t, l->lane, APENET_LANE_PRBS_START_TS));
+			continue;
+		}
+		if (l->verdict != APENET_BER_CONTINUE)
+			continue;
+		l->acc_bits = l->bits;
+		l->acc_errors = l->errors;
+		/* as long as its PASS point for the errors it has */
+		double more = apenet_ber_pass_bits(&t->sched, l->errors) - (double)l->bits;
+		if (more > need)
+			need = more;
+	}
+	uint32_t st = apenet_rd32(t->d, apenet_link_off(t->o.link, APENET_LINK_STATE));
+	unsigned state = APENET_GET(LINK_STATE, STATE, st);
+	if (state != APENET_LINK_UP && state != APENET_LINK_DEGRADED)
+		return apenet_err_set(e, APENET_ELINK, "%s: link %s is %s (LINK_STATE 0x%08x) after run %u",
+				      t->d->bdf, lname(t), apenet_link_state_name(state), st, t->runs + 1);
+	t->far_need = need;
+	t->runs++;
+	t->inconclusive = 0;
+	return run_begin(t, e);
 }

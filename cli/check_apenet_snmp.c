@@ -261,10 +261,13 @@ int ck_snmp_read(const struct ck_snmp_opts *o, struct ck_node *n, char *err, siz
 	void *sess = snmp_sess_open(&s);
 	int rc = 0;
 	if (!sess) {
+		/* net-snmp's own message adds errno's text, which for a name
+		 * that does not resolve is "(Invalid argument)": its error code
+		 * alone says it */
 		char *msg = NULL;
 		int cliberr = 0, snmperr = 0;
 		snmp_error(&s, &cliberr, &snmperr, &msg);
-		snprintf(err, errn, "%s: %s", peer, msg ? msg : "cannot open an SNMP session");
+		snprintf(err, errn, "%s: %s", peer, snmperr ? snmp_api_errstring(snmperr) : msg ? msg : "cannot open an SNMP session");
 		free(msg);
 		rc = -1;
 	}

@@ -32,10 +32,18 @@ void cli_ber_progress(const struct apenet_bertest *t, struct cli_progress *p)
 	}
 	if (bits == UINT64_MAX)
 		bits = 0;
-	/* both ends: the run goes on until the far lanes, judged once, could
-	 * pass with one error (bertest/run.c) */
-	if (t->o.both_ends && !t->o.bits)
+	/* both ends: the first run goes on until a far lane could pass with
+	 * one error, a later one as long as the far lanes still open need
+	 * (bertest/run.c) */
+	if (t->o.both_ends && !t->o.bits && !t->runs)
 		goal = fmax(goal, apenet_ber_min_bits(1, t->o.target, t->o.cl));
+	if (t->runs) {
+		bits = UINT64_MAX;
+		for (unsigned i = 0; i < t->n; i++)
+			if (t->l[i].dir == APENET_BERTEST_FAR_TO_NEAR && t->l[i].run_bits < bits)
+				bits = t->l[i].run_bits;
+		goal = t->far_need;
+	}
 	double frac = goal > 0 ? (double)bits / goal : -1;
 	double eta = t->lane_bps > 0 && goal > 0 ? fmax(0, goal - (double)bits) / t->lane_bps : -1;
 	cli_progress_show(p, frac, eta, "%.3g bits a lane, %llu errors, upper bound %.2g", (double)bits,

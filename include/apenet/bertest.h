@@ -60,7 +60,9 @@ struct apenet_bertest_lane {
 	int started;            /* the checker's counters are this run's (PRBS_START_TS moved) */
 	int no_lock;            /* FAIL because the checker never locked to the pattern */
 	uint64_t start_ts0;     /* PRBS_START_TS before the test: counters left from an earlier run */
-	uint64_t bits, errors;
+	uint64_t bits, errors;  /* every run of the test (acc_ plus this run's counters) */
+	uint64_t acc_bits, acc_errors; /* the earlier runs' (apenet_bertest_again) */
+	uint64_t run_bits;      /* this end's checker, this run: how long the run is */
 	struct apenet_ber_decision dec; /* est: point estimate and bounds at cl */
 	enum apenet_ber_verdict verdict; /* final once not CONTINUE */
 };
@@ -78,6 +80,9 @@ struct apenet_bertest {
 	int far_on, near_on;
 	enum apenet_ber_verdict verdict; /* the link's: every lane passed, one failed */
 	int inconclusive;       /* stopped by max_s or a fixed length without a decision */
+	unsigned runs;          /* PRBS runs so far (apenet_bertest_again adds one) */
+	double far_need;        /* after the first run: bits a lane this run must reach for
+				 * the far lanes still open (0: the first run's rule) */
 };
 
 /* Starts a test (both ends' generators and checkers); -1 with e naming
@@ -93,13 +98,27 @@ int apenet_bertest_poll(struct apenet_bertest *t, struct apenet_err *e);
  * after a failed poll.  -1 when the far end could not be read (said in e;
  * its guard still ends its run). */
 int apenet_bertest_stop(struct apenet_bertest *t, struct apenet_err *e);
+/*
+ * With both_ends the far checkers are read only once a run has ended, and a
+ * far lane that saw errors may need more bits than the run had (a 5 m cable
+ * near 1e-13: five errors in 7e12 bits a lane, 2e13 needed).  Both are
+ * judged with the same sequential schedule as this end's lanes (its looks
+ * are the error counts: reading once a run loses nothing of its
+ * guarantees), so the test goes on with another run, its counts added to the
+ * earlier ones.  far_open: 1 when a far lane is still open, none failed and
+ * max_s has not passed (call after stop); again: the next run, both ends
+ * (this end's lanes keep the verdicts they have), then poll and stop as
+ * before.  -1 with e as start.
+ */
+int apenet_bertest_far_open(const struct apenet_bertest *t);
+int apenet_bertest_again(struct apenet_bertest *t, struct apenet_err *e);
 /* Seconds since start. */
 double apenet_bertest_elapsed(const struct apenet_bertest *t);
 /* An inconclusive test: the most bits a lane still without a verdict must
- * check, beyond what it has, to PASS if no more errors come (this end's
- * lanes by the schedule, the far ones and a fixed length by the
- * statistical minimum for the errors seen; with both_ends at least what a
- * far lane needs to pass with one error); 0 when every lane has its
+ * check, beyond what it has, to PASS if no more errors come (the
+ * schedule's PASS point for the errors seen; a fixed length: the
+ * statistical minimum for them; with both_ends at least what the first run
+ * gives every lane); 0 when every lane has its
  * verdict, infinity when no length proves the target (too many errors for
  * a pass, too few for a fail yet). */
 double apenet_bertest_more_bits(const struct apenet_bertest *t);
