@@ -511,6 +511,7 @@ static void local_problem(struct verdict *v, enum ck_state s, struct ck_finding 
 	clean(f->where);
 	clean(f->code);
 	clean(f->unit);
+	clean(f->subject);
 	const char *what = f->where[0] ? f->where : f->subject;
 	if (isnan(f->value) || isnan(f->threshold)) {
 		problem(v, s, "%s %s", what, f->code);

@@ -157,6 +157,12 @@ const char *cli_progress_dur(double s, char *buf, size_t n);
  * the target, the --max-time that allows it (cli/out_ber.c). */
 struct apenet_bertest;
 void cli_ber_progress(const struct apenet_bertest *t, struct cli_progress *p);
+/* Runs a started test to its end (apenet ber, apenet qualify): polls every
+ * nap_ms with the progress line, stops it (both ends back in traffic,
+ * always), and runs again while a far lane is still open
+ * (apenet_bertest_again); ends early once *stop is set.  0, or -1 with e. */
+int cli_ber_run(struct apenet_bertest *t, struct cli_progress *pg, volatile int *stop, long nap_ms,
+		struct apenet_err *e);
 /* A sweep's progress (apenet sweep, apenet qualify): the sweep's callback
  * (ctx: this), done % against the plan's estimate; at max_s seconds from
  * t0_s (the progress line's clock) it sets *stop and timed_out. */

@@ -20,7 +20,7 @@
 	"usage: apenet ber --link L [--lanes 0,1,2,3] [--pattern prbs7|prbs15|prbs23|prbs31]\n"                    \
 	"                  [--target 1e-12 --cl 0.95 | --bits N | --duration S] [--both-ends] [--max-time S] [--json]"
 
-static volatile sig_atomic_t ber_stop;
+static volatile int ber_stop;
 
 static void on_signal(int sig)
 {
@@ -127,30 +127,14 @@ int cmd_ber(struct cli *c)
 	}
 	struct cli_progress pg;
 	cli_progress_init(&pg, c, "apenet ber", o.max_s);
-	int done = 0, srv;
-	struct apenet_err se = { 0 };
-	for (;;) {
-		while (!ber_stop && !(done = apenet_bertest_poll(&t, &e))) {
-			cli_ber_progress(&t, &pg);
-			struct timespec ts = { 0, 100000000 };
-			nanosleep(&ts, NULL);
-		}
-		srv = apenet_bertest_stop(&t, &se); /* back to traffic, always */
-		/* a far lane that saw errors may need another run */
-		if (done < 0 || srv < 0 || ber_stop || !apenet_bertest_far_open(&t))
-			break;
-		if (apenet_bertest_again(&t, &se)) {
-			srv = -1;
-			break;
-		}
-	}
+	int rrc = cli_ber_run(&t, &pg, &ber_stop, 100, &e);
 	cli_progress_end(&pg);
 	int stopped = ber_stop;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	if (done < 0 || srv < 0) {
+	if (rrc) {
 		apenet_dev_close(&d);
-		return cli_fail(done < 0 ? &e : &se);
+		return cli_fail(&e);
 	}
 	uint32_t me = apenet_rd32(&d, APENET_REG_NODE_COORD), pt = apenet_rd32(&d, apenet_link_off(o.link, APENET_LINK_PARTNER));
 	unsigned near[3] = { APENET_GET(NODE_COORD, X, me), APENET_GET(NODE_COORD, Y, me), APENET_GET(NODE_COORD, Z, me) };

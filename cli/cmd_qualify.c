@@ -79,32 +79,10 @@ static int run_test(struct apenet_dev *d, unsigned link, const struct q_opts *q,
 	if (apenet_bertest_start(d, &o, t, e))
 		return -1;
 	pg->max_s = cli_progress_elapsed(pg) + o.max_s; /* this test's limit, for the ETA */
-	int done = 0, srv;
-	struct apenet_err se = { 0 };
-	for (;;) {
-		while (!q_stop && !(done = apenet_bertest_poll(t, e))) {
-			cli_ber_progress(t, pg);
-			struct timespec ts = { 0, 50000000 };
-			nanosleep(&ts, NULL);
-		}
-		srv = apenet_bertest_stop(t, &se);
-		/* a far lane that saw errors may need another run */
-		if (done < 0 || srv < 0 || q_stop || !apenet_bertest_far_open(t))
-			break;
-		if (apenet_bertest_again(t, &se)) {
-			srv = -1;
-			break;
-		}
-	}
+	int rc = cli_ber_run(t, pg, &q_stop, 50, e);
 	if (q_stop)
 		return apenet_err_set(e, APENET_EINVAL, "interrupted");
-	if (done < 0)
-		return -1;
-	if (srv < 0) {
-		*e = se;
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 /* Each lane's six settings at this end, or at the far end through the

@@ -5,6 +5,7 @@
  * replace anything: a warning, not a failure. */
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "apenet/bertest.h"
 #include "apenet/finding.h"
@@ -100,4 +101,29 @@ void cli_sweep_progress(void *ctx, const struct apenet_sweep_point *p, uint64_t 
 	double frac = g->est_s > 0 ? fmin(apenet_sweep_link_estimate_s(g->sl, &done, NULL) / g->est_s, 0.99) : -1;
 	double eta = frac > 0 ? el * (1 - frac) / frac : -1;
 	cli_progress_show(g->pg, frac, eta, "%u points, best upper bound %.2g", npoints, g->best_upper);
+}
+
+int cli_ber_run(struct apenet_bertest *t, struct cli_progress *pg, volatile int *stop, long nap_ms,
+		struct apenet_err *e)
+{
+	int done = 0, srv;
+	struct apenet_err se = { 0 };
+	for (;;) {
+		while (!*stop && !(done = apenet_bertest_poll(t, e))) {
+			cli_ber_progress(t, pg);
+			struct timespec ts = { nap_ms / 1000, (nap_ms % 1000) * 1000000L };
+			nanosleep(&ts, NULL);
+		}
+		srv = apenet_bertest_stop(t, &se); /* back to traffic, always */
+		/* a far lane that saw errors may need another run */
+		if (done < 0 || srv < 0 || *stop || !apenet_bertest_far_open(t))
+			break;
+		if (apenet_bertest_again(t, &se)) {
+			srv = -1;
+			break;
+		}
+	}
+	if (done >= 0 && srv < 0)
+		*e = se;
+	return done < 0 || srv < 0 ? -1 : 0;
 }
