@@ -65,7 +65,7 @@ SIM_A := $(B)/libapenetsim.a
 LIBS := $(LIBPCI_LIBS) $(YAML_LIBS) -lm
 # The notifier (snmp/) needs these too: linked into what uses it (the tests,
 # the agent), not into every command.
-SNMP_LIBS := -lnetsnmpagent $(NETSNMP_LIBS) $(SQLITE3_LIBS)
+SNMP_LIBS := -lnetsnmpagent $(NETSNMP_LIBS) $(LIBCRYPTO_LIBS) $(SQLITE3_LIBS)
 
 PROGS := $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-supervisor $(B)/bin/apenet-regmap-doc \
 	$(B)/bin/check_apenet $(B)/bin/apenet-top

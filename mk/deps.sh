@@ -13,7 +13,7 @@ out=$1
 want_test=${2:-}
 
 # pkg-config module : Debian package
-libs="libpci:libpci-dev netsnmp:libsnmp-dev sqlite3:libsqlite3-dev yaml-0.1:libyaml-dev cmocka:libcmocka-dev ncursesw:libncurses-dev"
+libs="libpci:libpci-dev netsnmp:libsnmp-dev libcrypto:libssl-dev sqlite3:libsqlite3-dev yaml-0.1:libyaml-dev cmocka:libcmocka-dev ncursesw:libncurses-dev"
 # command : Debian package (needed by the tests only): the notifier's tests
 # run the real SNMP receiver (snmptrapd), the AgentX tests the real snmpd,
 # check the MIB with smilint and snmptranslate, and fetch the IETF base MIBs
