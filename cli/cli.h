@@ -203,5 +203,6 @@ int cmd_agent_status(struct cli *c);
 int cmd_health(struct cli *c);
 int cmd_db(struct cli *c);
 int cmd_report(struct cli *c);
+int cmd_keys(struct cli *c);
 
 #endif

@@ -98,19 +98,17 @@ static void sup_values(const struct apenet_config *cfg, const char *state_dir, c
 		snprintf(v[0] + strlen(v[0]), SUP_W - strlen(v[0]), "%s%s", i ? "," : "", x->supervisors[i]);
 	snprintf(v[1], SUP_W, "%s", x->version == APENET_SNMP_V3 ? "3" : "2c");
 	snprintf(v[2], SUP_W, "%s", x->community);
-	snprintf(v[3], SUP_W, "%s", x->user);
-	snprintf(v[4], SUP_W, "%s", x->auth_pass[0] ? "(set)" : "");
-	snprintf(v[5], SUP_W, "%s", x->priv_pass[0] ? "(set)" : "");
-	snprintf(v[6], SUP_W, "%u", x->timeout_ms);
-	snprintf(v[7], SUP_W, "%u", x->retries);
-	snprintf(v[8], SUP_W, "%u", x->backoff_ms);
+	snprintf(v[3], SUP_W, "%s", x->key_file);
+	snprintf(v[4], SUP_W, "%u", x->timeout_ms);
+	snprintf(v[5], SUP_W, "%u", x->retries);
+	snprintf(v[6], SUP_W, "%u", x->backoff_ms);
 	/* not given: in the agent's state_dir, as the agent takes it (agent/report.c) */
 	if (cfg->spool_given)
-		snprintf(v[9], SUP_W, "%s", x->spool);
+		snprintf(v[7], SUP_W, "%s", x->spool);
 	else
-		snprintf(v[9], SUP_W, "%s/spool.db", state_dir);
-	snprintf(v[10], SUP_W, "%.17g", (double)x->spool_max_bytes / 1048576);
-	snprintf(v[11], SUP_W, "%.17g", cfg->heartbeat_s);
+		snprintf(v[7], SUP_W, "%s/spool.db", state_dir);
+	snprintf(v[8], SUP_W, "%.17g", (double)x->spool_max_bytes / 1048576);
+	snprintf(v[9], SUP_W, "%.17g", cfg->heartbeat_s);
 }
 
 /* The `supervisors:` section (the agents' side: where they report), rows
@@ -125,11 +123,9 @@ static void out_supervisors(struct apenet_out *o, const struct apenet_config *cf
 		const char *doc;
 	} rows[APENET_NSUP_KEYS] = {
 		{ "text", NAN, NAN, "where the agent reports (SNMP INFORMs): host:port, [v6addr]:port or host (port 162), 1..8, comma-separated here; empty: reports off" },
-		{ "text", NAN, NAN, "SNMP version: 2c (community) or 3 (USM user, authPriv: SHA and AES)" },
-		{ "text", NAN, NAN, "SNMPv2c community" },
-		{ "text", NAN, NAN, "SNMPv3 user" },
-		{ "text", NAN, NAN, "SNMPv3 authentication passphrase, at least 8 characters (shown as set or not, never itself)" },
-		{ "text", NAN, NAN, "SNMPv3 privacy passphrase, at least 8 characters (shown as set or not, never itself)" },
+		{ "text", NAN, NAN, "SNMP version: 3 (authPriv with this node's key file: HMAC-SHA-256 and AES-128) or 2c (community, unauthenticated: a warning at every start)" },
+		{ "text", NAN, NAN, "SNMPv2c community (version 2c only)" },
+		{ "text", NAN, NAN, "SNMPv3: this node's key file (apenet keys node; 0600, the agent's user's; docs/security.md)" },
 		{ "ms", 10, 600000, "one try of an INFORM waits this long for the acknowledgement..." },
 		{ "tries", 0, 100, "...and is sent again this many times before the supervisor counts as not answering" },
 		{ "ms", 10, 3600000, "a supervisor that does not answer is tried again after this long" },

@@ -37,9 +37,8 @@ static int num(const struct apenet_conf *c, const struct apenet_conf_node *m, co
  * not have it (tests/e2e/library.sh). */
 const char *const *apenet_config_supervisors_keys(void)
 {
-	static const char *const keys[] = { "targets", "version", "community", "user", "auth_pass", "priv_pass",
-					    "timeout_ms", "retries", "backoff_ms", "spool", "spool_max_mib",
-					    "heartbeat_s", NULL };
+	static const char *const keys[] = { "targets", "version", "community", "key_file", "timeout_ms", "retries",
+					    "backoff_ms", "spool", "spool_max_mib", "heartbeat_s", NULL };
 	_Static_assert(sizeof(keys) / sizeof(keys[0]) == APENET_NSUP_KEYS + 1, "APENET_NSUP_KEYS");
 	return keys;
 }
@@ -49,8 +48,18 @@ int apenet_config_load_supervisors(const struct apenet_conf *c, const struct ape
 {
 	struct apenet_notify_config *n = &cfg->sup;
 	const struct apenet_conf_node *x;
-	if (apenet_conf_expect(c, m, APENET_CONF_MAP, "supervisors", e) ||
-	    apenet_conf_check_keys(c, m, apenet_config_supervisors_keys(), e))
+	if (apenet_conf_expect(c, m, APENET_CONF_MAP, "supervisors", e))
+		return -1;
+	/* One shared USM user with passphrases let any node speak for any
+	 * other: gone for per-node key files (docs/security.md). */
+	static const char *const gone[] = { "user", "auth_pass", "priv_pass" };
+	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+		if ((x = apenet_conf_get(m, gone[i])))
+			return apenet_conf_error(c, x, e,
+						 "'%s': SNMPv3 uses per-node key files now: remove it and set key_file "
+						 "(apenet keys node; docs/security.md)",
+						 gone[i]);
+	if (apenet_conf_check_keys(c, m, apenet_config_supervisors_keys(), e))
 		return -1;
 	/* which keys the file set, for `apenet config check` */
 	for (size_t i = 0; i < APENET_NSUP_KEYS; i++)
@@ -82,9 +91,7 @@ int apenet_config_load_supervisors(const struct apenet_conf *c, const struct ape
 	}
 	double to = n->timeout_ms, re = n->retries, bo = n->backoff_ms, mib = (double)n->spool_max_bytes / 1048576;
 	if (str(c, m, "community", n->community, sizeof(n->community), e) ||
-	    str(c, m, "user", n->user, sizeof(n->user), e) ||
-	    str(c, m, "auth_pass", n->auth_pass, sizeof(n->auth_pass), e) ||
-	    str(c, m, "priv_pass", n->priv_pass, sizeof(n->priv_pass), e) ||
+	    str(c, m, "key_file", n->key_file, sizeof(n->key_file), e) ||
 	    str(c, m, "spool", n->spool, sizeof(n->spool), e) ||
 	    num(c, m, "timeout_ms", 10, 600000, &to, e) || num(c, m, "retries", 0, 100, &re, e) ||
 	    num(c, m, "backoff_ms", 10, 3600000, &bo, e) || num(c, m, "spool_max_mib", 0.0625, 65536, &mib, e) ||
@@ -94,6 +101,8 @@ int apenet_config_load_supervisors(const struct apenet_conf *c, const struct ape
 	n->retries = (unsigned)re;
 	n->backoff_ms = (unsigned)bo;
 	n->spool_max_bytes = (uint64_t)(mib * 1048576);
+	if ((x = apenet_conf_get(m, "key_file")) && x->value[0] != '/')
+		return apenet_conf_error(c, x, e, "'key_file': '%s' is not an absolute path", x->value);
 	if ((x = apenet_conf_get(m, "spool")) && x->value[0] != '/')
 		return apenet_conf_error(c, x, e, "'spool': '%s' is not an absolute path", x->value);
 	cfg->spool_given = x != NULL;

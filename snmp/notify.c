@@ -30,6 +30,7 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/library/large_fd_set.h>
 
+#include "apenet/keys.h"
 #include "apenet/ldm.h"
 #include "apenet/log.h"
 #include "apenet/mib.h"
@@ -144,7 +145,9 @@ struct apenet_notifier {
 	int64_t start_ms;          /* monotonic, for sysUpTime */
 	/* SNMPv3 master keys (Ku) from the passphrases: a million bytes of
 	 * SHA-1 each, so made once at open, not at every try. */
-	u_char auth_ku[USM_AUTH_KU_LEN], priv_ku[USM_PRIV_KU_LEN];
+	/* v3: this node's USM user and master keys, from its key file */
+	char user[APENET_USM_USER_MAX + 1];
+	u_char auth_ku[APENET_USM_KEY_LEN], priv_ku[APENET_USM_KEY_LEN];
 	size_t auth_ku_len, priv_ku_len;
 };
 
@@ -318,12 +321,12 @@ static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now, cons
 		ss.community_len = strlen(c->community);
 	} else {
 		ss.version = SNMP_VERSION_3;
-		ss.securityName = s->n->cfg.user;
-		ss.securityNameLen = strlen(c->user);
+		ss.securityName = s->n->user;
+		ss.securityNameLen = strlen(s->n->user);
 		ss.securityLevel = SNMP_SEC_LEVEL_AUTHPRIV;
 		ss.securityModel = SNMP_SEC_MODEL_USM;
-		ss.securityAuthProto = usmHMACSHA1AuthProtocol;
-		ss.securityAuthProtoLen = USM_AUTH_PROTO_SHA_LEN;
+		ss.securityAuthProto = usmHMAC192SHA256AuthProtocol;
+		ss.securityAuthProtoLen = OID_LENGTH(usmHMAC192SHA256AuthProtocol);
 		memcpy(ss.securityAuthKey, s->n->auth_ku, s->n->auth_ku_len);
 		ss.securityAuthKeyLen = s->n->auth_ku_len;
 		ss.securityPrivProto = usmAESPrivProtocol;
@@ -530,25 +533,33 @@ int apenet_notifier_open(const struct apenet_notify_config *c, struct apenet_not
 		return -1;
 	}
 	if (c->version == APENET_SNMP_V3) {
-		n->auth_ku_len = sizeof(n->auth_ku);
-		n->priv_ku_len = sizeof(n->priv_ku);
-		if (generate_Ku(usmHMACSHA1AuthProtocol, USM_AUTH_PROTO_SHA_LEN, (const u_char *)c->auth_pass,
-				strlen(c->auth_pass), n->auth_ku, &n->auth_ku_len) != SNMPERR_SUCCESS ||
-		    generate_Ku(usmHMACSHA1AuthProtocol, USM_AUTH_PROTO_SHA_LEN, (const u_char *)c->priv_pass,
-				strlen(c->priv_pass), n->priv_ku, &n->priv_ku_len) != SNMPERR_SUCCESS) {
-			apenet_err_set(e, APENET_EINVAL, "SNMPv3: cannot derive the keys from auth_pass and priv_pass");
+		struct apenet_node_key k;
+		if (apenet_keys_read_node(c->key_file, &k, e)) {
 			apenet_notifier_close(n);
 			return -1;
 		}
-		apenet_notify_forget_users(c->user);
+		snprintf(n->user, sizeof(n->user), "%s", k.user);
+		memcpy(n->auth_ku, k.auth_ku, APENET_USM_KEY_LEN);
+		memcpy(n->priv_ku, k.priv_ku, APENET_USM_KEY_LEN);
+		n->auth_ku_len = n->priv_ku_len = APENET_USM_KEY_LEN;
+		explicit_bzero(&k, sizeof(k));
+		apenet_notify_forget_users(n->user);
 	}
 	int64_t now = apenet_notify_mono_ms();
 	for (unsigned i = 0; i < n->nsup; i++)
 		apenet_notify_connect(&n->sup[i], now, NULL, 0);
 	struct apenet_spool_stats st;
 	apenet_spool_stats(n->spool, &st);
-	apenet_log(APENET_LOG_INFO, "notifier: %u supervisors, SNMP%s, spool %s with %llu reports held", n->nsup,
-		   c->version == APENET_SNMP_V3 ? "v3 authPriv" : "v2c", c->spool, (unsigned long long)st.events);
+	if (c->version == APENET_SNMP_V3)
+		apenet_log(APENET_LOG_INFO, "notifier: %u supervisors, SNMPv3 authPriv as %s, spool %s with %llu reports held",
+			   n->nsup, n->user, c->spool, (unsigned long long)st.events);
+	else
+		/* said at every start: anyone on the service network can send
+		 * what this agent sends (docs/security.md) */
+		apenet_log(APENET_LOG_WARN,
+			   "notifier: %u supervisors, SNMPv2c (community, unauthenticated: any host can forge these "
+			   "reports; version 3 is the default), spool %s with %llu reports held",
+			   n->nsup, c->spool, (unsigned long long)st.events);
 	*out = n;
 	return 0;
 }
@@ -560,7 +571,7 @@ void apenet_notifier_close(struct apenet_notifier *n)
 	for (unsigned i = 0; i < n->nsup; i++)
 		apenet_notify_close_sess(&n->sup[i]);
 	if (n->cfg.version == APENET_SNMP_V3 && apenet_snmp_ready)
-		apenet_notify_forget_users(n->cfg.user);
+		apenet_notify_forget_users(n->user);
 	apenet_spool_close(n->spool);
 	/* Passphrases and keys do not outlive the notifier in its memory. */
 	explicit_bzero(n, sizeof(*n));

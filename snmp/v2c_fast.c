@@ -183,26 +183,13 @@ static int binding(struct rd *r, netsnmp_variable_list *v, oid *objid)
 	return -1; /* NULL, IpAddress, Opaque, exceptions...: net-snmp reads them */
 }
 
-int apenet_v2c_parse(const uint8_t *msg, size_t len, struct apenet_v2c_msg *m)
+/* The PDU at r (to its end): command, request-id and bindings. */
+static int pdu_of(struct rd r, struct apenet_v2c_msg *m)
 {
-	struct rd r = { msg, msg + len };
 	uint8_t tag;
 	size_t n;
-	long l;
-	memset(&m->pdu, 0, sizeof(m->pdu));
-	if (tl(&r, &tag, &n) || tag != 0x30 || r.p + n != r.end)
-		return -1;
-	if (tl(&r, &tag, &n) || tag != ASN_INTEGER || get_int(r.p, n, &l) || l != SNMP_VERSION_2c)
-		return -1;
-	r.p += n;
-	if (tl(&r, &tag, &n) || tag != ASN_OCTET_STR)
-		return -1;
-	m->pdu.community = (u_char *)r.p;
-	m->pdu.community_len = n;
-	r.p += n;
 	if (tl(&r, &tag, &n) || (tag != SNMP_MSG_INFORM && tag != SNMP_MSG_TRAP2) || r.p + n != r.end)
 		return -1;
-	m->pdu.version = SNMP_VERSION_2c;
 	m->pdu.command = tag;
 	long f[3];
 	for (int i = 0; i < 3; i++) { /* request-id, error-status, error-index */
@@ -232,4 +219,32 @@ int apenet_v2c_parse(const uint8_t *msg, size_t len, struct apenet_v2c_msg *m)
 		nv++;
 	}
 	return 0;
+}
+
+int apenet_v2c_parse(const uint8_t *msg, size_t len, struct apenet_v2c_msg *m)
+{
+	struct rd r = { msg, msg + len };
+	uint8_t tag;
+	size_t n;
+	long l;
+	memset(&m->pdu, 0, sizeof(m->pdu));
+	if (tl(&r, &tag, &n) || tag != 0x30 || r.p + n != r.end)
+		return -1;
+	if (tl(&r, &tag, &n) || tag != ASN_INTEGER || get_int(r.p, n, &l) || l != SNMP_VERSION_2c)
+		return -1;
+	r.p += n;
+	if (tl(&r, &tag, &n) || tag != ASN_OCTET_STR)
+		return -1;
+	m->pdu.community = (u_char *)r.p;
+	m->pdu.community_len = n;
+	r.p += n;
+	m->pdu.version = SNMP_VERSION_2c;
+	return pdu_of(r, m);
+}
+
+int apenet_v2c_parse_pdu(const uint8_t *pdu, size_t len, struct apenet_v2c_msg *m)
+{
+	struct rd r = { pdu, pdu + len };
+	memset(&m->pdu, 0, sizeof(m->pdu));
+	return pdu_of(r, m);
 }

@@ -188,13 +188,18 @@ void sup_reload(struct sup *s)
 	const struct apenet_supervisor_config *o = &s->cfg.svr, *n = &nc.svr;
 	if (strcmp(o->listen, n->listen) || strcmp(o->db, n->db) || strcmp(o->state_dir, n->state_dir) ||
 	    memcmp(s->cfg.cl.dims, nc.cl.dims, sizeof(nc.cl.dims)) || s->cfg.sup.version != nc.sup.version ||
-	    strcmp(s->cfg.sup.community, nc.sup.community) || strcmp(s->cfg.sup.user, nc.sup.user) ||
+	    strcmp(s->cfg.sup.community, nc.sup.community) ||
 	    o->silent_ms != n->silent_ms || o->settle_ms != n->settle_ms || o->explain_ms != n->explain_ms ||
 	    o->late_ms != n->late_ms || o->resync_ms != n->resync_ms || o->group_min != n->group_min ||
 	    o->tick_ms != n->tick_ms || o->recv_buffer_kib != n->recv_buffer_kib)
 		apenet_log(APENET_LOG_WARN, "reload: the address, database, torus, SNMP credentials, tick, buffer and "
 					    "deduction settings change at the next start; the rest now");
+	/* the site secrets are read again: a key roll needs no restart
+	 * (docs/security.md) */
+	sup_v3_reload(s, n);
 	struct apenet_supervisor_config keep = *o;
+	memcpy(keep.site_key, n->site_key, sizeof(keep.site_key));
+	memcpy(keep.site_key_previous, n->site_key_previous, sizeof(keep.site_key_previous));
 	keep.batch_max_events = n->batch_max_events;
 	keep.batch_max_ms = n->batch_max_ms;
 	keep.heartbeat_flush_ms = n->heartbeat_flush_ms;
@@ -260,5 +265,13 @@ int main(int argc, char **argv)
 			   (unsigned long long)s.n.received, (unsigned long long)s.n.stored,
 			   (unsigned long long)s.n.duplicates, (unsigned long long)s.n.rejected,
 			   (unsigned long long)s.n.refused, (unsigned long long)s.n.acked, (unsigned long long)s.n.batches);
+	if (rc != 2 && s.cfg.sup.version == APENET_SNMP_V3) {
+		char b[512];
+		size_t off = 0;
+		for (int i = 0; i < SUP_V3_NWHY; i++)
+			off += (size_t)snprintf(b + off, sizeof(b) - off, "%s%s %llu", i ? ", " : "", sup_v3_why_name[i],
+						(unsigned long long)s.n.v3[i]);
+		apenet_log(APENET_LOG_NOTICE, "SNMPv3: %s", b);
+	}
 	return rc;
 }

@@ -1,8 +1,8 @@
 /*
  * The supervisor's listening session: one net-snmp session on a server
  * transport (as snmptrapd's), read from the one poll loop.  Every
- * notification is checked (community, or SNMPv3 authPriv with the
- * configured user), decoded with the agents' own codec (snmp/report_pdu.c)
+ * notification is checked (community, or SNMPv3 authPriv from a node user
+ * speaking for itself: v3.c), decoded with the agents' own codec (snmp/report_pdu.c)
  * and queued with its acknowledgement, which batch.c sends only after the
  * batch that holds the report is committed.
  */
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -48,6 +49,10 @@ static void peer_of(const struct sup *s, const netsnmp_pdu *pdu, char *buf, size
 	free(a);
 }
 
+/* The SNMPv3 notification being handed to on_pdu by v3.c, and its node. */
+static const struct sup_v3_rx *v3_cur;
+static unsigned v3_who[3];
+
 /* Whether the notification comes with the credentials agents are given
  * (the config's `supervisors:` section): the community for SNMPv2c; the
  * user, authenticated and encrypted, for SNMPv3. */
@@ -71,13 +76,10 @@ static int allowed(const struct sup *s, const netsnmp_pdu *pdu, char *why, size_
 			snprintf(why, n, "SNMPv3, but the config says SNMPv2c");
 			return 0;
 		}
-		if (pdu->securityLevel != SNMP_SEC_LEVEL_AUTHPRIV) {
-			snprintf(why, n, "SNMPv3 without authPriv");
-			return 0;
-		}
-		if (!pdu->securityName || strlen(c->user) != pdu->securityNameLen ||
-		    memcmp(pdu->securityName, c->user, pdu->securityNameLen)) {
-			snprintf(why, n, "SNMPv3 user is not '%s'", c->user);
+		if (!v3_cur) {
+			/* only v3.c's USM knows the node users: one net-snmp
+			 * let through would be a forgery */
+			snprintf(why, n, "SNMPv3 outside the node users' USM");
 			return 0;
 		}
 		return 1;
@@ -98,6 +100,19 @@ static void complain(struct sup *s, const netsnmp_pdu *pdu, const char *what, co
 	peer_of(s, pdu, peer, sizeof(peer));
 	apenet_log(APENET_LOG_WARN, "%s from %s: %s (%llu refused, %llu rejected so far)", what, peer, why,
 		   (unsigned long long)s->n.refused, (unsigned long long)s->n.rejected);
+}
+
+void sup_v3_complain(struct sup *s, const struct sup_v3_rx *rx, enum sup_v3_why why, const char *detail)
+{
+	int64_t now = sup_mono_ms();
+	if (now - s->last_reject_log_ms < 1000)
+		return;
+	s->last_reject_log_ms = now;
+	char ip[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &rx->from.sin_addr, ip, sizeof(ip));
+	apenet_log(APENET_LOG_WARN, "SNMPv3 notification refused from %s:%u: %s%s%s (%llu refused so far)", ip,
+		   ntohs(rx->from.sin_port), sup_v3_why_name[why], detail ? ": " : "", detail ? detail : "",
+		   (unsigned long long)s->n.refused);
 }
 
 /* The RESPONSE to an INFORM carries its request-id and its variable
@@ -166,6 +181,14 @@ static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void
 			if (r && !(s->sess && snmp_sess_send(s->sess, r)))
 				snmp_free_pdu(r);
 		}
+		return 1;
+	}
+	if (v3_cur && !apenet_report_speaker_ok(&it->r, v3_who, s->cfg.cl.have ? s->cfg.cl.dims : NULL, why, sizeof(why))) {
+		/* authentic, but not the sender's to say: not stored, not
+		 * acknowledged */
+		s->n.v3[SUP_V3_SPEAKS_FOR_OTHER]++;
+		s->n.refused++;
+		sup_v3_complain(s, v3_cur, SUP_V3_SPEAKS_FOR_OTHER, why);
 		return 1;
 	}
 	it->recv_ms = sup_now_ms();
@@ -265,6 +288,38 @@ static void rx_pair(int k, netsnmp_indexed_addr_pair *a)
  * (docs/supervisor.md, "Load").
  */
 static struct apenet_v2c_msg *v2c;
+static struct sup *rx_sup; /* for raw_ack, which on_pdu calls without it */
+
+/* The local address datagram k came to (IP_PKTINFO), or the socket's. */
+static struct in_addr rx_local(int k)
+{
+	struct in_addr a = rx.local.sin_addr;
+	const struct msghdr *h = &rx.mm[k].msg_hdr;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c))
+		if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			a = pi.ipi_addr;
+		}
+	return a;
+}
+
+/* An authentic SNMPv3 notification, handed to on_pdu as net-snmp would. */
+static void rx_deliver(struct sup *s, int k, const struct sup_v3_rx *r3)
+{
+	netsnmp_pdu *pdu = apenet_v2c_pdu(v2c);
+	netsnmp_indexed_addr_pair pair;
+	rx_pair(k, &pair);
+	pdu->transport_data = &pair;
+	pdu->transport_data_length = sizeof(pair);
+	fast_mode = 1;
+	v3_cur = r3;
+	rx_sup = s;
+	on_pdu(NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE, NULL, (int)pdu->reqid, pdu, s);
+	v3_cur = NULL;
+	fast_mode = 0;
+	pdu->transport_data = NULL;
+}
 
 static int rx_fast(struct sup *s)
 {
@@ -272,6 +327,16 @@ static int rx_fast(struct sup *s)
 	const struct msghdr *h = &rx.mm[k].msg_hdr;
 	if ((h->msg_flags & MSG_TRUNC) || (!v2c && !(v2c = apenet_v2c_new())))
 		return 0;
+	if (s->v3) {
+		struct sup_v3_rx r3 = { rx.buf[k], rx.mm[k].msg_len, rx.from[k], rx_local(k) };
+		int t = sup_v3_take(s, &r3, v2c, v3_who);
+		if (t >= 0) {
+			rx.next++;
+			if (t == 1)
+				rx_deliver(s, k, &r3);
+			return 1;
+		}
+	}
 	if (apenet_v2c_parse(rx.buf[k], rx.mm[k].msg_len, v2c))
 		return 0;
 	rx.next++;
@@ -318,6 +383,8 @@ static int rx_recv(netsnmp_transport *t, void *buf, int size, void **opaque, int
  * refuses): then net-snmp answers. */
 static int raw_ack(const netsnmp_pdu *pdu, unsigned errstat, struct sup_item *it)
 {
+	if (v3_cur)
+		return pdu->command == SNMP_MSG_INFORM && sup_v3_ack(rx_sup, errstat, it, v3_cur);
 	if (!rx.on || rx.next < 1 || pdu->command != SNMP_MSG_INFORM || pdu->version != SNMP_VERSION_2c)
 		return 0;
 	int k = rx.next - 1;
@@ -365,13 +432,11 @@ int sup_recv_open(struct sup *s, struct apenet_err *e)
 	if (apenet_snmp_init(s->snmp_dir, e))
 		return -1;
 	const struct apenet_notify_config *c = &s->cfg.sup;
-	if (c->version == APENET_SNMP_V3) {
-		/* the agents' user, its keys localized to this engine (the
-		 * receiver of an INFORM is the authoritative one) */
-		char line[400];
-		snprintf(line, sizeof(line), "%s SHA %s AES %s", c->user, c->auth_pass, c->priv_pass);
-		usm_parse_create_usmUser("createUser", line);
-	}
+	if (c->version == APENET_SNMP_V3 && sup_v3_open(s, e))
+		return -1;
+	if (c->version != APENET_SNMP_V3)
+		apenet_log(APENET_LOG_WARN, "SNMPv2c (community): any host on the service network can send reports "
+					    "this supervisor stores; version 3 is the default (docs/security.md)");
 	netsnmp_transport *t = netsnmp_transport_open_server("apenet-supervisor", spec);
 	if (!t)
 		return apenet_err_set(e, APENET_EIO, "cannot listen on %s: %s", s->listen,
@@ -383,6 +448,10 @@ int sup_recv_open(struct sup *s, struct apenet_err *e)
 	if (setsockopt(t->sock, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)))
 		setsockopt(t->sock, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
 	rx_hook(t);
+	if (s->v3 && !rx.on) {
+		netsnmp_transport_free(t);
+		return apenet_err_set(e, APENET_EINVAL, "listen '%s': SNMPv3 is read on IPv4 addresses only", s->listen);
+	}
 	netsnmp_session in;
 	snmp_sess_init(&in);
 	in.peername = SNMP_DEFAULT_PEERNAME;
@@ -410,6 +479,7 @@ void sup_recv_close(struct sup *s)
 	rx.on = rx.n = rx.next = 0;
 	free(v2c);
 	v2c = NULL;
+	sup_v3_close(s);
 }
 
 void sup_recv_read(struct sup *s, unsigned max)

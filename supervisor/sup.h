@@ -55,6 +55,21 @@ struct sup_item {
 	struct in_addr ack_from;
 };
 
+/* Why an SNMPv3 message was not taken (v3.c), counted each. */
+enum sup_v3_why {
+	SUP_V3_PROBE,            /* an engine ID probe: answered, not a refusal */
+	SUP_V3_UNKNOWN_ENGINE,
+	SUP_V3_LEVEL,            /* not authPriv */
+	SUP_V3_UNKNOWN_USER,     /* not node-X,Y,Z of this torus */
+	SUP_V3_WRONG_DIGEST,     /* the node's key did not sign it */
+	SUP_V3_NOT_IN_WINDOW,    /* boots or time outside the window: a replay, or a sender out of step */
+	SUP_V3_DECRYPT,
+	SUP_V3_NOT_NOTIFICATION, /* decrypted, but no INFORM or TRAP2 this reader takes */
+	SUP_V3_SPEAKS_FOR_OTHER, /* authentic, but about a node its sender may not speak for */
+	SUP_V3_NWHY
+};
+extern const char *const sup_v3_why_name[SUP_V3_NWHY];
+
 struct sup_counters {
 	uint64_t received;     /* notifications read */
 	uint64_t stored;       /* reports new to the database */
@@ -65,6 +80,7 @@ struct sup_counters {
 	uint64_t batches;
 	uint64_t commit_us_max;
 	uint64_t actions;
+	uint64_t v3[SUP_V3_NWHY];
 };
 
 struct sup {
@@ -77,6 +93,7 @@ struct sup {
 	struct apenet_hdb *db;
 	struct apenet_deduce *ded;
 	void *sess;           /* net-snmp single session (snmp_sess_*) */
+	struct sup_v3 *v3;    /* SNMPv3: the node users' keys (v3.c); NULL for SNMPv2c */
 	int sock;             /* its UDP socket */
 	int tfd, sfd;
 	/* the open batch */
@@ -119,6 +136,27 @@ void sup_mib_want(struct sup *s);                  /* before sup_recv_open */
 int sup_mib_open(struct sup *s, struct apenet_err *e);
 void sup_mib_close(struct sup *s);
 void sup_mib_tick(struct sup *s, int64_t mono);    /* stale every agentx_cache_ms */
+
+/* v3.c: the agents' SNMPv3 messages, read and answered here. */
+struct apenet_v2c_msg;
+struct sup_v3_rx {
+	const uint8_t *buf;
+	size_t len;
+	struct sockaddr_in from;   /* the sender */
+	struct in_addr local;      /* the address it came to */
+};
+int sup_v3_open(struct sup *s, struct apenet_err *e);
+void sup_v3_reload(struct sup *s, const struct apenet_supervisor_config *c);
+void sup_v3_close(struct sup *s);
+/* -1: not an SNMPv3 message this reader takes (net-snmp's); 0: handled
+ * (refused, counted, answered with a Report if asked); 1: an authentic
+ * notification of node xyz, its PDU in out, to be handed on. */
+int sup_v3_take(struct sup *s, const struct sup_v3_rx *rx, struct apenet_v2c_msg *out, unsigned xyz[3]);
+/* The acknowledgement of the notification sup_v3_take returned last, as
+ * bytes into it; 0 when there is none to send (a TRAP2). */
+int sup_v3_ack(struct sup *s, unsigned errstat, struct sup_item *it, const struct sup_v3_rx *rx);
+/* A refusal logged at most once a second (recv.c). */
+void sup_v3_complain(struct sup *s, const struct sup_v3_rx *rx, enum sup_v3_why why, const char *detail);
 
 int sup_loop(struct sup *s);
 /* SIGHUP: the config again; a bad file is logged and the old one stays. */

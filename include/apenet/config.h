@@ -139,14 +139,16 @@ struct apenet_supervisor_config {
 	char db[APENET_PATH_MAX];  /* "/var/lib/apenet/health-1.db,/var/lib/apenet/health-2.db": each instance's health database, the same way */
 	char state_dir[APENET_PATH_MAX]; /* "/var/lib/apenet": net-snmp's persistent files (the SNMPv3 engine ID) go to state_dir/supervisor-N */
 	char log_level[16];        /* "notice" like the agent's */
+	char site_key[APENET_PATH_MAX];          /* "/etc/apenet/site.key": SNMPv3, the site secret the node keys derive from */
+	char site_key_previous[APENET_PATH_MAX]; /* "": while keys roll, the previous secret, still accepted */
 	double agentx;             /* 1: serve the cluster tables through the host's snmpd (AgentX subagent) */
 	char agentx_socket[APENET_PATH_MAX]; /* the master's AgentX socket ("": net-snmp's default) */
 	double agentx_ping_s;      /* how often the subagent checks for (and reconnects to) the master */
 	double agentx_cache_ms;    /* the cluster tables are read from the database again at most this often */
 };
-#define APENET_NSVR 22
+#define APENET_NSVR 24
 /* The keys of the `supervisors:` section (apenet_config_supervisors_keys). */
-#define APENET_NSUP_KEYS 12
+#define APENET_NSUP_KEYS 10
 /* The most instances the listen and db lists name. */
 #define APENET_CONFIG_MAX_INSTANCES 8
 

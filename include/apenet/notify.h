@@ -101,8 +101,6 @@ char *apenet_report_decimal(double v, char *buf, size_t len);
 #define APENET_NOTIFY_MAX_FDS APENET_NOTIFY_MAX_SUPERVISORS
 
 enum apenet_snmp_version { APENET_SNMP_V2C = 2, APENET_SNMP_V3 = 3 };
-enum apenet_snmp_auth { APENET_SNMP_AUTH_SHA = 1 };  /* HMAC-SHA-96 (usmHMACSHA1AuthProtocol) */
-enum apenet_snmp_priv { APENET_SNMP_PRIV_AES = 1 };  /* AES-128 CFB (usmAesCfb128Protocol) */
 
 struct apenet_notify_config {
 	/* "host:port", "[v6addr]:port" or "host" (port 162).  Names are
@@ -111,11 +109,9 @@ struct apenet_notify_config {
 	unsigned nsupervisors;
 	int version;               /* enum apenet_snmp_version */
 	char community[64];        /* v2c */
-	char user[64];             /* v3: the USM user, always authPriv */
-	int auth;                  /* enum apenet_snmp_auth */
-	char auth_pass[128];       /* at least 8 characters (RFC 3414) */
-	int priv;                  /* enum apenet_snmp_priv */
-	char priv_pass[128];
+	/* v3 (the default): this node's key file (include/apenet/keys.h), its
+	 * USM user and keys, always authPriv: HMAC-SHA-256-192 and AES-128 */
+	char key_file[APENET_PATH_MAX];
 	unsigned timeout_ms;       /* one try of an INFORM waits this long for the answer... */
 	unsigned retries;          /* ...and is resent this many times before it counts as unanswered */
 	unsigned backoff_ms;       /* then the supervisor is left alone this long before the next try */

@@ -106,4 +106,15 @@ int apenet_report_from_pdu(const struct snmp_pdu *pdu, struct apenet_report *r, 
  */
 size_t apenet_v2c_inform_ack(const uint8_t *msg, size_t len, unsigned errstat, uint8_t *out, size_t cap);
 
+/* Whether the node at who (an authenticated SNMPv3 user, node-X,Y,Z) may
+ * have sent report r (snmp/speaker.c; docs/security.md): its boot id must
+ * name who; a heartbeat, and a transition seen on the self or watchdog
+ * path, must be about who; a transition on the neighbour-LDM path must be
+ * about the neighbour behind who's link r->via.  dims: the torus'
+ * dimensions when the config gives them (the neighbour exactly, wraparound
+ * included), NULL (the neighbour's axis and direction only).  1, or 0 with
+ * why. */
+int apenet_report_speaker_ok(const struct apenet_report *r, const unsigned who[3], const unsigned *dims, char *why,
+			     size_t whylen);
+
 #endif

@@ -35,6 +35,10 @@ struct apenet_v2c_msg *apenet_v2c_new(void);
  * PDU), or -1: then let net-snmp read msg. */
 int apenet_v2c_parse(const uint8_t *msg, size_t len, struct apenet_v2c_msg *m);
 
+/* The same for a PDU alone (an SNMPv3 ScopedPDU's, decrypted: snmp/usm.c):
+ * command, reqid and variables set, version 0 (the caller's to set). */
+int apenet_v2c_parse_pdu(const uint8_t *pdu, size_t len, struct apenet_v2c_msg *m);
+
 /* The PDU of the last message parsed: version, command, reqid,
  * community and variables set; net-snmp must not free or clone it. */
 struct snmp_pdu *apenet_v2c_pdu(struct apenet_v2c_msg *m);
