@@ -127,10 +127,6 @@ static const struct apenet_config_desc svr_keys[] = {
 	SS(state_dir, PATH, "/var/lib/apenet",
 	   "where net-snmp's persistent files (the SNMPv3 engine ID) go: state_dir/supervisor-N for instance N"),
 	SS(log_level, LOG_LEVEL, "notice", "the least severe messages logged: err, warn, notice, info or debug"),
-	SS(site_key, PATH, "/etc/apenet/site.key",
-	   "SNMPv3: the site secret every node's keys derive from (apenet keys init; 0600, the supervisor's user's; docs/security.md)"),
-	SS(site_key_previous, PATH_OR_EMPTY, "",
-	   "SNMPv3, while keys roll: the previous site secret, whose node keys are still accepted; empty: none"),
 	SN(agentx, 0, 1, 1, "0/1",
 	   "1: serve the cluster tables (apenetNodeTable, apenetIncidentTable) through the host's snmpd as an AgentX subagent (docs/snmp.md); 0: not; at start. Two instances on one host: set it on one"),
 	SS(agentx_socket, TEXT, "",
@@ -139,6 +135,10 @@ static const struct apenet_config_desc svr_keys[] = {
 	   "how often the subagent checks that snmpd is there, and reconnects when it was restarted; at start"),
 	SN(agentx_cache_ms, 100, 600000, 5000, "ms",
 	   "the cluster tables are read from the health database again at most this often (a walk is served from one read)"),
+	SS(site_key, PATH, "/etc/apenet/site.key",
+	   "SNMPv3: the site secret every node's keys derive from (apenet keys init; 0600, the supervisor's user's; docs/security.md)"),
+	SS(site_key_previous, PATH_OR_EMPTY, "",
+	   "SNMPv3, while keys roll: the previous site secret, whose node keys are still accepted; empty: none"),
 };
 #undef SN
 #undef SS

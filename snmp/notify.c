@@ -130,6 +130,8 @@ struct apenet_notify_sup {
 	int64_t due_ms;            /* DOWN: monotonic time of the next try */
 	/* what the callbacks noted, acted on after net-snmp returned */
 	int got_ack, failed, discovered;
+	u_char eid[APENET_USM_ENGINE_MAX]; /* the engine ID the probe's Report gave */
+	size_t eid_len;
 	char why[160];
 	int answering;             /* the last try was answered */
 	int64_t fail_since_ms;     /* monotonic, when it stopped answering */
@@ -241,6 +243,18 @@ static int apenet_notify_cb(int op, netsnmp_session *session, int reqid, netsnmp
 		       (op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE && pdu && pdu->command == SNMP_MSG_REPORT));
 	if (reqid != s->reqid && !refusal)
 		return 1; /* a stale request */
+	/* The probe's answer: a Report (usmStatsUnknownEngineIDs) that
+	 * net-snmp hands over as a security error, carrying the supervisor's
+	 * engine ID (RFC 3414 4) */
+	if (s->state == APENET_NOTIFY_DISCOVERING && pdu && pdu->securityEngineIDLen &&
+	    pdu->securityEngineIDLen <= sizeof(s->eid) &&
+	    (op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE || op == NETSNMP_CALLBACK_OP_SEC_ERROR)) {
+		memcpy(s->eid, pdu->securityEngineID, pdu->securityEngineIDLen);
+		s->eid_len = pdu->securityEngineIDLen;
+		s->discovered = 1;
+		s->reqid = 0;
+		return 1;
+	}
 	switch (op) {
 	case NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE:
 		if (s->state == APENET_NOTIFY_DISCOVERING) {
@@ -356,6 +370,12 @@ static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now, cons
 		s->state = APENET_NOTIFY_IDLE;
 		return;
 	}
+	/* The flag given to snmp_sess_open does not reach the session it
+	 * opens (net-snmp 5.9): without it on the session itself, sending the
+	 * probe below runs net-snmp's own probe first, synchronously, and the
+	 * agent's loop stalls timeout x (retries + 1) whenever a supervisor
+	 * is away (the watchdog then declares this host dead). */
+	snmp_sess_session(s->sess)->flags |= SNMP_FLAGS_DONT_PROBE;
 	if (eid) {
 		/* Keys localized to the supervisor's engine (net-snmp may have
 		 * made its user already while it processed the Report). */
@@ -381,6 +401,7 @@ static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now, cons
 	probe->securityLevel = SNMP_SEC_LEVEL_NOAUTH;
 	probe->securityModel = SNMP_SEC_MODEL_USM;
 	s->discovered = 0;
+	s->eid_len = 0;
 	s->state = APENET_NOTIFY_DISCOVERING;
 	int reqid = snmp_sess_async_send(s->sess, probe, apenet_notify_cb, s);
 	if (!reqid) {
@@ -478,6 +499,11 @@ static void apenet_notify_settle(struct apenet_notify_sup *s, int64_t now)
 		netsnmp_session *sp = snmp_sess_session(s->sess);
 		size_t len = sp->securityEngineIDLen < sizeof(eid) ? sp->securityEngineIDLen : sizeof(eid);
 		memcpy(eid, sp->securityEngineID, len);
+		if (s->eid_len) {
+			len = s->eid_len;
+			memcpy(eid, s->eid, len);
+			s->eid_len = 0;
+		}
 		s->discovered = 0;
 		apenet_notify_close_sess(s);
 		apenet_notify_connect(s, now, eid, len);

@@ -251,17 +251,28 @@ int sup_v3_take(struct sup *s, const struct sup_v3_rx *rx, struct apenet_v2c_msg
 	struct apenet_usm_msg m;
 	if (!v || apenet_usm_parse(rx->buf, rx->len, &m))
 		return -1;
+	/* A Report carries the request's request-id when it can be read (in
+	 * plaintext): net-snmp matches a probe's Report by it */
+	long reqid = 0;
+	if (!m.encrypted) {
+		const uint8_t *ce, *pdu;
+		size_t cel, pl;
+		if (!apenet_usm_scoped(m.data, m.data_len, &ce, &cel, &pdu, &pl))
+			apenet_usm_pdu_reqid(pdu, pl, &reqid);
+	}
 	/* RFC 3414 3.2 3): an engine ID this engine does not know (the empty
 	 * one of a probe among them) gets a Report that tells it ours */
 	if (m.engine_len != v->engine_len || memcmp(m.engine, v->engine, v->engine_len)) {
-		long reqid = 0;
-		const uint8_t *ce, *pdu;
-		size_t cel, pl;
-		if (!m.encrypted && !apenet_usm_scoped(m.data, m.data_len, &ce, &cel, &pdu, &pl))
-			apenet_usm_pdu_reqid(pdu, pl, &reqid);
 		enum sup_v3_why why = m.engine_len ? SUP_V3_UNKNOWN_ENGINE : SUP_V3_PROBE;
 		refuse(s, rx, why, NULL);
 		report(s, rx, &m, APENET_USM_STAT_UNKNOWN_ENGINE, (uint32_t)s->n.v3[why], reqid, NULL);
+		return 0;
+	}
+	/* net-snmp resends its probe with the engine ID it learnt: empty
+	 * user, noAuthNoPriv.  A Report would refuse it (unknown user) and
+	 * end the sender's discovery; silence lets it go on with its INFORM */
+	if (!m.user_len && !(m.flags & APENET_USM_FLAG_AUTH)) {
+		refuse(s, rx, SUP_V3_PROBE, NULL);
 		return 0;
 	}
 	char user[APENET_USM_USER_MAX + 1];
@@ -269,12 +280,12 @@ int sup_v3_take(struct sup *s, const struct sup_v3_rx *rx, struct apenet_v2c_msg
 	if (apenet_usm_node_parse(m.user, m.user_len, xyz) ||
 	    (s->cfg.cl.have && (xyz[0] >= s->cfg.cl.dims[0] || xyz[1] >= s->cfg.cl.dims[1] || xyz[2] >= s->cfg.cl.dims[2]))) {
 		refuse(s, rx, SUP_V3_UNKNOWN_USER, user);
-		report(s, rx, &m, APENET_USM_STAT_UNKNOWN_USER, (uint32_t)s->n.v3[SUP_V3_UNKNOWN_USER], 0, NULL);
+		report(s, rx, &m, APENET_USM_STAT_UNKNOWN_USER, (uint32_t)s->n.v3[SUP_V3_UNKNOWN_USER], reqid, NULL);
 		return 0;
 	}
 	if ((m.flags & (APENET_USM_FLAG_AUTH | APENET_USM_FLAG_PRIV)) != (APENET_USM_FLAG_AUTH | APENET_USM_FLAG_PRIV)) {
 		refuse(s, rx, SUP_V3_LEVEL, user);
-		report(s, rx, &m, APENET_USM_STAT_UNSUPPORTED_LEVEL, (uint32_t)s->n.v3[SUP_V3_LEVEL], 0, NULL);
+		report(s, rx, &m, APENET_USM_STAT_UNSUPPORTED_LEVEL, (uint32_t)s->n.v3[SUP_V3_LEVEL], reqid, NULL);
 		return 0;
 	}
 	const struct apenet_usm_keys *k = NULL;

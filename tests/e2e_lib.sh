@@ -66,9 +66,11 @@ supervisor_start() {
 	fail "the supervisor did not start: $(cat "$ss_dir/log")"
 }
 
-# cluster_agent_yaml DIR T1 T2: DIR/agent.yaml for an agent of the cluster
-# tests (supervisor.sh, report.sh): its files under DIR, reports to the
-# supervisors on loopback ports T1 and T2, a heartbeat a second.  A loaded
+# cluster_agent_yaml DIR T1 T2 [X,Y,Z]: DIR/agent.yaml for an agent of the
+# cluster tests (supervisor.sh, report.sh): its files under DIR, reports to
+# the supervisors on loopback ports T1 and T2, a heartbeat a second.  With
+# X,Y,Z and $SITE_KEY (a site secret, cluster_site_key): SNMPv3 with node
+# X,Y,Z's key file DIR/node.key, as a site runs it; without: SNMPv2c, said.  A loaded
 # 2-core CI machine can stall an agent (or the emulator) for a few hundred
 # ms: the watchdog allows 1 s, the DNP's beat 2 s, so that only the faults a
 # test injects raise anything.
@@ -90,4 +92,20 @@ supervisors:
   retries: 1
   backoff_ms: 500
 Y
+	if [ -n "${4:-}" ] && [ -n "${SITE_KEY:-}" ]; then
+		rm -f "$1/node.key"
+		"$BIN/apenet" keys node "$4" --site "$SITE_KEY" --out "$1/node.key" >/dev/null ||
+			fail "apenet keys node $4"
+		echo "  key_file: $1/node.key" >>"$1/agent.yaml"
+	else
+		echo "  version: 2c" >>"$1/agent.yaml"
+	fi
+}
+
+# cluster_site_key DIR: a new site secret DIR/site.key, in $SITE_KEY, and
+# the supervisor: lines that name it (for a supervisors' config).
+cluster_site_key() {
+	SITE_KEY=$1/site.key
+	rm -f "$SITE_KEY"
+	"$BIN/apenet" keys init --out "$SITE_KEY" >/dev/null || fail "apenet keys init"
 }

@@ -38,6 +38,7 @@ SIM="$BIN/apenet-sim"
 # the supervisors are given ports from a per-run base, tried until one binds
 base=$(( 20000 + ($$ * 17) % 30000 ))
 
+cluster_site_key "$T"
 cat >"$T/cluster.yaml" <<Y
 cluster:
   dims: 4x4x1
@@ -45,6 +46,7 @@ supervisor:
   batch_max_ms: 20
   silent_ms: 3500
   log_level: info
+  site_key: $SITE_KEY
 Y
 
 sup_start() { # NAME: start the supervisor NAME (port kept across restarts)
@@ -97,7 +99,7 @@ agent() { # X Y: node X,Y,0's agent
 	t2=$P2
 	[ "$1,$2" = 2,1 ] && t1=$(cat "$T/r21a.rport") && t2=$(cat "$T/r21b.rport")
 	[ "$1" = 3 ] && t2=$(cat "$T/rx3.rport")
-	[ -f "$d/agent.yaml" ] || cluster_agent_yaml "$d" "$t1" "$t2"
+	[ -f "$d/agent.yaml" ] || cluster_agent_yaml "$d" "$t1" "$t2" "$1,$2,0"
 	"$BIN/apenet-agent" --config "$d/agent.yaml" --foreground --sim "$T/sim/node-$1-$2-0" 2>>"$d/log" &
 	echo $! >"$d/pid"
 	PIDFILES="$PIDFILES $d/pid"

@@ -38,13 +38,29 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apenet/keys.h"
 #include "apenet/log.h"
 #include "apenet/notify.h"
 #include "e2e.h"
 
-#define V3_USER "apenet"
-#define V3_AUTH "authpass-apenet"
-#define V3_PRIV "privpass-apenet"
+/* SNMPv3: node 1,0,0's keys from a site secret of 32 times V3_SECRET (the
+ * receiver is given the master keys; the agent its key file) */
+#define V3_SECRET 7
+
+static void v3_node_key(uint8_t fill, struct apenet_node_key *k)
+{
+	uint8_t secret[APENET_SITE_SECRET_LEN];
+	struct apenet_err e = { 0 };
+	memset(secret, fill, sizeof(secret));
+	if (apenet_keys_node(secret, 1, 0, 0, k, &e))
+		fail_msg("%s", e.msg);
+}
+
+static void hex(const uint8_t *v, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", v[i]);
+}
 
 struct trapd {
 	pid_t pid;
@@ -123,8 +139,13 @@ static void trapd_start(struct trapd *t)
 	assert_non_null(fp);
 	fprintf(fp, "authCommunity log,execute,net public\n");
 	if (t->v3) {
-		fprintf(fp, "createUser %s SHA %s AES %s\n", V3_USER, V3_AUTH, V3_PRIV);
-		fprintf(fp, "authUser log,execute %s priv\n", V3_USER);
+		struct apenet_node_key k;
+		char a[80], p[80];
+		v3_node_key(V3_SECRET, &k);
+		hex(k.auth_ku, sizeof(k.auth_ku), a);
+		hex(k.priv_ku, sizeof(k.priv_ku), p);
+		fprintf(fp, "createUser %s SHA-256 -m 0x%s AES -m 0x%s\n", k.user, a, p);
+		fprintf(fp, "authUser log,execute %s priv\n", k.user);
 	}
 	fclose(fp);
 	pid_t pid = fork();
@@ -239,6 +260,7 @@ static void config(const struct fixture *f, struct apenet_notify_config *c, int 
 {
 	apenet_notify_config_defaults(c);
 	c->nsupervisors = (unsigned)nsup;
+	c->version = APENET_SNMP_V2C; /* test_v3_authpriv says 3 */
 	for (int i = 0; i < nsup; i++)
 		snprintf(c->supervisors[i], sizeof(c->supervisors[i]), "127.0.0.1:%d", f->r[i].port);
 	/* Generous for a loaded machine: a late answer would be a resend,
@@ -594,9 +616,12 @@ static void test_v3_authpriv(void **state)
 	struct apenet_notify_config c;
 	config(f, &c, 1);
 	c.version = APENET_SNMP_V3;
-	snprintf(c.user, sizeof(c.user), "%s", V3_USER);
-	snprintf(c.auth_pass, sizeof(c.auth_pass), "%s", V3_AUTH);
-	snprintf(c.priv_pass, sizeof(c.priv_pass), "%s", V3_PRIV);
+	struct apenet_node_key k;
+	struct apenet_err e = { 0 };
+	snprintf(c.key_file, sizeof(c.key_file), "%s/node.key", f->r[0].dir);
+	v3_node_key(V3_SECRET, &k);
+	if (apenet_keys_write_node(c.key_file, &k, (uid_t)-1, (gid_t)-1, &e))
+		fail_msg("%s", e.msg);
 	struct apenet_notifier *n = open_ok(&c);
 	for (int i = 0; i < 8; i++)
 		submit(n, i % 2, "boot-v3", "LINK_DOWN");
@@ -615,9 +640,12 @@ static void test_v3_authpriv(void **state)
 	apenet_notifier_close(n);
 	assert_delivered(&f->r[0], "boot-v3", 9);
 
-	/* A wrong passphrase: refused by the receiver, kept in the spool,
-	 * and the reason is there for agent-status. */
-	snprintf(c.auth_pass, sizeof(c.auth_pass), "%s", "not-the-passphrase");
+	/* A key from another site secret: refused by the receiver, kept in
+	 * the spool, and the reason is there for agent-status. */
+	snprintf(c.key_file, sizeof(c.key_file), "%s/wrong.key", f->r[0].dir);
+	v3_node_key(V3_SECRET + 1, &k);
+	if (apenet_keys_write_node(c.key_file, &k, (uid_t)-1, (gid_t)-1, &e))
+		fail_msg("%s", e.msg);
 	n = open_ok(&c);
 	submit(n, 0, "boot-v3", "LINK_DOWN");
 	struct idle_ctx un = { n, 0, 1 };
@@ -625,11 +653,11 @@ static void test_v3_authpriv(void **state)
 	struct apenet_notify_status st;
 	apenet_notifier_status(n, &st);
 	if (!refused)
-		fail_msg("wrong passphrase: state %s, sent %llu, acked %llu, unanswered %llu, outstanding %llu: %s",
+		fail_msg("wrong key: state %s, sent %llu, acked %llu, unanswered %llu, outstanding %llu: %s",
 			 apenet_notify_state_name(st.sup[0].state), (unsigned long long)st.sup[0].sent,
 			 (unsigned long long)st.sup[0].acked, (unsigned long long)st.sup[0].unanswered,
 			 (unsigned long long)st.sup[0].outstanding, st.sup[0].last_error);
-	print_message("wrong passphrase: %s\n", st.sup[0].last_error);
+	print_message("wrong key: %s\n", st.sup[0].last_error);
 	assert_int_equal(st.sup[0].outstanding, 1);
 	assert_int_equal(st.sup[0].acked, 0);
 	apenet_notifier_close(n);

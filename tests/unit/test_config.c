@@ -461,15 +461,24 @@ static void test_supervisors(void **state)
 	load_ok("supervisors:\n  targets: []\n", &cfg);
 	assert_int_equal(cfg.sup.nsupervisors, 0u);
 	apenet_config_free(&cfg);
-	load_ok("supervisors:\n  version: \"3\"\n  user: ops\n  auth_pass: authpass1\n  priv_pass: privpass1\n", &cfg);
+	load_ok("supervisors:\n  version: \"3\"\n  key_file: /etc/apenet/n1.key\n", &cfg);
 	assert_int_equal(cfg.sup.version, APENET_SNMP_V3);
+	assert_string_equal(cfg.sup.key_file, "/etc/apenet/n1.key");
+	apenet_config_free(&cfg);
+	load_ok("supervisors:\n  version: 2c\n", &cfg);
+	assert_int_equal(cfg.sup.version, APENET_SNMP_V2C);
+	apenet_config_free(&cfg);
+	load_ok("supervisors:\n  heartbeat_s: 2\n", &cfg);
+	assert_int_equal(cfg.sup.version, APENET_SNMP_V3); /* the default */
 	apenet_config_free(&cfg);
 	load_err_at("supervisors:\n  version: 4\n", "4", 0, "'version': '4' is not 2c or 3");
 	load_err_at("supervisors:\n  spool: spool.db\n", "spool.db", 0, "'spool': 'spool.db' is not an absolute path");
 	load_err_at("supervisors:\n  targets: [\"a:0\"]\n", "targets", 0,
 		    "supervisors: supervisors[0]: 'a:0': port '0' is not a number in 1..65535");
-	load_err_at("supervisors:\n  version: \"3\"\n  auth_pass: short\n  priv_pass: privpass1\n", "version", 0,
-		    "supervisors: auth_pass: at least 8 characters (RFC 3414)");
+	load_err_at("supervisors:\n  version: \"3\"\n  auth_pass: short\n  priv_pass: privpass1\n", "short", 0,
+		    "'auth_pass': SNMPv3 uses per-node key files now: remove it and set key_file (apenet keys node; "
+		    "docs/security.md)");
+	load_err_at("supervisors:\n  key_file: node.key\n", "node.key", 0, "'key_file': 'node.key' is not an absolute path");
 	load_err_at("supervisors:\n  heartbeat_s: 0\n", "0", 0, "'heartbeat_s': 0 is out of range 0.1..3600");
 }
 
@@ -1299,7 +1308,8 @@ static void test_supervisor_full(void **state)
 		"  resync_ms: 30000\n  group_min: 4\n  evidence_max: 1000\n  heartbeat_flush_ms: 0\n  retention_days: 0\n"
 		"  listen: \"10.0.0.1:162, [::1]:10162 ,sup3.example:1\"\n"
 		"  db: \"/srv/h1.db,/srv/h2.db,/srv/h3.db\"\n  state_dir: /srv/apenet\n  log_level: debug\n"
-		"  agentx: 0\n  agentx_socket: tcp:localhost:705\n  agentx_ping_s: 3\n  agentx_cache_ms: 250\n",
+		"  agentx: 0\n  agentx_socket: tcp:localhost:705\n  agentx_ping_s: 3\n  agentx_cache_ms: 250\n"
+		"  site_key: /srv/site.key\n  site_key_previous: /srv/site.key.old\n",
 		&cfg);
 	const struct apenet_supervisor_config *s = &cfg.svr;
 	assert_true(s->agentx == 0 && s->agentx_ping_s == 3 && s->agentx_cache_ms == 250);
@@ -1343,7 +1353,7 @@ static void test_supervisor_errors(void **state)
 		    "unknown key 'tik_ms' (expected one of: batch_max_events, batch_max_ms, recv_buffer_kib, tick_ms, "
 		    "silent_ms, settle_ms, explain_ms, late_ms, restore_hold_ms, resync_ms, group_min, evidence_max, "
 		    "heartbeat_flush_ms, retention_days, listen, db, state_dir, log_level, agentx, agentx_socket, "
-		    "agentx_ping_s, agentx_cache_ms)");
+		    "agentx_ping_s, agentx_cache_ms, site_key, site_key_previous)");
 	load_err_at("supervisor: on\n", "on", 0, "'supervisor': expected a map, found a value");
 	load_err_at("supervisor:\n  - listen\n", "-", 0, "'supervisor': expected a map, found a list");
 	load_err_val("supervisor:\n  db: [/a, /b]\n", "db", "'db': expected a value, found a list");

@@ -25,6 +25,7 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 
+#include "apenet/keys.h"
 #include "apenet/log.h"
 #include "apenet/notify.h"
 #include "apenet/regs.h"
@@ -81,7 +82,7 @@ static void test_config_check(void **state)
 	apenet_notify_config_defaults(&c);
 	assert_int_equal(apenet_notify_config_check(&c, &e), 0);
 	assert_int_equal(c.nsupervisors, 2); /* duplicated supervisors by default */
-	assert_int_equal(c.version, APENET_SNMP_V2C);
+	assert_int_equal(c.version, APENET_SNMP_V3); /* authenticated by default */
 
 	static const char *const good[] = { "sup", "10.0.0.1:162", "[::1]:1162", "[fe80::1%eth0]:162", "a-b.c_d:65535" };
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
@@ -124,17 +125,13 @@ static void test_config_check(void **state)
 	c.community[0] = 0;
 	expect_bad(&c, "community");
 	apenet_notify_config_defaults(&c);
-	c.version = APENET_SNMP_V3;
-	snprintf(c.auth_pass, sizeof(c.auth_pass), "short");
-	snprintf(c.priv_pass, sizeof(c.priv_pass), "long enough");
-	expect_bad(&c, "auth_pass: at least 8 characters");
-	snprintf(c.auth_pass, sizeof(c.auth_pass), "long enough");
-	snprintf(c.priv_pass, sizeof(c.priv_pass), "1234567");
-	expect_bad(&c, "priv_pass: at least 8 characters");
-	snprintf(c.priv_pass, sizeof(c.priv_pass), "12345678");
+	/* SNMPv3 with a key file is the default */
+	assert_int_equal(c.version, APENET_SNMP_V3);
 	assert_int_equal(apenet_notify_config_check(&c, &e), 0);
-	c.user[0] = 0;
-	expect_bad(&c, "user");
+	snprintf(c.key_file, sizeof(c.key_file), "node.key");
+	expect_bad(&c, "key_file: 'node.key' is not an absolute path");
+	c.version = APENET_SNMP_V2C;
+	assert_int_equal(apenet_notify_config_check(&c, &e), 0); /* v2c needs no key */
 	apenet_notify_config_defaults(&c);
 	c.timeout_ms = 5;
 	expect_bad(&c, "timeout_ms: 5");
@@ -247,6 +244,14 @@ static void test_unanswered_supervisors_block_nothing(void **state)
 	c.backoff_ms = 100;
 	snprintf(c.spool, sizeof(c.spool), "%s/spool.db", dir);
 	snprintf(c.snmp_dir, sizeof(c.snmp_dir), "%s/snmp", dir);
+	/* SNMPv3, the default: engine ID probes that nobody answers block
+	 * nothing either */
+	uint8_t secret[APENET_SITE_SECRET_LEN] = { 1 };
+	struct apenet_node_key nk;
+	snprintf(c.key_file, sizeof(c.key_file), "%s/node.key", dir);
+	unlink(c.key_file);
+	if (apenet_keys_node(secret, 0, 0, 0, &nk, &e) || apenet_keys_write_node(c.key_file, &nk, (uid_t)-1, (gid_t)-1, &e))
+		fail_msg("key: %s", e.msg);
 	struct apenet_notifier *n = NULL;
 	if (apenet_notifier_open(&c, &n, &e))
 		fail_msg("open: %s", e.msg);
