@@ -122,6 +122,7 @@ static void test_config_check(void **state)
 	c.version = 1;
 	expect_bad(&c, "version: 1 is neither");
 	apenet_notify_config_defaults(&c);
+	c.version = APENET_SNMP_V2C;
 	c.community[0] = 0;
 	expect_bad(&c, "community");
 	apenet_notify_config_defaults(&c);
