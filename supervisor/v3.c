@@ -1,9 +1,13 @@
 /*
  * The agents' SNMPv3 INFORMs (docs/security.md): this supervisor is their
- * authoritative engine (RFC 3414 1.5.1: the receiver of an INFORM), with
- * net-snmp's engine ID, boots and time, kept in state_dir; one USM user per
- * node, node-X,Y,Z, whose keys are derived from the site secret the first
- * time that node speaks and kept in a table by coordinates.
+ * authoritative engine (RFC 3414 1.5.1: the receiver of an INFORM), its
+ * engine ID and boots kept in its state directory (the file "engine": the
+ * ID made once, the boots one more at every start, on disk before it
+ * listens), its time the seconds since it started; one USM user per node,
+ * node-X,Y,Z, whose keys are derived from the site secret the first time
+ * that node speaks and kept in a table by coordinates.  A message recorded
+ * on the wire is refused once its time is 150 s away from the engine's, or
+ * the engine has started again since.
  *
  * A message is taken only authenticated and encrypted, from a node user
  * whose key it carries, inside the time window; everything else is
@@ -16,10 +20,12 @@
  * after the batch's commit as the SNMPv2c ones are (ack.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -43,6 +49,8 @@ struct sup_v3 {
 	struct v3_entry *tab;            /* open addressing, a power of two */
 	size_t cap, used;
 	uint64_t salt;
+	long boots;
+	int64_t start_mono;              /* engine time 0 */
 	/* the notification being handled */
 	struct {
 		struct apenet_usm_msg m;
@@ -77,6 +85,72 @@ static int secrets_read(const struct apenet_supervisor_config *c, uint8_t secret
 	return 0;
 }
 
+/* The engine's ID and boots from dir/engine, the boots one more, written
+ * back (a temporary file, fsynced, renamed) before any message is read: a
+ * restarted supervisor never answers with the boots of its last run. */
+static int engine_load(struct sup_v3 *v, const char *dir, struct apenet_err *e)
+{
+	char path[APENET_PATH_MAX + 64], tmp[APENET_PATH_MAX + 64], line[160];
+	snprintf(path, sizeof(path), "%s/engine", dir);
+	snprintf(tmp, sizeof(tmp), "%s/engine.tmp", dir);
+	FILE *f = fopen(path, "r");
+	long boots = 0;
+	v->engine_len = 0;
+	if (f) {
+		unsigned ln = 0;
+		while (fgets(line, sizeof(line), f)) {
+			ln++;
+			if (line[0] == '#' || line[0] == '\n')
+				continue;
+			char hex[2 * APENET_USM_ENGINE_MAX + 2];
+			if (sscanf(line, "engine_id: %66s", hex) == 1) {
+				size_t n = strlen(hex) / 2;
+				if (strlen(hex) % 2 || n < 5 || n > APENET_USM_ENGINE_MAX)
+					goto bad;
+				for (size_t i = 0; i < n; i++) {
+					unsigned b;
+					if (sscanf(hex + 2 * i, "%2x", &b) != 1)
+						goto bad;
+					v->engine[i] = (uint8_t)b;
+				}
+				v->engine_len = n;
+			} else if (sscanf(line, "boots: %ld", &boots) != 1 || boots < 0 || boots >= 0x7fffffff) {
+			bad:
+				fclose(f);
+				return apenet_err_set(e, APENET_EINVAL, "%s:%u: not 'engine_id: HEX' or 'boots: N' (remove the file for a new engine ID: agents learn it again)",
+						      path, ln);
+			}
+		}
+		fclose(f);
+	} else if (errno != ENOENT) {
+		return apenet_err_set(e, APENET_EIO, "%s: %s", path, strerror(errno));
+	}
+	if (!v->engine_len) {
+		/* RFC 3411 5: enterprise 8072 (net-snmp's arc, as APENET-MIB's),
+		 * format 128: random octets */
+		static const uint8_t head[] = { 0x80, 0x00, 0x1f, 0x88, 0x80 };
+		memcpy(v->engine, head, sizeof(head));
+		if (getrandom(v->engine + sizeof(head), 12, 0) != 12)
+			return apenet_err_set(e, APENET_EIO, "getrandom: %s", strerror(errno));
+		v->engine_len = sizeof(head) + 12;
+		boots = 0;
+	}
+	v->boots = boots + 1; /* RFC 3414 2.2.2: one more at every start */
+	char hex[2 * APENET_USM_ENGINE_MAX + 1];
+	for (size_t i = 0; i < v->engine_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", v->engine[i]);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int n = fd < 0 ? -1 : dprintf(fd, "# the SNMPv3 engine of this supervisor (docs/security.md)\nengine_id: %s\nboots: %ld\n", hex, v->boots);
+	if (fd < 0 || n < 0 || fsync(fd) || close(fd) || rename(tmp, path)) {
+		int err = errno;
+		if (fd >= 0)
+			unlink(tmp);
+		return apenet_err_set(e, APENET_EIO, "%s: %s", path, strerror(err));
+	}
+	v->start_mono = sup_mono_ms();
+	return 0;
+}
+
 int sup_v3_open(struct sup *s, struct apenet_err *e)
 {
 	struct sup_v3 *v = calloc(1, sizeof(*v));
@@ -89,10 +163,10 @@ int sup_v3_open(struct sup *s, struct apenet_err *e)
 		free(v);
 		return -1;
 	}
-	v->engine_len = snmpv3_get_engineID(v->engine, sizeof(v->engine));
-	if (v->engine_len < 5) {
+	if (engine_load(v, s->snmp_dir, e)) {
+		explicit_bzero(v, sizeof(*v));
 		free(v);
-		return apenet_err_set(e, APENET_EIO, "net-snmp gave no SNMPv3 engine ID");
+		return -1;
 	}
 	if (getrandom(&v->salt, sizeof(v->salt), 0) != sizeof(v->salt)) {
 		free(v);
@@ -199,14 +273,14 @@ static const struct apenet_usm_keys *keys_for(struct sup_v3 *v, const unsigned x
 	return &en->keys[i];
 }
 
-static long boots_now(void)
+static long boots_now(const struct sup_v3 *v)
 {
-	return (long)snmpv3_local_snmpEngineBoots();
+	return v->boots;
 }
 
-static long time_now(void)
+static long time_now(const struct sup_v3 *v)
 {
-	return (long)snmpv3_local_snmpEngineTime();
+	return (long)((sup_mono_ms() - v->start_mono) / 1000);
 }
 
 /* A Report (RFC 3414 3.2) to the sender of m, when it asked for one:
@@ -220,8 +294,8 @@ static void report(struct sup *s, const struct sup_v3_rx *rx, const struct apene
 		return;
 	size_t spl = apenet_usm_report_scoped(stat, count, reqid, v->engine, v->engine_len, sp, sizeof(sp));
 	struct apenet_usm_head h = { .msg_id = m->msg_id, .flags = keys ? APENET_USM_FLAG_AUTH : 0,
-				     .engine = v->engine, .engine_len = v->engine_len, .boots = boots_now(),
-				     .time = time_now(), .user = m->user, .user_len = m->user_len };
+				     .engine = v->engine, .engine_len = v->engine_len, .boots = boots_now(v),
+				     .time = time_now(v), .user = m->user, .user_len = m->user_len };
 	struct sup_item it = { 0 };
 	uint8_t *b = malloc(1024);
 	if (!spl || !b || !(it.ack_len = apenet_usm_write(&h, sp, spl, keys, b, 1024))) {
@@ -301,7 +375,7 @@ int sup_v3_take(struct sup *s, const struct sup_v3_rx *rx, struct apenet_v2c_msg
 	}
 	/* RFC 3414 3.2 7 a): this engine's boots, and its time within 150 s;
 	 * the Report, authenticated, tells a sender the right ones */
-	long boots = boots_now(), now = time_now();
+	long boots = boots_now(v), now = time_now(v);
 	if (m.boots != boots || boots == 0x7fffffff || labs(m.time - now) > APENET_USM_WINDOW_S) {
 		char d[120];
 		snprintf(d, sizeof(d), "%s: boots %ld time %ld, this engine's %ld and %ld", user, m.boots, m.time, boots, now);
@@ -340,8 +414,8 @@ int sup_v3_ack(struct sup *s, unsigned errstat, struct sup_item *it, const struc
 		return 0;
 	}
 	struct apenet_usm_head h = { .msg_id = v->cur.m.msg_id, .flags = APENET_USM_FLAG_AUTH | APENET_USM_FLAG_PRIV,
-				     .engine = v->engine, .engine_len = v->engine_len, .boots = boots_now(),
-				     .time = time_now(), .user = v->cur.m.user, .user_len = v->cur.m.user_len,
+				     .engine = v->engine, .engine_len = v->engine_len, .boots = boots_now(v),
+				     .time = time_now(v), .user = v->cur.m.user, .user_len = v->cur.m.user_len,
 				     .salt = ++v->salt };
 	size_t n = apenet_usm_write(&h, sp, len, v->cur.keys, b, len + 256);
 	free(sp);

@@ -7,6 +7,11 @@
  * without any change to the agent or to the supervisor: the way the tests
  * cut one node, or a part of the cluster, off a supervisor.
  * LISTEN_PORT 0 takes a free port; the port is printed on stdout.
+ *
+ * udp-relay LISTEN_PORT TARGET_PORT RECORD_DIR also writes every datagram
+ * it passes to the target as RECORD_DIR/N (1, 2, ...), and
+ * udp-relay --send FILE PORT sends FILE as one datagram to 127.0.0.1:PORT:
+ * the replays of tests/e2e/trust.sh, an eavesdropper's copies sent again.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -37,10 +42,26 @@ static int udp(unsigned short port)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: udp-relay LISTEN_PORT TARGET_PORT\n");
+	if (argc == 4 && !strcmp(argv[1], "--send")) {
+		static char msg[65536];
+		FILE *f = fopen(argv[2], "rb");
+		size_t len = f ? fread(msg, 1, sizeof(msg), f) : 0;
+		if (!f || ferror(f)) {
+			perror(argv[2]);
+			return 2;
+		}
+		fclose(f);
+		int fd = udp(0);
+		struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[3])),
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		return sendto(fd, msg, len, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)len ? 0 : 2;
+	}
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: udp-relay LISTEN_PORT TARGET_PORT [RECORD_DIR] | udp-relay --send FILE PORT\n");
 		return 2;
 	}
+	const char *record = argc == 4 ? argv[3] : NULL;
+	unsigned recorded = 0;
 	int in = udp((unsigned short)atoi(argv[1]));
 	struct sockaddr_in target = { .sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[2])),
 				      .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -79,6 +100,15 @@ int main(int argc, char **argv)
 				}
 				if (i < n)
 					sendto(cl[i].up, buf, (size_t)r, 0, (struct sockaddr *)&target, sizeof(target));
+				if (record) {
+					char path[4200];
+					snprintf(path, sizeof(path), "%s/%u", record, ++recorded);
+					FILE *f = fopen(path, "wb");
+					if (f) {
+						fwrite(buf, 1, (size_t)r, f);
+						fclose(f);
+					}
+				}
 			}
 		}
 		for (unsigned i = 0; i < n; i++)
