@@ -102,7 +102,7 @@ static int engine_load(struct sup_v3 *v, const char *dir, struct apenet_err *e)
 			ln++;
 			if (line[0] == '#' || line[0] == '\n')
 				continue;
-			char hex[2 * APENET_USM_ENGINE_MAX + 2];
+			char hex[2 * APENET_USM_ENGINE_MAX + 3]; /* %66s: 66 and the NUL */
 			if (sscanf(line, "engine_id: %66s", hex) == 1) {
 				size_t n = strlen(hex) / 2;
 				if (strlen(hex) % 2 || n < 5 || n > APENET_USM_ENGINE_MAX)
