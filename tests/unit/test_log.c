@@ -3,8 +3,8 @@
  * callback sink gets level and message, the threshold filters, the stderr
  * sink prints "apenet: ..." lines, every sink gets the message with its
  * control characters escaped (one line, no terminal escape), and libpci's
- * fatal errors come back from
- * apenet_pci_scan as error codes with the process carrying on.
+ * fatal errors come back from apenet_pci_scan as error codes with the
+ * process carrying on.
  */
 #include <setjmp.h>
 #include <stdarg.h>
