@@ -138,8 +138,9 @@ void apenet_esc_csv_put(FILE *f, const char *s, int is_string)
 {
 	s = s ? s : "";
 	/* OWASP's list; a tab or CR is escaped below, but a spreadsheet that
-	 * trims the cell would still see what follows */
-	int formula = is_string && *s && strchr("=+-@\t\r", *s);
+	 * trims the cell would still see what follows.  The sign alone ("-",
+	 * a placeholder) is no formula. */
+	int formula = is_string && *s && s[1] && strchr("=+-@\t\r", *s);
 	int quote = formula || strpbrk(s, ",\""); /* no line break is left to quote */
 	if (!quote) {
 		apenet_esc_text_put(f, s);

@@ -14,8 +14,9 @@
  *         as it is: the text is for reading; the exact string is in the JSON.
  *   CSV   a cell: the text form, in double quotes when it holds a comma or
  *         a quote (doubled); a string cell that starts with = + - @ (or a
- *         tab or CR) is a formula to a spreadsheet: it gets a leading ' and
- *         quotes (OWASP's advice).  Numbers are written as they are.
+ *         tab or CR) and goes on is a formula to a spreadsheet: it gets a
+ *         leading ' and quotes (OWASP's advice).  Numbers are written as
+ *         they are, and so is the sign alone ("-", a placeholder).
  *   JSON  a string literal: " \ and the C0 controls newline, tab, CR as
  *         \" \\ \n \t \r; every other C0, DEL and C1 as \u00XX; a byte that
  *         is not valid UTF-8 as \u00XX of its value (the document stays

@@ -165,6 +165,9 @@ static void test_csv(void **state)
 	assert_string_equal(out(CSV_STR, "a\nb"), "a\\x0ab");
 	assert_string_equal(out(CSV_STR, "\x1b[2J,x"), "\"\\x1b[2J,x\"");
 	assert_string_equal(out(CSV_STR, ""), "");
+	/* the sign alone is a placeholder, no formula */
+	assert_string_equal(out(CSV_STR, "-"), "-");
+	assert_string_equal(out(CSV_STR, "="), "=");
 	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++)
 		assert_inert(out(CSV_STR, hostile[i]));
 }
