@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apenet/esc.h"
 #include "apenet/sweep.h"
 
 int apenet_sweep_write_csv(const struct apenet_sweep *sw, FILE *f)
@@ -94,20 +95,6 @@ static void colour(int d, char *out, size_t n)
 	snprintf(out, n, "#%02x%02x40", r > 255 ? 255 : r, g < 0 ? 0 : g > 255 ? 255 : g);
 }
 
-/* XML-escaped s into f. */
-static void xml(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 int apenet_sweep_write_heatmap_svg(const struct apenet_sweep *sw, const struct apenet_sweep_space *s, unsigned a,
 				   unsigned b, const char *title, FILE *f)
 {
@@ -119,9 +106,9 @@ int apenet_sweep_write_heatmap_svg(const struct apenet_sweep *sw, const struct a
 	unsigned w = left + na * cw + 20, h = top + nb * cw + 60;
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" "
 		   "font-family=\"sans-serif\" font-size=\"11\">\n<title>", w, h);
-	xml(f, title ? title : "sweep");
+	apenet_esc_html_put(f, title ? title : "sweep");
 	fprintf(f, "</title>\n<text x=\"%u\" y=\"16\" font-size=\"13\">", left);
-	xml(f, title ? title : "sweep");
+	apenet_esc_html_put(f, title ? title : "sweep");
 	fprintf(f, "</text>\n<text x=\"%u\" y=\"32\">%s across, %s down: best upper bound at each cell</text>\n", left,
 		apenet_sweep_param_name(a), apenet_sweep_param_name(b));
 	for (unsigned x = 0; x < na; x++)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "apenet/config.h"
+#include "apenet/log.h"
 #include "apenet/verdict.h"
 #include "apenet/sampler.h"
 #include "apenet/snapfile.h"
@@ -173,7 +174,7 @@ int cli_input_error(const struct cli *c, const char *cmd, const char *code, cons
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "apenet: %s\n", msg);
+	apenet_log(APENET_LOG_ERR, "%s", msg); /* "apenet: ...", escaped: it may quote a file or a database */
 	if (c->fmt == APENET_OUT_JSON) {
 		struct apenet_out *o = apenet_out_new(APENET_OUT_JSON, stdout, cmd);
 		apenet_out_obj_begin(o, "error");

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "apenet/conf.h"
+#include "apenet/esc.h"
 #include "apenet/snapfile.h"
 
 /* ---- writing ---- */
@@ -98,17 +99,7 @@ void apenet_snapfile_write(const struct apenet_view *v, struct apenet_out *o)
  * checks that both writers' documents load to the same view. */
 static void json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	apenet_esc_json_put(f, s); /* the writer's own escaping (apenet/esc.h) */
 }
 
 static void stream_regs(FILE *f, enum apenet_block b, const uint64_t *v)

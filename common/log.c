@@ -3,6 +3,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "apenet/esc.h"
 #include "apenet/log.h"
 
 _Static_assert(APENET_LOG_ERR == LOG_ERR && APENET_LOG_WARN == LOG_WARNING && APENET_LOG_NOTICE == LOG_NOTICE &&
@@ -94,12 +95,17 @@ void apenet_vlog(int level, const char *fmt, va_list ap)
 	level = clamp(level);
 	if (level > threshold)
 		return;
-	char msg[APENET_LOG_MSG_MAX];
-	int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	char raw[APENET_LOG_MSG_MAX], msg[APENET_LOG_MSG_MAX];
+	int n = vsnprintf(raw, sizeof(raw), fmt, ap);
 	if (n < 0)
-		snprintf(msg, sizeof(msg), "(unformattable message: %s)", fmt);
-	else if ((size_t)n >= sizeof(msg))
-		memcpy(msg + sizeof(msg) - 4, "...", 4);
+		snprintf(raw, sizeof(raw), "(unformattable message: %s)", fmt);
+	/* A message carries fields from outside (a report's boot id, evidence,
+	 * a file's name): escaped whole (apenet/esc.h), so none ends the line or
+	 * reaches a terminal as control; the daemon's own words have no
+	 * control bytes to lose. */
+	size_t room = sizeof(msg) - 3; /* and "..." when it is cut */
+	if (apenet_esc_text(msg, room, raw) >= room || (n > 0 && (size_t)n >= sizeof(raw)))
+		strcat(msg, "...");
 	switch (sink) {
 	case SINK_SYSLOG:
 		syslog(level, "%s", msg);

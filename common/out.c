@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "apenet/esc.h"
 #include "apenet/log.h"
 #include "apenet/out.h"
 
@@ -154,27 +155,6 @@ static void scalar(struct apenet_out *o, enum node_kind k, const char *key, cons
 	n->json = dupstr(o, json);
 }
 
-/* Writes s as a JSON string; straight to the stream, so rendering needs no memory. */
-static void json_put_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
-}
-
 void apenet_out_str(struct apenet_out *o, const char *key, const char *v)
 {
 	if (!v) {
@@ -263,7 +243,7 @@ int apenet_out_fmt_parse(const char *name)
 static void json_write(FILE *f, const struct node *n, int depth)
 {
 	if (n->kind == N_STR) {
-		json_put_str(f, n->text);
+		apenet_esc_json_put(f, n->text);
 		return;
 	}
 	if (n->kind != N_OBJ && n->kind != N_ARR) {
@@ -276,7 +256,7 @@ static void json_write(FILE *f, const struct node *n, int depth)
 		if (depth >= 0)
 			fprintf(f, "\n%*s", (depth + 1) * 2, "");
 		if (obj) {
-			json_put_str(f, c->key ? c->key : "");
+			apenet_esc_json_put(f, c->key ? c->key : "");
 			fputs(depth >= 0 ? ": " : ":", f);
 		}
 		json_write(f, c, depth >= 0 ? depth + 1 : -1);
@@ -380,14 +360,25 @@ static const char *cell(const struct node *row, const char *col)
 	return n && n->text ? n->text : "";
 }
 
-/* Columns a cell takes on a terminal: UTF-8 continuation bytes take none
- * ("°C" is two columns, three bytes). */
+/* A cell the program did not write as a number, a yes/no or a null: a
+ * string, maybe from outside (CSV neutralises its formulas). */
+static int cell_is_string(const struct node *row, const char *col)
+{
+	const struct node *n = lookup(row, col);
+	return n && (n->kind == N_STR || n->kind == N_OBJ);
+}
+
+/* Every string is written escaped (apenet/esc.h: control characters and
+ * bytes that are not UTF-8 as \xNN), and measured as written: UTF-8
+ * continuation bytes take no column ("°C" is two columns, three bytes). */
 static size_t text_width(const char *s)
 {
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
+	return apenet_esc_text_width(s);
+}
+
+static void text_put(FILE *f, const char *s)
+{
+	apenet_esc_text_put(f, s);
 }
 
 /* One table line.  Padding stops at the last non-empty cell, so no line
@@ -398,8 +389,10 @@ static void table_line(FILE *f, int indent, int ncols, const size_t *w, const ch
 	while (last > 0 && !*cells[last])
 		last--;
 	fprintf(f, "%*s", indent, "");
-	for (int i = 0; i <= last; i++)
-		fprintf(f, "%s%*s", cells[i], i < last ? (int)(w[i] - text_width(cells[i]) + 2) : 0, "");
+	for (int i = 0; i <= last; i++) {
+		text_put(f, cells[i]);
+		fprintf(f, "%*s", i < last ? (int)(w[i] - text_width(cells[i]) + 2) : 0, "");
+	}
 	fputc('\n', f);
 }
 
@@ -433,26 +426,40 @@ static void text_write(FILE *f, const struct node *obj, int indent);
 static void text_array(FILE *f, const struct node *arr, int indent)
 {
 	if (!arr->child) {
-		fprintf(f, "%*s%s: (none)\n", indent, "", arr->key ? arr->key : "");
+		fprintf(f, "%*s", indent, "");
+		text_put(f, arr->key);
+		fputs(": (none)\n", f);
 		return;
 	}
 	if (arr_scalars(arr)) {
-		fprintf(f, "%*s%s: ", indent, "", arr->key ? arr->key : "");
-		for (const struct node *c = arr->child; c; c = c->next)
-			fprintf(f, "%s%s", c->text, c->next ? ", " : "\n");
+		fprintf(f, "%*s", indent, "");
+		text_put(f, arr->key);
+		fputs(": ", f);
+		for (const struct node *c = arr->child; c; c = c->next) {
+			text_put(f, c->text);
+			fputs(c->next ? ", " : "\n", f);
+		}
 		return;
 	}
 	if (!arr->vertical && arr_tabular(arr)) {
-		if (arr->key)
-			fprintf(f, "%*s%s:\n", indent, "", arr->key);
+		if (arr->key) {
+			fprintf(f, "%*s", indent, "");
+			text_put(f, arr->key);
+			fputs(":\n", f);
+		}
 		text_table(f, arr, indent + 2);
 		return;
 	}
 	int i = 0;
 	for (const struct node *c = arr->child; c; c = c->next, i++) {
-		fprintf(f, "%*s%s[%d]:\n", indent, "", arr->key ? arr->key : "", i);
-		if (is_scalar(c))
-			fprintf(f, "%*s%s\n", indent + 2, "", c->text);
+		fprintf(f, "%*s", indent, "");
+		text_put(f, arr->key);
+		fprintf(f, "[%d]:\n", i);
+		if (is_scalar(c)) {
+			fprintf(f, "%*s", indent + 2, "");
+			text_put(f, c->text);
+			fputc('\n', f);
+		}
 		else if (c->kind == N_OBJ)
 			text_write(f, c, indent + 2);
 		else
@@ -464,14 +471,19 @@ static void text_write(FILE *f, const struct node *obj, int indent)
 {
 	size_t kw = 0;
 	for (const struct node *c = obj->child; c; c = c->next)
-		if (is_scalar(c) && c->key && strlen(c->key) > kw)
-			kw = strlen(c->key);
+		if (is_scalar(c) && c->key && text_width(c->key) > kw)
+			kw = text_width(c->key);
 	for (const struct node *c = obj->child; c; c = c->next) {
 		if (is_scalar(c)) {
-			fprintf(f, "%*s%s:%*s %s\n", indent, "", c->key ? c->key : "",
-				(int)(kw - (c->key ? strlen(c->key) : 0)), "", c->text);
+			fprintf(f, "%*s", indent, "");
+			text_put(f, c->key);
+			fprintf(f, ":%*s ", (int)(kw - text_width(c->key)), "");
+			text_put(f, c->text);
+			fputc('\n', f);
 		} else if (c->kind == N_OBJ) {
-			fprintf(f, "%*s%s:\n", indent, "", c->key ? c->key : "");
+			fprintf(f, "%*s", indent, "");
+			text_put(f, c->key);
+			fputs(":\n", f);
 			text_write(f, c, indent + 2);
 		} else {
 			text_array(f, c, indent);
@@ -479,19 +491,10 @@ static void text_write(FILE *f, const struct node *obj, int indent)
 	}
 }
 
-static void csv_field(FILE *f, const char *s)
+/* is_string: a cell that may hold a formula (apenet/esc.h); numbers never do. */
+static void csv_field(FILE *f, const char *s, int is_string)
 {
-	if (strpbrk(s, ",\"\n\r")) {
-		fputc('"', f);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', f);
-			fputc(*s, f);
-		}
-		fputc('"', f);
-	} else {
-		fputs(s, f);
-	}
+	apenet_esc_csv_put(f, s, is_string);
 }
 
 /* Its own function, so only a frame that prints a table holds one. */
@@ -503,14 +506,16 @@ static void csv_table(FILE *f, const struct node *arr, const char *path, int *bl
 		table_cols(&t, r, "");
 	if ((*blocks)++)
 		fputc('\n', f);
-	fprintf(f, "# %s\n", path);
+	fputs("# ", f);
+	text_put(f, path);
+	fputc('\n', f);
 	for (int i = 0; i < t.ncols; i++) {
-		csv_field(f, t.cols[i]);
+		csv_field(f, t.cols[i], 0);
 		fputc(i + 1 < t.ncols ? ',' : '\n', f);
 	}
 	for (const struct node *r = arr->child; r; r = r->next)
 		for (int i = 0; i < t.ncols; i++) {
-			csv_field(f, cell(r, t.cols[i]));
+			csv_field(f, cell(r, t.cols[i]), cell_is_string(r, t.cols[i]));
 			fputc(i + 1 < t.ncols ? ',' : '\n', f);
 		}
 }
@@ -526,7 +531,9 @@ static void csv_walk(FILE *f, const struct node *n, const char *path, int *block
 			/* no rows: the header alone, so a reader sees an empty table, not none */
 			if ((*blocks)++)
 				fputc('\n', f);
-			fprintf(f, "# %s\n%s\n", p, c->cols);
+			fputs("# ", f);
+			text_put(f, p);
+			fprintf(f, "\n%s\n", c->cols);
 		} else if (c->kind == N_OBJ || c->kind == N_ARR) {
 			csv_walk(f, c, p, blocks);
 		}

@@ -4,12 +4,13 @@
  * Content-Security-Policy that forbids everything else, so a browser that
  * opens it from a ticket fetches nothing, and a value from the database
  * that tried to be markup would stay text: every one goes through
- * apenet_pm_html_escape.
+ * apenet_esc_html_put (apenet/esc.h; control characters shown as \xNN).
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "apenet/esc.h"
 #include "apenet/out.h"
 #include "pm_int.h"
 
@@ -31,7 +32,7 @@ static const char css[] =
 
 static void esc(FILE *f, const char *s)
 {
-	apenet_pm_html_escape(f, s);
+	apenet_esc_html_put(f, s);
 }
 
 static void td_time(FILE *f, const struct apenet_pm *pm, int64_t ms)

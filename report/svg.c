@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apenet/esc.h"
 #include "apenet/out.h"
 #include "pm_int.h"
 
@@ -70,9 +71,9 @@ static void wrap_stub(FILE *f, double cx, double cy, int dim, int dir, const str
 	double tx = cx + ux * len, ty = cy + uy * len;
 	fprintf(f, "<g><title>wraparound cable of incident #%lld: %u,%u,%u ", (long long)in->id, in->node[0], in->node[1],
 		in->node[2]);
-	apenet_pm_html_escape(f, in->link);
+	apenet_esc_html_put(f, in->link);
 	fprintf(f, " - %u,%u,%u ", in->far[0], in->far[1], in->far[2]);
-	apenet_pm_html_escape(f, in->far_link);
+	apenet_esc_html_put(f, in->far_link);
 	fprintf(f, " (around the torus's edge)</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"bad\"/>"
 		   "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" class=\"wrap\"/></g>\n",
 		cx, cy, tx - ux * 6, ty - uy * 6, tx + ux * 4, ty + uy * 4, tx - ux * 6 - uy * 7, ty - uy * 6 + ux * 7,
@@ -177,7 +178,7 @@ void apenet_pm_svg_map(FILE *f, const struct apenet_pm *pm)
 				fprintf(f, "<g><title>%u,%u,%u", x, y, zs[k]);
 				if (name[0]) {
 					fputs(" ", f);
-					apenet_pm_html_escape(f, name);
+					apenet_esc_html_put(f, name);
 				}
 				fprintf(f, "</title><circle cx=\"%u\" cy=\"%u\" r=\"17\" fill=\"%s\" class=\"nd\"/>"
 					   "<text x=\"%u\" y=\"%u\" class=\"nl\">%u,%u</text></g>\n",
@@ -243,7 +244,7 @@ void apenet_pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
 		unsigned y = TOP + j * LANE_H + LANE_H / 2;
 		fprintf(f, "<line x1=\"%u\" y1=\"%u\" x2=\"%u\" y2=\"%u\" class=\"lane\"/><text x=\"4\" y=\"%u\" class=\"lbl\">",
 			LEFT, y, W - RIGHT, y, y + 4);
-		apenet_pm_html_escape(f, lanes[j]);
+		apenet_esc_html_put(f, lanes[j]);
 		fprintf(f, "%s</text>\n", j == LANES - 1 ? " and more" : "");
 	}
 	/* the axis: ticks every "nice" step, labelled relative to the first fault */
@@ -288,12 +289,12 @@ void apenet_pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
 			pm->has_first ? apenet_pm_rel(ev->time_ms - ref, r, sizeof(r)) : "");
 		if (ev->kind == APENET_PM_TRANSITION) {
 			fprintf(f, "%u,%u,%u ", ev->node[0], ev->node[1], ev->node[2]);
-			apenet_pm_html_escape(f, ev->where);
+			apenet_esc_html_put(f, ev->where);
 			fputc(' ', f);
-			apenet_pm_html_escape(f, ev->code);
+			apenet_esc_html_put(f, ev->code);
 			fprintf(f, " %s: ", apenet_pm_status_name(ev->new_status));
 		}
-		apenet_pm_html_escape(f, ev->text);
+		apenet_esc_html_put(f, ev->text);
 		if (ev->kind == APENET_PM_OPENED || ev->kind == APENET_PM_CLOSED)
 			fprintf(f, "</title><rect x=\"%.1f\" y=\"%u\" width=\"9\" height=\"9\" transform=\"rotate(45 %.1f %u)\" "
 				   "fill=\"%s\" class=\"mk\"/></g>\n",

@@ -7,8 +7,24 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apenet/esc.h"
 #include "apenet/out.h"
 #include "pm_int.h"
+
+/* A string from the database, a black box, a config or a file name, as
+ * printable text (apenet/esc.h: control characters as \xNN, so none ends a
+ * line or reaches the terminal as an escape): T() around every such %s.  A
+ * ring of buffers, so that one fprintf can take several (at most 8); each
+ * holds the longest field of the model (512 bytes) escaped whole. */
+#define T_RING 8
+static const char *T(const char *s)
+{
+	static _Thread_local char ring[T_RING][4 * 512 + 4];
+	static _Thread_local unsigned next;
+	char *b = ring[next++ % T_RING];
+	apenet_esc_text(b, sizeof(ring[0]), s);
+	return b;
+}
 
 static void heading(FILE *f, const char *h)
 {
@@ -27,8 +43,8 @@ static void incident_line(FILE *f, const struct apenet_pm *pm, const struct apen
 	else
 		snprintf(where, sizeof(where), "%u,%u,%u%s%s", in->node[0], in->node[1], in->node[2], in->link[0] ? " " : "",
 			 in->link);
-	fprintf(f, "  #%-5lld %-18s %-26s %-7s rule %-20s opened %s", (long long)in->id, in->component, where,
-		apenet_hdb_state_name(in->state), in->rule, apenet_pm_since_first(pm, in->opened_ms, o, sizeof(o)));
+	fprintf(f, "  #%-5lld %-18s %-26s %-7s rule %-20s opened %s", (long long)in->id, T(in->component), T(where),
+		apenet_hdb_state_name(in->state), T(in->rule), apenet_pm_since_first(pm, in->opened_ms, o, sizeof(o)));
 	if (in->closed_ms)
 		fprintf(f, ", %s %s", in->state == APENET_HDB_MERGED ? "merged" : "closed", apenet_pm_since_first(pm, in->closed_ms, c, sizeof(c)));
 	if (in->merged_into)
@@ -42,16 +58,16 @@ static void event_line(FILE *f, const struct apenet_pm *pm, const struct apenet_
 	apenet_pm_who(ev, who, sizeof(who));
 	snprintf(path, sizeof(path), "%s%s%s", apenet_hdb_path_name(ev->path), ev->via[0] ? " " : "", ev->via);
 	fprintf(f, "%s %-24s %14s  %-10s %-18s ", ev->first ? "*" : " ", apenet_out_iso_ms(ev->time_ms, t, sizeof(t)),
-		apenet_pm_since_first(pm, ev->time_ms, r, sizeof(r)), who, path);
+		apenet_pm_since_first(pm, ev->time_ms, r, sizeof(r)), who, T(path));
 	if (ev->kind == APENET_PM_TRANSITION) {
-		fprintf(f, "%u,%u,%u %s%s%s %s->%s", ev->node[0], ev->node[1], ev->node[2], ev->where, ev->where[0] ? " " : "",
-			ev->code, apenet_pm_status_name(ev->old_status), apenet_pm_status_name(ev->new_status));
+		fprintf(f, "%u,%u,%u %s%s%s %s->%s", ev->node[0], ev->node[1], ev->node[2], T(ev->where), ev->where[0] ? " " : "",
+			T(ev->code), apenet_pm_status_name(ev->old_status), apenet_pm_status_name(ev->new_status));
 		if (!isnan(ev->value))
-			fprintf(f, " %g%s%s", ev->value, ev->unit[0] ? " " : "", ev->unit);
+			fprintf(f, " %g%s%s", ev->value, ev->unit[0] ? " " : "", T(ev->unit));
 		if (ev->text[0])
-			fprintf(f, ": %s", ev->text);
+			fprintf(f, ": %s", T(ev->text));
 	} else {
-		fprintf(f, "%s", ev->text);
+		fprintf(f, "%s", T(ev->text));
 	}
 	if (ev->incident && ev->kind == APENET_PM_TRANSITION)
 		fprintf(f, " [#%lld]", (long long)ev->incident);
@@ -81,18 +97,18 @@ static void trends(FILE *f, const struct apenet_pm *pm)
 	for (unsigned i = 0; i < pm->ntrend; i++) {
 		const struct apenet_pm_trend *t = &pm->trend[i];
 		fprintf(f, "  node %u,%u,%u: %s\n    %u samples, %s .. %s (%s .. %s)%s%s\n", t->node[0], t->node[1], t->node[2],
-			t->file, t->samples, apenet_out_iso_ms(t->from_ms, a, sizeof(a)), apenet_out_iso_ms(t->to_ms, b, sizeof(b)),
+			T(t->file), t->samples, apenet_out_iso_ms(t->from_ms, a, sizeof(a)), apenet_out_iso_ms(t->to_ms, b, sizeof(b)),
 			apenet_pm_since_first(pm, t->from_ms, u, sizeof(u)), apenet_pm_since_first(pm, t->to_ms, v, sizeof(v)), t->reason[0] ? "; dumped: " : "",
-			t->reason);
+			T(t->reason));
 		if (t->unreadable_ms)
 			fprintf(f, "    the card read all-ones (off the bus) from %s\n", apenet_pm_since_first(pm, t->unreadable_ms, u, sizeof(u)));
 		for (unsigned k = 0; k < t->nseries; k++) {
 			const struct apenet_pm_series *s = &t->series[k];
-			fprintf(f, "    %-26s ", s->label);
+			fprintf(f, "    %-26s ", T(s->label));
 			spark(f, s, 32);
-			fprintf(f, "  %9.4g .. %-9.4g %-2s at fault %-9.4g%s%s%s%s\n", s->min, s->max, s->unit, s->at_fault,
-				s->crossed || s->notable ? "  <- " : "", s->crossed ? s->crossed_note : "",
-				s->crossed && s->notable ? "; " : "", s->notable ? s->note : "");
+			fprintf(f, "  %9.4g .. %-9.4g %-2s at fault %-9.4g%s%s%s%s\n", s->min, s->max, T(s->unit), s->at_fault,
+				s->crossed || s->notable ? "  <- " : "", s->crossed ? T(s->crossed_note) : "",
+				s->crossed && s->notable ? "; " : "", s->notable ? T(s->note) : "");
 		}
 	}
 }
@@ -102,19 +118,19 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 	char d[40];
 	for (unsigned i = 0; i < pm->ncable; i++) {
 		const struct apenet_pm_cable *c = &pm->cable[i];
-		fprintf(f, "  %u,%u,%u %s", c->node[0], c->node[1], c->node[2], c->link);
+		fprintf(f, "  %u,%u,%u %s", c->node[0], c->node[1], c->node[2], T(c->link));
 		if (c->has_far)
-			fprintf(f, " - %u,%u,%u %s", c->far[0], c->far[1], c->far[2], c->far_link);
+			fprintf(f, " - %u,%u,%u %s", c->far[0], c->far[1], c->far[2], T(c->far_link));
 		fprintf(f, " (incident #%lld): ", (long long)c->incident);
 		const char *from, *serial = apenet_pm_cable_serial(c, &from);
 		if (c->known) {
-			fprintf(f, "serial %s, %s %s", c->cable.serial, c->cable.vendor, c->cable.part);
+			fprintf(f, "serial %s, %s %s", T(c->cable.serial), T(c->cable.vendor), T(c->cable.part));
 			if (!isnan(c->cable.length_m))
 				fprintf(f, ", %.1f m", c->cable.length_m);
 			fputc('\n', f);
 		} else if (serial) {
 			const struct apenet_pm_module *m = c->ends[0].serial[0] ? &c->ends[0] : &c->ends[1];
-			fprintf(f, "serial %s, %s %s", m->serial, m->vendor, m->part);
+			fprintf(f, "serial %s, %s %s", T(m->serial), T(m->vendor), T(m->part));
 			if (!isnan(m->length_m))
 				fprintf(f, ", %.1f m", m->length_m);
 			fprintf(f, " (its module, as the agent read it; no cable record)\n");
@@ -125,21 +141,21 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 			const struct apenet_pm_module *m = &c->ends[k];
 			const unsigned *xyz = k ? c->far : c->node;
 			if (m->serial[0])
-				fprintf(f, "    module at %u,%u,%u %s (black box): serial %s, %s %s\n", xyz[0], xyz[1], xyz[2], m->port,
-					m->serial, m->vendor, m->part);
+				fprintf(f, "    module at %u,%u,%u %s (black box): serial %s, %s %s\n", xyz[0], xyz[1], xyz[2],
+					T(m->port), T(m->serial), T(m->vendor), T(m->part));
 		}
 		if (serial && !c->ncerts)
 			fprintf(f, "    never qualified\n");
 		for (unsigned k = 0; k < c->ncerts; k++) {
 			const struct apenet_hdb_cert *x = &c->certs[k];
 			fprintf(f, "    certificate %s: %-12s BER target %.0e, %llu bits, %llu errors, upper %.2e%s\n",
-				apenet_out_iso_ms(x->finished_ms, d, sizeof(d)), x->verdict, x->target, (unsigned long long)x->bits,
+				apenet_out_iso_ms(x->finished_ms, d, sizeof(d)), T(x->verdict), x->target, (unsigned long long)x->bits,
 				(unsigned long long)x->errors, x->upper, x->swept ? ", swept" : "");
 		}
 		for (unsigned k = 0; k < c->nearlier; k++) {
 			const struct apenet_hdb_incident *x = &c->earlier[k];
-			fprintf(f, "    earlier fault: #%lld %s %s, rule %s\n", (long long)x->id, x->component,
-				apenet_out_iso_ms(x->opened_ms, d, sizeof(d)), x->rule);
+			fprintf(f, "    earlier fault: #%lld %s %s, rule %s\n", (long long)x->id, T(x->component),
+				apenet_out_iso_ms(x->opened_ms, d, sizeof(d)), T(x->rule));
 		}
 	}
 }
@@ -150,15 +166,15 @@ int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
 	const struct apenet_hdb_incident *main = apenet_pm_main_incident(pm);
 	if (pm->by_incident && main)
 		fprintf(f, "POST-MORTEM REPORT: incident #%lld, %s of node %u,%u,%u%s%s (%s)\n", (long long)main->id,
-			main->component, main->node[0], main->node[1], main->node[2], main->link[0] ? " " : "", main->link,
+			T(main->component), main->node[0], main->node[1], main->node[2], main->link[0] ? " " : "", T(main->link),
 			apenet_hdb_state_name(main->state));
 	else
 		fprintf(f, "POST-MORTEM REPORT: %s .. %s%s\n", apenet_out_iso_ms(pm->from_ms, a, sizeof(a)),
 			apenet_out_iso_ms(pm->to_ms, b, sizeof(b)), pm->has_node ? " (one node)" : "");
 	/* the three lines to read if nothing else is read */
-	fprintf(f, "  What failed  %s\n  Since        %s\n  Affected     %s\n\n", pm->summary.failed, pm->summary.since,
-		pm->summary.affected);
-	fprintf(f, "database   %s\ngenerated  %s\nwindow     %s .. %s (UTC)\n", pm->db,
+	fprintf(f, "  What failed  %s\n  Since        %s\n  Affected     %s\n\n", T(pm->summary.failed), T(pm->summary.since),
+		T(pm->summary.affected));
+	fprintf(f, "database   %s\ngenerated  %s\nwindow     %s .. %s (UTC)\n", T(pm->db),
 		apenet_out_iso_ms(pm->generated_ms, r, sizeof(r)), apenet_out_iso_ms(pm->from_ms, a, sizeof(a)),
 		apenet_out_iso_ms(pm->to_ms, b, sizeof(b)));
 	if (pm->has_node)
@@ -168,21 +184,21 @@ int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
 	if (pm->has_first) {
 		const struct apenet_pm_event *x = &pm->first;
 		char who[96];
-		fprintf(f, "  %s  node %s", apenet_out_iso_ms(x->time_ms, a, sizeof(a)), apenet_pm_node_label(pm, x->node, who, sizeof(who)));
+		fprintf(f, "  %s  node %s", apenet_out_iso_ms(x->time_ms, a, sizeof(a)), T(apenet_pm_node_label(pm, x->node, who, sizeof(who))));
 		if (x->code[0])
-			fprintf(f, " %s %s %s->%s", x->where, x->code, apenet_pm_status_name(x->old_status),
+			fprintf(f, " %s %s %s->%s", T(x->where), T(x->code), apenet_pm_status_name(x->old_status),
 				apenet_pm_status_name(x->new_status));
 		if (x->has_reporter)
 			fprintf(f, ", reported by %u,%u,%u (%s%s%s)", x->reporter[0], x->reporter[1], x->reporter[2],
-				apenet_hdb_path_name(x->path), x->via[0] ? " via " : "", x->via);
+				apenet_hdb_path_name(x->path), x->via[0] ? " via " : "", T(x->via));
 		else
 			fprintf(f, ", seen by the supervisor (%s)", apenet_hdb_path_name(x->path));
-		fprintf(f, "%s%s\n", x->text[0] ? ": " : "", x->text);
-		fprintf(f, "  blamed: %s of node %s%s%s", pm->first_component,
-			apenet_pm_node_label(pm, pm->first_blamed, who, sizeof(who)),
-			pm->first_link[0] ? " link " : "", pm->first_link);
+		fprintf(f, "%s%s\n", x->text[0] ? ": " : "", T(x->text));
+		fprintf(f, "  blamed: %s of node %s%s%s", T(pm->first_component),
+			T(apenet_pm_node_label(pm, pm->first_blamed, who, sizeof(who))),
+			pm->first_link[0] ? " link " : "", T(pm->first_link));
 		if (pm->first_has_far)
-			fprintf(f, " - %u,%u,%u %s", pm->first_far[0], pm->first_far[1], pm->first_far[2], pm->first_far_link);
+			fprintf(f, " - %u,%u,%u %s", pm->first_far[0], pm->first_far[1], pm->first_far[2], T(pm->first_far_link));
 		if (pm->first_incident)
 			fprintf(f, " (incident #%lld)", (long long)pm->first_incident);
 		fputc('\n', f);
@@ -203,8 +219,8 @@ int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
 		const struct apenet_pm_seen *s = &pm->seen[i];
 		char path[24];
 		snprintf(path, sizeof(path), "%s%s%s", apenet_hdb_path_name(s->path), s->via[0] ? " " : "", s->via);
-		fprintf(f, "  %14s  %-10s %-20s %3ux  %s\n", apenet_pm_rel(s->delta_ms, r, sizeof(r)), s->observer, path,
-			s->count, s->what);
+		fprintf(f, "  %14s  %-10s %-20s %3ux  %s\n", apenet_pm_rel(s->delta_ms, r, sizeof(r)), T(s->observer), T(path),
+			s->count, T(s->what));
 	}
 
 	heading(f, "Timeline (UTC; * the first fault; [#n] evidence of incident n)");
@@ -227,13 +243,13 @@ int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
 
 	heading(f, "Recommendations");
 	for (unsigned i = 0; i < pm->nrec; i++)
-		fprintf(f, "  %u. %s\n", i + 1, pm->rec[i].text);
+		fprintf(f, "  %u. %s\n", i + 1, T(pm->rec[i].text));
 	if (!pm->nrec)
 		fprintf(f, "  none\n");
 	if (pm->nnotes) {
 		heading(f, "Notes");
 		for (unsigned i = 0; i < pm->nnotes; i++)
-			fprintf(f, "  - %s\n", pm->notes[i]);
+			fprintf(f, "  - %s\n", T(pm->notes[i]));
 	}
 	return ferror(f) ? -1 : 0;
 }

@@ -1,6 +1,6 @@
 /*
- * The report's times and escaping: times relative to the first fault
- * (absolute ones are apenet_out_iso_ms's), HTML text.
+ * The report's times: relative to the first fault (absolute ones are
+ * apenet_out_iso_ms's).  HTML text is escaped by apenet_esc_html_put.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,24 +29,4 @@ const char *apenet_pm_since_first(const struct apenet_pm *pm, int64_t ms, char *
 		return buf;
 	}
 	return apenet_pm_rel(ms - pm->first.time_ms, buf, n);
-}
-
-void apenet_pm_html_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default:
-			/* control characters have no place in a page (and a NUL
-			 * ends the string anyway) */
-			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-				fputc('?', f);
-			else
-				fputc(*s, f);
-		}
-	}
 }

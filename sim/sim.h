@@ -171,6 +171,8 @@ struct sim_cable_conf {
 	int kind;                 /* enum sim_cable_kind, -1: default */
 	double length_m;          /* 0: default */
 	char csv[PATH_MAX];       /* measured BER points, empty: model */
+	int has_vendor;           /* the modules' vendor name (both ends) instead of the default */
+	char vendor[17];
 };
 struct sim_conf {
 	unsigned dims[3];

@@ -12,7 +12,7 @@ static const char *const top_keys[] = { "dims", "variant", "seed", "ber_accel", 
 					"cables", "remote_window", NULL };
 static const char *const cable_keys[] = { "kind", "length", NULL };
 static const char *const node_keys[] = { "node", "variant", "remote_window", NULL };
-static const char *const link_keys[] = { "node", "link", "kind", "length", "measured", NULL };
+static const char *const link_keys[] = { "node", "link", "kind", "length", "measured", "vendor", NULL };
 
 static int variant(const struct apenet_conf *c, const struct apenet_conf_node *n, const struct apenet_profile **p,
 		   struct apenet_err *e)
@@ -108,6 +108,15 @@ static int load_cables(const struct apenet_conf *c, const struct apenet_conf_nod
 			return -1;
 		if ((n = apenet_conf_get(i, "length")) && apenet_conf_double(c, n, 0.1, 100, &cc->length_m, e))
 			return -1;
+		/* the modules' vendor name, as is: a test's way to put any bytes in an EEPROM */
+		if ((n = apenet_conf_get(i, "vendor"))) {
+			if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, "vendor", e))
+				return -1;
+			if (strlen(n->value) > 16)
+				return apenet_conf_error(c, n, e, "'vendor': longer than the EEPROM's 16 bytes");
+			snprintf(cc->vendor, sizeof(cc->vendor), "%s", n->value);
+			cc->has_vendor = 1;
+		}
 		if ((n = apenet_conf_get(i, "measured"))) {
 			if (apenet_conf_expect(c, n, APENET_CONF_SCALAR, "measured", e))
 				return -1;

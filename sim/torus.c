@@ -177,6 +177,11 @@ static int cable_setup(struct sim_torus *t, const struct sim_conf *c, struct sim
 			sim_module_default_sfp(&lk->module, mk, len, sn, lk->lp->lane_mbps / 1000.0);
 		else
 			sim_module_default(&lk->module, mk, len, sn);
+		const struct sim_cable_conf *cc = cable_conf(c, b, l);
+		if (!cc && peer)
+			cc = cable_conf(c, &t->b[lk->peer_board], (unsigned)lk->peer_link);
+		if (cc && cc->has_vendor)
+			snprintf(lk->module.vendor, sizeof(lk->module.vendor), "%s", cc->vendor);
 		sim_eeprom_build(&lk->module, lk->ee);
 	}
 	return 0;

@@ -261,13 +261,13 @@ static int map_draw(struct top *t, int y0, int map_h)
 	struct apenet_top_layout l;
 	apenet_top_slice_layout(t->dims[0], t->dims[1], (unsigned)COLS, (unsigned)map_h - 1, sel ? sel->x : 0,
 				sel ? sel->y : 0, &l);
-	mvprintw(y0, 0, "    ");
+	top_mvprintw(y0, 0, "    ");
 	for (unsigned x = l.x0; x < l.x0 + l.cols; x++)
 		if (l.cell_w == 2 || x % 5 == 0)
-			printw(l.cell_w == 2 ? "%-2u" : "%-5u", l.cell_w == 2 ? x % 100 : x);
+			top_printw(l.cell_w == 2 ? "%-2u" : "%-5u", l.cell_w == 2 ? x % 100 : x);
 	int y = y0 + 1;
 	for (unsigned r = l.y0; r < l.y0 + l.rows; r++, y++) {
-		mvprintw(y, 0, "Y%-3u", r);
+		top_mvprintw(y, 0, "Y%-3u", r);
 		for (unsigned x = l.x0; x < l.x0 + l.cols; x++) {
 			const struct apenet_top_node *n = node_at(t, x, r, t->z);
 			int cls = n ? n->cls : -1;
@@ -290,7 +290,7 @@ static int state_line(void *arg, const struct apenet_hdb_state *s)
 	int *y = arg;
 	if (*y >= LINES - 2)
 		return 0;
-	mvprintw((*y)++, 2, "%-8s %-24s %-7s from %u,%u,%u (%s%s%s)", apenet_top_class_name(s->status < 3 ? s->status : 2),
+	top_mvprintw((*y)++, 2, "%-8s %-24s %-7s from %u,%u,%u (%s%s%s)", apenet_top_class_name(s->status < 3 ? s->status : 2),
 		 s->code, s->where, s->reporter[0], s->reporter[1], s->reporter[2], apenet_hdb_path_name(s->path),
 		 s->via[0] ? " via " : "", s->via);
 	return 0;
@@ -310,15 +310,15 @@ static int link_line(void *arg, const struct apenet_hdb_link *l)
 		return 0;
 	char p[40];
 	snprintf(p, sizeof(p), "%u,%u,%u %s", l->partner[0], l->partner[1], l->partner[2], l->partner_link);
-	mvprintw((*y)++, 0, "%-5s %-20s ", l->name, p);
+	top_mvprintw((*y)++, 0, "%-5s %-20s ", l->name, p);
 	int st = l->status < 3 ? l->status : 2, ps = l->partner_status < 3 ? l->partner_status : 2;
 	int a = top_attr_class(t, st);
 	attron(a);
-	printw("%-9s", apenet_top_class_name(st));
+	top_printw("%-9s", apenet_top_class_name(st));
 	attroff(a);
 	a = top_attr_class(t, ps);
 	attron(a);
-	printw(" %-9s", apenet_top_class_name(ps));
+	top_printw(" %-9s", apenet_top_class_name(ps));
 	attroff(a);
 	return 0;
 }
@@ -327,32 +327,32 @@ static void cnode_view(struct top *t)
 {
 	const struct apenet_top_node *n = node_at(t, t->cnode[0], t->cnode[1], t->cnode[2]);
 	attron(A_BOLD);
-	mvprintw(0, 0, "apenet-top  node %u,%u,%u %s", t->cnode[0], t->cnode[1], t->cnode[2], n ? n->name : "");
+	top_mvprintw(0, 0, "apenet-top  node %u,%u,%u %s", t->cnode[0], t->cnode[1], t->cnode[2], n ? n->name : "");
 	attroff(A_BOLD);
 	if (!n) {
-		mvprintw(2, 0, "not in the database");
+		top_mvprintw(2, 0, "not in the database");
 		return;
 	}
 	int a = top_attr_class(t, n->cls);
 	attron(a);
-	mvprintw(1, 0, "%s", apenet_top_class_name(n->cls));
+	top_mvprintw(1, 0, "%s", apenet_top_class_name(n->cls));
 	attroff(a);
 	char what[360];
 	apenet_top_node_what(n, what, sizeof(what));
-	printw("  %.*s", COLS > 12 ? COLS - 12 : 1, what);
+	top_printw("  %.*s", COLS > 12 ? COLS - 12 : 1, what);
 	/* its links, both ends' worst current state (the database knows links,
 	 * not lanes: a lane is apenet-top on the node itself) */
 	attron(A_REVERSE);
-	mvprintw(3, 0, "%-5s %-20s %-9s %-9s", "LINK", "PARTNER", "THIS END", "FAR END");
+	top_mvprintw(3, 0, "%-5s %-20s %-9s %-9s", "LINK", "PARTNER", "THIS END", "FAR END");
 	attroff(A_REVERSE);
 	struct link_ctx lc = { t, 4 };
 	struct apenet_err e = { 0 };
 	if (apenet_hdb_links_each(t->hdb, t->cnode, link_line, &lc, &e))
-		mvprintw(lc.y++, 2, "%s", e.msg);
+		top_mvprintw(lc.y++, 2, "%s", e.msg);
 	int y = lc.y;
 	/* the open incidents that blame it (a cable: either end) */
 	if (n->incidents) {
-		mvprintw(++y, 0, "open incidents (apenet health --incidents):");
+		top_mvprintw(++y, 0, "open incidents (apenet health --incidents):");
 		int64_t now = now_ms();
 		for (size_t i = 0; i < t->ninc && y < LINES - 4; i++) {
 			const struct apenet_top_incident *in = &t->incs[i];
@@ -362,31 +362,31 @@ static void cnode_view(struct top *t)
 				continue;
 			int fa = top_attr_sev(t, APENET_SEV_FAIL);
 			attron(fa);
-			mvprintw(++y, 2, "%-5lld %-18.18s %-20.20s %6llds ", (long long)in->id, in->component, in->rule,
+			top_mvprintw(++y, 2, "%-5lld %-18.18s %-20.20s %6llds ", (long long)in->id, in->component, in->rule,
 				 (long long)(now > in->opened_ms ? (now - in->opened_ms) / 1000 : 0));
 			attroff(fa);
-			printw("%.*s", COLS > 58 ? COLS - 58 : 1, in->first);
+			top_printw("%.*s", COLS > 58 ? COLS - 58 : 1, in->first);
 		}
 		y++;
 	}
-	mvprintw(++y, 0, "current states (apenet health --node %u,%u,%u):", n->x, n->y, n->z);
+	top_mvprintw(++y, 0, "current states (apenet health --node %u,%u,%u):", n->x, n->y, n->z);
 	int y0 = ++y;
 	if (apenet_hdb_node_states_each(t->hdb, t->cnode, 1, state_line, &y, &e))
-		mvprintw(y++, 2, "%s", e.msg);
+		top_mvprintw(y++, 2, "%s", e.msg);
 	if (y == y0)
-		mvprintw(y++, 2, n->cls == 3 ? "none: nothing heard from it within the silence limit" : "none");
+		top_mvprintw(y++, 2, n->cls == 3 ? "none: nothing heard from it within the silence limit" : "none");
 	if (y < LINES - 2)
-		mvprintw(y + 1, 0, "its card and lanes: apenet-top on the node itself");
+		top_mvprintw(y + 1, 0, "its card and lanes: apenet-top on the node itself");
 }
 
 void top_cluster_draw(struct top *t)
 {
 	if (!t->hdb || (t->msg[0] && !t->nnodes)) {
-		mvprintw(0, 0, "apenet-top  cluster %s", t->db);
+		top_mvprintw(0, 0, "apenet-top  cluster %s", t->db);
 		attron(top_attr_sev(t, APENET_SEV_FAIL));
-		mvprintw(2, 0, "%.*s", COLS > 0 ? COLS - 1 : 0, t->msg[0] ? t->msg : "no database");
+		top_mvprintw(2, 0, "%.*s", COLS > 0 ? COLS - 1 : 0, t->msg[0] ? t->msg : "no database");
 		attroff(top_attr_sev(t, APENET_SEV_FAIL));
-		mvprintw(4, 0, "trying again every refresh; q quits");
+		top_mvprintw(4, 0, "trying again every refresh; q quits");
 		top_hints(t, "q quit");
 		return;
 	}
@@ -396,29 +396,29 @@ void top_cluster_draw(struct top *t)
 		return;
 	}
 	attron(A_BOLD);
-	mvprintw(0, 0, "apenet-top  cluster %ux%ux%u  %u nodes:", t->dims[0], t->dims[1], t->dims[2], t->sum.nodes);
+	top_mvprintw(0, 0, "apenet-top  cluster %ux%ux%u  %u nodes:", t->dims[0], t->dims[1], t->dims[2], t->sum.nodes);
 	attroff(A_BOLD);
 	static const int order[] = { 2, 3, 1, 0 };
 	for (int i = 0; i < 4; i++) {
 		unsigned v = order[i] == 0 ? t->sum.normal : order[i] == 1 ? t->sum.sick : order[i] == 2 ? t->sum.broken
 													     : t->sum.silent;
-		printw(" ");
+		top_printw(" ");
 		int a = v && order[i] ? top_attr_class(t, order[i]) : 0;
 		attron(a);
-		printw("%u %s", v, apenet_top_class_name(order[i]));
+		top_printw("%u %s", v, apenet_top_class_name(order[i]));
 		attroff(a);
 	}
 	struct apenet_top_counts c;
 	apenet_top_count_slice(t->nodes, t->nnodes, t->z, &c);
-	mvprintw(1, 0, "slice Z=%u of %u: %u broken %u silent %u sick %u normal", t->z, t->dims[2] ? t->dims[2] - 1 : 0,
+	top_mvprintw(1, 0, "slice Z=%u of %u: %u broken %u silent %u sick %u normal", t->z, t->dims[2] ? t->dims[2] - 1 : 0,
 		 c.cls[2], c.cls[3], c.cls[1], c.cls[0]);
 	int ia = t->sum.open_incidents ? top_attr_sev(t, APENET_SEV_FAIL) : 0;
-	printw("   ");
+	top_printw("   ");
 	attron(ia);
-	printw("%u open incident%s", t->sum.open_incidents, t->sum.open_incidents == 1 ? "" : "s");
+	top_printw("%u open incident%s", t->sum.open_incidents, t->sum.open_incidents == 1 ? "" : "s");
 	attroff(ia);
 	if (t->read_ms * 100 > t->delay_ds * 100) /* read less often than the screen: say so */
-		printw("   read every %.1f s", t->read_ms / 10);
+		top_printw("   read every %.1f s", t->read_ms / 10);
 	int y = 2;
 	int rest = LINES - 2 - y;
 	if (t->map && t->dims[0]) {
@@ -440,9 +440,9 @@ void top_cluster_draw(struct top *t)
 			if (z == t->z)
 				a |= A_REVERSE;
 			attron(a);
-			printw("Z%-3u%3uB %3u? %3us", z, k.cls[2], k.cls[3], k.cls[1]);
+			top_printw("Z%-3u%3uB %3u? %3us", z, k.cls[2], k.cls[3], k.cls[1]);
 			attroff(a);
-			printw("  ");
+			top_printw("  ");
 		}
 	}
 	if (t->incidents) {
@@ -451,7 +451,7 @@ void top_cluster_draw(struct top *t)
 		return;
 	}
 	attron(A_REVERSE);
-	mvprintw(y++, 0, "%-11s %-16s %-7s %-*s", "NODE", "NAME", "CLASS", COLS > 38 ? COLS - 38 : 1, "WHAT");
+	top_mvprintw(y++, 0, "%-11s %-16s %-7s %-*s", "NODE", "NAME", "CLASS", COLS > 38 ? COLS - 38 : 1, "WHAT");
 	attroff(A_REVERSE);
 	/* the list scrolls to keep the selection in view */
 	int room = LINES - 1 - y;
@@ -462,19 +462,19 @@ void top_cluster_draw(struct top *t)
 		snprintf(xyz, sizeof(xyz), "%u,%u,%u", n->x, n->y, n->z);
 		if (i == t->sel)
 			attron(A_REVERSE);
-		mvprintw(y, 0, "%-11s %-16.16s ", xyz, n->name);
+		top_mvprintw(y, 0, "%-11s %-16.16s ", xyz, n->name);
 		int a = top_attr_class(t, n->cls);
 		attron(a);
-		printw("%-7s", apenet_top_class_name(n->cls));
+		top_printw("%-7s", apenet_top_class_name(n->cls));
 		attroff(a);
 		char what[360];
 		apenet_top_node_what(n, what, sizeof(what));
-		printw(" %.*s", COLS > 38 ? COLS - 38 : 1, what);
+		top_printw(" %.*s", COLS > 38 ? COLS - 38 : 1, what);
 		if (i == t->sel)
 			attroff(A_REVERSE);
 	}
 	if (!t->nshown)
-		mvprintw(y, 0, t->filter[0] ? "no node matches '%s'" : "no nodes", t->filter);
+		top_mvprintw(y, 0, t->filter[0] ? "no node matches '%s'" : "no nodes", t->filter);
 	top_hints(t, "F1 help  / filter  z/Z slice  F5 map  i incidents  Enter node  q quit");
 }
 
@@ -484,11 +484,11 @@ void top_cluster_draw(struct top *t)
 void top_cluster_incidents(struct top *t, int y)
 {
 	attron(A_REVERSE);
-	mvprintw(y++, 0, "%-5s %-16s %-14s %7s %-*s", "ID", "COMPONENT", "WHERE", "OPEN", COLS > 46 ? COLS - 46 : 1,
+	top_mvprintw(y++, 0, "%-5s %-16s %-14s %7s %-*s", "ID", "COMPONENT", "WHERE", "OPEN", COLS > 46 ? COLS - 46 : 1,
 		 "FIRST FAULT");
 	attroff(A_REVERSE);
 	if (!t->ninc) {
-		mvprintw(y, 0, "no open incident");
+		top_mvprintw(y, 0, "no open incident");
 		return;
 	}
 	int64_t now = now_ms();
@@ -501,10 +501,10 @@ void top_cluster_incidents(struct top *t, int y)
 		int64_t age = now > in->opened_ms ? (now - in->opened_ms) / 1000 : 0;
 		if (i == t->sel)
 			attron(A_REVERSE);
-		mvprintw(y, 0, "%-5lld %-16.16s %-14s %6llds ", (long long)in->id, in->component, where, (long long)age);
+		top_mvprintw(y, 0, "%-5lld %-16.16s %-14s %6llds ", (long long)in->id, in->component, where, (long long)age);
 		int a = top_attr_sev(t, APENET_SEV_FAIL);
 		attron(a);
-		printw("%.*s", COLS > 46 ? COLS - 46 : 1, in->first);
+		top_printw("%.*s", COLS > 46 ? COLS - 46 : 1, in->first);
 		attroff(a);
 		if (i == t->sel)
 			attroff(A_REVERSE);

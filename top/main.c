@@ -11,10 +11,12 @@
  */
 #include <curses.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "apenet/esc.h"
 #include "apenet_version.h"
 #include "top.h"
 
@@ -34,6 +36,42 @@ static int usage(FILE *f, int rc)
 		   "  --version  the version and the JSON schema\n"
 		   "  keys: F1 or h in the program; exit status: 0 after q or a signal, 2 could not start\n");
 	return rc;
+}
+
+/* The formatted line escaped whole and cut at the right edge (top.h). */
+static void vdraw(const char *fmt, va_list ap)
+{
+	char raw[2048], esc[4 * sizeof(raw)];
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	apenet_esc_text(esc, sizeof(esc), raw);
+	int room = COLS - getcurx(stdscr), cols = 0;
+	if (room <= 0)
+		return;
+	size_t i = 0;
+	/* the escaped text is printable: one column per UTF-8 lead byte */
+	for (; esc[i]; i++)
+		if (((unsigned char)esc[i] & 0xc0) != 0x80 && cols++ == room)
+			break;
+	esc[i] = 0;
+	addstr(esc);
+}
+
+void top_printw(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vdraw(fmt, ap);
+	va_end(ap);
+}
+
+void top_mvprintw(int y, int x, const char *fmt, ...)
+{
+	if (move(y, x) == ERR)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vdraw(fmt, ap);
+	va_end(ap);
 }
 
 int top_attr_sev(const struct top *t, enum apenet_sev s)
@@ -56,7 +94,7 @@ void top_hints(const struct top *t, const char *hints)
 {
 	(void)t;
 	attron(A_REVERSE);
-	mvprintw(LINES - 1, 0, "%-*.*s", COLS, COLS, hints);
+	top_mvprintw(LINES - 1, 0, "%-*.*s", COLS, COLS, hints);
 	attroff(A_REVERSE);
 }
 
@@ -84,7 +122,7 @@ static void help(const struct top *t)
 	for (int i = 0; i < h && y0 + i < LINES; i++) {
 		move(y0 + i, x0);
 		attron(A_REVERSE);
-		printw("%-*.*s", w < COLS ? w : COLS, w < COLS ? w : COLS,
+		top_printw("%-*.*s", w < COLS ? w : COLS, w < COLS ? w : COLS,
 		       i == 0 || i == h - 1 ? "" : lines[i - 1]);
 		attroff(A_REVERSE);
 	}
@@ -94,7 +132,7 @@ static void draw(struct top *t)
 {
 	erase();
 	if (LINES < 10 || COLS < 40)
-		mvprintw(0, 0, "apenet-top needs 40x10 at least (%dx%d)", COLS, LINES);
+		top_mvprintw(0, 0, "apenet-top needs 40x10 at least (%dx%d)", COLS, LINES);
 	else if (t->db)
 		top_cluster_draw(t);
 	else
@@ -134,8 +172,8 @@ static void prompt_filter(struct top *t)
 	cbreak(); /* no timeout while typing */
 	for (;;) {
 		attron(A_REVERSE);
-		mvprintw(LINES - 1, 0, "%-*.*s", COLS, COLS, "");
-		mvprintw(LINES - 1, 0, "filter: %.*s", (int)n, buf);
+		top_mvprintw(LINES - 1, 0, "%-*.*s", COLS, COLS, "");
+		top_mvprintw(LINES - 1, 0, "filter: %.*s", (int)n, buf);
 		attroff(A_REVERSE);
 		refresh();
 		int ch = getch();

@@ -129,40 +129,40 @@ static void board_lines(struct top *t)
 	long at = -1;
 	enum apenet_sev w = apenet_findings_worst(&t->held, &at);
 	attron(A_BOLD);
-	mvprintw(0, 0, "apenet-top  node %u,%u,%u  %s  %s%s", APENET_GET(NODE_COORD, X, nc),
+	top_mvprintw(0, 0, "apenet-top  node %u,%u,%u  %s  %s%s", APENET_GET(NODE_COORD, X, nc),
 		 APENET_GET(NODE_COORD, Y, nc), APENET_GET(NODE_COORD, Z, nc), v->prof ? v->prof->name : "?", v->bdf,
 		 t->from ? "  (replay)" : "");
 	attroff(A_BOLD);
-	printw("  ");
+	top_printw("  ");
 	int a = top_attr_sev(t, w);
 	attron(a);
-	printw("%s", at >= 0 ? t->held.f[at].code : "OK");
+	top_printw("%s", at >= 0 ? t->held.f[at].code : "OK");
 	attroff(a);
 	if (v->pcie_ok && v->pcie.has_pcie) {
 		int pa = v->pcie.degraded ? top_attr_sev(t, APENET_SEV_WARN) : 0;
 		attron(pa);
-		mvprintw(1, 0, "PCIe Gen%u x%u (capable Gen%u x%u)", v->pcie.sta_gen, v->pcie.sta_width, v->pcie.cap_gen,
+		top_mvprintw(1, 0, "PCIe Gen%u x%u (capable Gen%u x%u)", v->pcie.sta_gen, v->pcie.sta_width, v->pcie.cap_gen,
 			 v->pcie.cap_width);
 		attroff(pa);
 	} else {
-		mvprintw(1, 0, "PCIe ?");
+		top_mvprintw(1, 0, "PCIe ?");
 	}
 	int wa = APENET_GET(WD_STATUS, HOST_EXPIRED, s->g.WD_STATUS) ? top_attr_sev(t, APENET_SEV_FAIL) : 0;
-	printw("  watchdog %s, ", APENET_GET(WD_CTRL, ENABLE, s->g.WD_CTRL) ? "on" : "off");
+	top_printw("  watchdog %s, ", APENET_GET(WD_CTRL, ENABLE, s->g.WD_CTRL) ? "on" : "off");
 	attron(wa);
-	printw("%s", APENET_GET(WD_STATUS, HOST_EXPIRED, s->g.WD_STATUS) ? "host EXPIRED" : "host ok");
+	top_printw("%s", APENET_GET(WD_STATUS, HOST_EXPIRED, s->g.WD_STATUS) ? "host EXPIRED" : "host ok");
 	attroff(wa);
-	printw(", DNP beat %llu", (unsigned long long)s->g.WD_DNP_HB);
+	top_printw(", DNP beat %llu", (unsigned long long)s->g.WD_DNP_HB);
 	move(2, 0);
 	struct apenet_sensor sn[APENET_NSENSORS];
 	unsigned n = apenet_sensors(v, &t->cfg, &t->held, sn);
 	for (unsigned i = 0, k = 0; i < n; i++) {
 		if (!sn[i].present || getcurx(stdscr) > COLS - 16)
 			continue;
-		printw("%s", k++ ? "  " : "");
+		top_printw("%s", k++ ? "  " : "");
 		a = top_attr_sev(t, sn[i].sev);
 		attron(a);
-		printw("%s %.*f %s", sn[i].name, sn[i].prec, sn[i].value, sn[i].unit);
+		top_printw("%s %.*f %s", sn[i].name, sn[i].prec, sn[i].value, sn[i].unit);
 		attroff(a);
 	}
 }
@@ -173,26 +173,26 @@ static void ldm_row(struct top *t, int y, const char *src, const char *node, uin
 {
 	struct apenet_ldm ldm;
 	apenet_ldm_decode(word, &ldm);
-	mvprintw(y, 0, "%-6s %-8s", src, node);
+	top_mvprintw(y, 0, "%-6s %-8s", src, node);
 	if (!ldm.valid) {
 		int a = top_attr_sev(t, APENET_SEV_FAIL);
 		attron(a);
-		printw(" no valid word (0x%08x)", word);
+		top_printw(" no valid word (0x%08x)", word);
 		attroff(a);
 		return;
 	}
 	for (unsigned f = 0; f < APENET_LDM_NFIELDS; f++) {
 		unsigned v = ldm.field[f];
 		int a = v == APENET_LDM_NORMAL ? 0 : top_attr_sev(t, v == APENET_LDM_SICK ? APENET_SEV_WARN : APENET_SEV_FAIL);
-		printw("  ");
+		top_printw("  ");
 		attron(a);
 		addch(v == APENET_LDM_NORMAL ? '.' : v == APENET_LDM_SICK ? 's' : v == APENET_LDM_BROKEN ? 'B' : '!');
 		attroff(a);
-		printw(" ");
+		top_printw(" ");
 	}
 	int a = ldm.host_expired ? top_attr_sev(t, APENET_SEV_FAIL) : 0;
 	attron(a);
-	printw(" %s", ldm.host_expired ? "DEAD" : "ok");
+	top_printw(" %s", ldm.host_expired ? "DEAD" : "ok");
 	attroff(a);
 }
 
@@ -203,7 +203,7 @@ static void ldm_table(struct top *t, int y)
 	if (y >= LINES - 2)
 		return;
 	attron(A_REVERSE);
-	mvprintw(y++, 0, "%-6s %-8s SVC MEM PER DNP CUR VLT TMP  Z-  Z+  Y-  Y+  X-  X+ %-*s", "LDM", "NODE",
+	top_mvprintw(y++, 0, "%-6s %-8s SVC MEM PER DNP CUR VLT TMP  Z-  Z+  Y-  Y+  X-  X+ %-*s", "LDM", "NODE",
 		 COLS > 70 ? COLS - 70 : 1, "HOST");
 	attroff(A_REVERSE);
 	unsigned nc = (unsigned)s->g.NODE_COORD;
@@ -225,7 +225,7 @@ static void node_view(struct top *t)
 {
 	board_lines(t);
 	attron(A_REVERSE);
-	mvprintw(3, 0, "%-5s %-9s %-5s %-11s %7s %7s %6s %6s %5s %-*s", "LINK", "STATE", "LANES", "PARTNER", "TX MB/s",
+	top_mvprintw(3, 0, "%-5s %-9s %-5s %-11s %7s %7s %6s %6s %5s %-*s", "LINK", "STATE", "LANES", "PARTNER", "TX MB/s",
 		 "RX MB/s", "CRC/m", "RTX/m", "FIFO%", COLS > 71 ? COLS - 71 : 1, "VERDICT");
 	attroff(A_REVERSE);
 	int y = 4;
@@ -233,18 +233,18 @@ static void node_view(struct top *t)
 		const struct apenet_top_link *r = &t->rows[i];
 		if ((int)i == t->sel)
 			attron(A_REVERSE);
-		mvprintw(y, 0, "%-5s %-9s %2u/%-2u %-11.11s %7.1f %7.1f %6.2f %6.2f %5.0f ", r->name, apenet_link_state_name(r->state),
+		top_mvprintw(y, 0, "%-5s %-9s %2u/%-2u %-11.11s %7.1f %7.1f %6.2f %6.2f %5.0f ", r->name, apenet_link_state_name(r->state),
 			 r->lanes_up, r->lanes, r->partner, r->tx_MBps, r->rx_MBps, r->crc_per_min, r->retrans_per_min,
 			 r->fifo_pct);
 		int a = top_attr_sev(t, r->sev);
 		attron(a);
-		printw("%s", r->code);
+		top_printw("%s", r->code);
 		attroff(a);
 		if ((int)i == t->sel)
 			attroff(A_REVERSE);
 	}
 	if (!t->nrows)
-		mvprintw(y++, 0, t->filter[0] ? "no link matches '%s'" : "no links", t->filter);
+		top_mvprintw(y++, 0, t->filter[0] ? "no link matches '%s'" : "no links", t->filter);
 	ldm_table(t, y + 1);
 }
 
@@ -252,7 +252,7 @@ static void link_view(struct top *t)
 {
 	const struct apenet_view *v = t->v;
 	if (!v->prof || t->link >= v->s1.nlinks) {
-		mvprintw(0, 0, "no such link");
+		top_mvprintw(0, 0, "no such link");
 		return;
 	}
 	struct apenet_link_stats st;
@@ -260,28 +260,28 @@ static void link_view(struct top *t)
 	long at = -1;
 	enum apenet_sev w = apenet_findings_worst_at(&t->held, (int)t->link, &at);
 	attron(A_BOLD);
-	mvprintw(0, 0, "apenet-top  link %s  %s  lanes %u/%u  %.0f Mbps a lane", v->prof->links[t->link].name,
+	top_mvprintw(0, 0, "apenet-top  link %s  %s  lanes %u/%u  %.0f Mbps a lane", v->prof->links[t->link].name,
 		 apenet_link_state_name(st.state), (unsigned)__builtin_popcount(st.lanes_up), st.nlanes,
 		 (double)v->s1.link[t->link].LINK_LANE_MBPS);
 	attroff(A_BOLD);
 	int a = top_attr_sev(t, w);
 	attron(a);
-	mvprintw(1, 0, "%s", at >= 0 ? t->held.f[at].code : "OK");
+	top_mvprintw(1, 0, "%s", at >= 0 ? t->held.f[at].code : "OK");
 	if (at >= 0)
-		printw(": %.70s", t->held.f[at].message);
+		top_printw(": %.70s", t->held.f[at].message);
 	attroff(a);
-	mvprintw(2, 0, "CRC %.2f/min  retransmissions %.2f/min  down events %llu  alignment restarts %llu",
+	top_mvprintw(2, 0, "CRC %.2f/min  retransmissions %.2f/min  down events %llu  alignment restarts %llu",
 		 st.crc_per_min, st.retrans_per_min, (unsigned long long)v->s1.link[t->link].LINK_DOWN_EVENTS,
 		 (unsigned long long)v->s1.link[t->link].LINK_ALIGN_RESTARTS);
 	attron(A_REVERSE);
-	mvprintw(4, 0, "%-4s %-11s %-3s %10s %10s %7s %3s %3s %5s %5s %4s %-*s", "LANE", "PHASE", "SIG", "CODE VIOL",
+	top_mvprintw(4, 0, "%-4s %-11s %-3s %10s %10s %7s %3s %3s %5s %5s %4s %-*s", "LANE", "PHASE", "SIG", "CODE VIOL",
 		 "DISPARITY", "RESTART", "VOD", "PRE", "POST1", "POST2", "RXEQ", COLS > 76 ? COLS - 76 : 1, "DCG");
 	attroff(A_REVERSE);
 	for (unsigned k = 0; k < v->prof->links[t->link].lanes; k++) {
 		const struct apenet_snap_lane *l = &v->s1.link[t->link].lane[k];
 		if ((int)k == t->sel)
 			attron(A_REVERSE);
-		mvprintw(5 + (int)k, 0, "%-4u %-11s %-3s %10llu %10llu %7llu %3llu %3llu %5llu %5llu %4llu %3llu", k,
+		top_mvprintw(5 + (int)k, 0, "%-4u %-11s %-3s %10llu %10llu %7llu %3llu %3llu %5llu %5llu %4llu %3llu", k,
 			 apenet_phase_name(APENET_GET(LANE_STATE, PHASE, l->LANE_STATE)),
 			 APENET_GET(LANE_STATE, SIGNAL, l->LANE_STATE) ? "yes" : "no", (unsigned long long)l->LANE_CODE_VIOL,
 			 (unsigned long long)l->LANE_DISP_ERR, (unsigned long long)l->LANE_ALIGN_RESTARTS,
@@ -297,30 +297,30 @@ static void lane_view(struct top *t)
 {
 	const struct apenet_view *v = t->v;
 	if (!v->prof || t->link >= v->s1.nlinks || t->lane >= v->prof->links[t->link].lanes) {
-		mvprintw(0, 0, "no such lane");
+		top_mvprintw(0, 0, "no such lane");
 		return;
 	}
 	const struct apenet_snap_lane *l = &v->s1.link[t->link].lane[t->lane];
 	struct apenet_link_stats st;
 	apenet_link_stats(v, t->link, &st);
 	attron(A_BOLD);
-	mvprintw(0, 0, "apenet-top  link %s lane %u  %s  signal %s", v->prof->links[t->link].name, t->lane,
+	top_mvprintw(0, 0, "apenet-top  link %s lane %u  %s  signal %s", v->prof->links[t->link].name, t->lane,
 		 apenet_phase_name(APENET_GET(LANE_STATE, PHASE, l->LANE_STATE)),
 		 APENET_GET(LANE_STATE, SIGNAL, l->LANE_STATE) ? "yes" : "no");
 	attroff(A_BOLD);
-	mvprintw(2, 0, "8b/10b code violations   %llu", (unsigned long long)l->LANE_CODE_VIOL);
-	mvprintw(3, 0, "running-disparity errors %llu", (unsigned long long)l->LANE_DISP_ERR);
-	mvprintw(4, 0, "errors in the interval   %llu (%.2f/min)", (unsigned long long)st.lane_err_events[t->lane],
+	top_mvprintw(2, 0, "8b/10b code violations   %llu", (unsigned long long)l->LANE_CODE_VIOL);
+	top_mvprintw(3, 0, "running-disparity errors %llu", (unsigned long long)l->LANE_DISP_ERR);
+	top_mvprintw(4, 0, "errors in the interval   %llu (%.2f/min)", (unsigned long long)st.lane_err_events[t->lane],
 		 st.lane_err_per_min[t->lane]);
-	mvprintw(5, 0, "alignment restarts       %llu", (unsigned long long)l->LANE_ALIGN_RESTARTS);
+	top_mvprintw(5, 0, "alignment restarts       %llu", (unsigned long long)l->LANE_ALIGN_RESTARTS);
 	/* the restarts over the last refreshes: one mark each, '|' where the
 	 * count went up (the alignment history) */
-	mvprintw(6, 0, "alignment history        ");
+	top_mvprintw(6, 0, "alignment history        ");
 	for (unsigned i = 0; i < t->nhist; i++) {
 		unsigned s = (t->hist0 + i) % 60, p = (t->hist0 + i + 59) % 60;
 		addch(i && t->hist[t->link][t->lane][s] > t->hist[t->link][t->lane][p] ? '|' : '.');
 	}
-	mvprintw(8, 0, "PMA  VOD %llu  pre %llu  post1 %llu  post2 %llu  rxeq %llu  dcgain %llu",
+	top_mvprintw(8, 0, "PMA  VOD %llu  pre %llu  post1 %llu  post2 %llu  rxeq %llu  dcgain %llu",
 		 (unsigned long long)l->LANE_PMA_VOD, (unsigned long long)l->LANE_PMA_PRE,
 		 (unsigned long long)l->LANE_PMA_POST1, (unsigned long long)l->LANE_PMA_POST2,
 		 (unsigned long long)l->LANE_PMA_RXEQ, (unsigned long long)l->LANE_PMA_DCGAIN);
@@ -328,7 +328,7 @@ static void lane_view(struct top *t)
 		if (t->held.f[i].link == (int)t->link && t->held.f[i].lane == (int)t->lane) {
 			int a = top_attr_sev(t, t->held.f[i].sev);
 			attron(a);
-			mvprintw((int)y++, 0, "%s: %.70s", t->held.f[i].code, t->held.f[i].message);
+			top_mvprintw((int)y++, 0, "%s: %.70s", t->held.f[i].code, t->held.f[i].message);
 			attroff(a);
 		}
 }
@@ -336,11 +336,11 @@ static void lane_view(struct top *t)
 void top_node_draw(struct top *t)
 {
 	if (t->msg[0] && !t->nsamples) {
-		mvprintw(0, 0, "apenet-top");
+		top_mvprintw(0, 0, "apenet-top");
 		attron(top_attr_sev(t, APENET_SEV_FAIL));
-		mvprintw(2, 0, "%.*s", COLS > 0 ? COLS - 1 : 0, t->msg);
+		top_mvprintw(2, 0, "%.*s", COLS > 0 ? COLS - 1 : 0, t->msg);
 		attroff(top_attr_sev(t, APENET_SEV_FAIL));
-		mvprintw(4, 0, "trying again every refresh; q quits");
+		top_mvprintw(4, 0, "trying again every refresh; q quits");
 		top_hints(t, "q quit");
 		return;
 	}
@@ -360,7 +360,7 @@ void top_node_draw(struct top *t)
 	}
 	if (t->msg[0]) { /* a sample failed after earlier ones: the last data stays, the problem shows */
 		attron(top_attr_sev(t, APENET_SEV_FAIL));
-		mvprintw(LINES - 2, 0, "%.*s", COLS > 0 ? COLS - 1 : 0, t->msg);
+		top_mvprintw(LINES - 2, 0, "%.*s", COLS > 0 ? COLS - 1 : 0, t->msg);
 		attroff(top_attr_sev(t, APENET_SEV_FAIL));
 	}
 }

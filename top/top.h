@@ -73,6 +73,16 @@ struct top {
 	unsigned cnode[3];      /* drilled into */
 };
 
+/* Every text on the screen is drawn through these (printw's formats): the
+ * formatted line is escaped whole (apenet/esc.h: control characters and
+ * bytes that are not UTF-8 as \xNN), since names, codes, evidence and
+ * incidents come from the health database, module EEPROMs and snapshot
+ * files and are data, never control (an ESC from a report would otherwise
+ * reach curses, a newline break the screen's lines); and it is cut at the
+ * right edge rather than wrapped onto the next line. */
+void top_printw(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void top_mvprintw(int y, int x, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* colour or attribute of a severity / node class */
 int top_attr_sev(const struct top *t, enum apenet_sev s);
 int top_attr_class(const struct top *t, int cls);

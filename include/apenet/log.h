@@ -30,7 +30,9 @@ enum apenet_log_level {
 /* Longer messages are cut (and end in "..."). */
 #define APENET_LOG_MSG_MAX 1024
 
-/* A caller's sink: level and the formatted message (no newline). */
+/* A caller's sink: level and the formatted message (no newline).  Every
+ * sink gets the message escaped (apenet/esc.h's text form): a field from
+ * outside never ends the line or carries a terminal escape. */
 typedef void (*apenet_log_fn)(void *ctx, int level, const char *msg);
 
 void apenet_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -10,6 +10,10 @@
  *     command keys (a stream of records: `apenet db export`).
  * The whole result is kept as a tree until apenet_out_finish(), so the text layout
  * can size its columns.  The JSON schema is versioned (docs/json.md).
+ * Strings are data, never control (apenet/esc.h): text and CSV show control
+ * characters and bytes that are not UTF-8 as \xNN, CSV quotes a string cell
+ * that would be a spreadsheet formula with a leading ' (never a number
+ * written with apenet_out_int/uint/hex/dbl), JSON escapes them.
  */
 #ifndef APENET_OUT_H
 #define APENET_OUT_H

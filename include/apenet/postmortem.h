@@ -258,7 +258,5 @@ int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f);
 const char *apenet_pm_status_name(int status);
 /* "+1.234 s", "-2 min 3.456 s", "+1 h 02 min": since the first fault. */
 char *apenet_pm_rel(int64_t delta_ms, char *buf, size_t n);
-/* HTML/XML text escaping of s into f (& < > " '). */
-void apenet_pm_html_escape(FILE *f, const char *s);
 
 #endif

@@ -1,8 +1,10 @@
 /*
  * The library's log hook (common/log.c) and what goes through it: the
  * callback sink gets level and message, the threshold filters, the stderr
- * sink prints "apenet: ..." lines, and libpci's fatal errors come back from
- * apenet_pci_scan as error codes with the process carrying on.
+ * sink prints "apenet: ..." lines, every sink gets the message with its
+ * control characters escaped (one line, no terminal escape), and libpci's
+ * fatal errors come back from apenet_pci_scan as error codes with the
+ * process carrying on.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -105,6 +107,30 @@ static void test_long_message_is_cut(void **state)
 	assert_string_equal(s.msg[0] + APENET_LOG_MSG_MAX - 4, "...");
 }
 
+/* Fields from outside (issue 21) never end a line nor reach a terminal as
+ * control: the whole message is escaped (apenet/esc.h) before any sink. */
+static void test_hostile_fields_escaped(void **state)
+{
+	(void)state;
+	struct seen s = { 0 };
+	apenet_log_to_callback(collect, &s);
+	apenet_log(APENET_LOG_WARN, "report %s seq %d not stored: %s", "b\nJan  1 00:00:00 host sshd[1]: forged", 7,
+		   "\x1b[2J\x1b]0;pwned\a\xc2\x9b\xff");
+	assert_string_equal(s.msg[0], "report b\\x0aJan  1 00:00:00 host sshd[1]: forged seq 7 not stored: "
+				      "\\x1b[2J\\x1b]0;pwned\\x07\\xc2\\x9b\\xff");
+	/* a message that grows past the limit when escaped is cut between
+	 * escapes, and says so */
+	char big[600];
+	memset(big, 0x1b, sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	apenet_log(APENET_LOG_ERR, "%s", big);
+	size_t l = strlen(s.msg[1]);
+	assert_true(l <= APENET_LOG_MSG_MAX - 1 && l > APENET_LOG_MSG_MAX - 8);
+	assert_string_equal(s.msg[1] + l - 7, "\\x1b...");
+	for (const char *p = s.msg[1]; *p; p++)
+		assert_true(*p >= 0x20 && *p < 0x7f);
+}
+
 static void test_level_names(void **state)
 {
 	(void)state;
@@ -164,6 +190,20 @@ static void test_syslog_sink(void **state)
 	char out[64];
 	capture_stderr(say_things, out, sizeof(out));
 	assert_non_null(strstr(out, "apenet: no card"));
+}
+
+static void say_hostile(void)
+{
+	apenet_log(APENET_LOG_ERR, "boot %s", "a\nforged\r\x1b[H");
+}
+
+static void test_stderr_sink_escapes(void **state)
+{
+	(void)state;
+	char out[256];
+	apenet_log_to_stderr();
+	capture_stderr(say_hostile, out, sizeof(out));
+	assert_string_equal(out, "apenet: boot a\\x0aforged\\x0d\\x1b[H\n");
 }
 
 /* ---- libpci's fatal errors come back as error codes ---- */
@@ -344,9 +384,11 @@ int main(void)
 		cmocka_unit_test_teardown(test_callback_gets_level_and_message, reset),
 		cmocka_unit_test_teardown(test_threshold_filters, reset),
 		cmocka_unit_test_teardown(test_long_message_is_cut, reset),
+		cmocka_unit_test_teardown(test_hostile_fields_escaped, reset),
 		cmocka_unit_test_teardown(test_level_names, reset),
 		cmocka_unit_test_teardown(test_stderr_sink, reset),
 		cmocka_unit_test_teardown(test_syslog_sink, reset),
+		cmocka_unit_test_teardown(test_stderr_sink_escapes, reset),
 		cmocka_unit_test_teardown(test_libpci_fatal_errors_return, reset),
 		cmocka_unit_test_teardown(test_dump_offset_libpci_cannot_take, reset),
 		cmocka_unit_test_teardown(test_scan_works_after_a_fatal_error, reset),

@@ -670,14 +670,82 @@ static void test_csv(void **state)
 	const char *want =
 		"# t1\n"
 		"name,note,multi,plain\n"
-		"\"a,b\",\"say \"\"hi\"\"\",\"l1\nl2\",p\n"
-		"c,,\"cr\r\",0x1f\n"
+		"\"a,b\",\"say \"\"hi\"\"\",l1\\x0al2,p\n" /* one record a line: controls escaped */
+		"c,,cr\\x0d,0x1f\n"
 		"\n"
 		"# grp.t2\n"
 		"node,pma.vod,ok\n"
 		"\"1,2,3\",4,yes\n";
 
 	assert_string_equal(s, want);
+	free(s);
+}
+
+/* Strings from outside (issue 21): whatever they hold, text is one line
+ * per field with no control byte, table columns stay aligned on what is
+ * printed, CSV neutralises formulas in strings but not in numbers, JSON
+ * stays valid UTF-8 with every control escaped. */
+static void build_hostile(struct apenet_out *o)
+{
+	apenet_out_str(o, "evidence", "\x1b[2J\x1b[H\x1b]0;pwned\a");
+	apenet_out_str(o, "boot", "b\nforged: line");
+	apenet_out_arr_begin(o, "rows");
+	apenet_out_obj_begin(o, NULL);
+	apenet_out_str(o, "name", "\xff\xfe\xc2\x9b");
+	apenet_out_str(o, "cmd", "=cmd|' /C calc'!A0");
+	apenet_out_dbl(o, "value", -3.5, 1);
+	apenet_out_int(o, "delta", -2);
+	apenet_out_str(o, "text", "-3.5");
+	apenet_out_obj_end(o);
+	apenet_out_obj_begin(o, NULL);
+	apenet_out_str(o, "name", "ok");
+	apenet_out_str(o, "cmd", "@x");
+	apenet_out_null(o, "value");
+	apenet_out_int(o, "delta", 1);
+	apenet_out_str(o, "text", "+1");
+	apenet_out_obj_end(o);
+	apenet_out_arr_end(o);
+}
+
+static void test_hostile_text(void **state)
+{
+	(void)state;
+	char *s = render(APENET_OUT_TEXT, "h", build_hostile);
+	const char *want =
+		"evidence: \\x1b[2J\\x1b[H\\x1b]0;pwned\\x07\n"
+		"boot:     b\\x0aforged: line\n"
+		"rows:\n"
+		"  name              cmd                 value  delta  text\n"
+		"  \\xff\\xfe\\xc2\\x9b  =cmd|' /C calc'!A0  -3.5   -2     -3.5\n"
+		"  ok                @x                  -      1      +1\n";
+	assert_string_equal(s, want);
+	free(s);
+}
+
+static void test_hostile_csv(void **state)
+{
+	(void)state;
+	char *s = render(APENET_OUT_CSV, "h", build_hostile);
+	const char *want =
+		"# rows\n"
+		"name,cmd,value,delta,text\n"
+		"\\xff\\xfe\\xc2\\x9b,\"'=cmd|' /C calc'!A0\",-3.5,-2,\"'-3.5\"\n"
+		"ok,\"'@x\",-,1,\"'+1\"\n";
+	assert_string_equal(s, want);
+	free(s);
+}
+
+static void test_hostile_json(void **state)
+{
+	(void)state;
+	char *s = render(APENET_OUT_JSON, "h", build_hostile);
+	assert_true(json_valid(s));
+	assert_non_null(strstr(s, "\"evidence\": \"\\u001b[2J\\u001b[H\\u001b]0;pwned\\u0007\""));
+	assert_non_null(strstr(s, "\"boot\": \"b\\nforged: line\""));
+	assert_non_null(strstr(s, "\"name\": \"\\u00ff\\u00fe\\u009b\""));
+	assert_non_null(strstr(s, "\"cmd\": \"=cmd|' /C calc'!A0\""));
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		assert_true(*p >= 0x20 || *p == '\n');
 	free(s);
 }
 
@@ -784,6 +852,9 @@ int main(void)
 		cmocka_unit_test(test_text_mixed_array),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_csv_nothing),
+		cmocka_unit_test(test_hostile_text),
+		cmocka_unit_test(test_hostile_csv),
+		cmocka_unit_test(test_hostile_json),
 		cmocka_unit_test(test_csv_empty_header),
 		cmocka_unit_test(test_discard),
 		cmocka_unit_test(test_fmt_parse),

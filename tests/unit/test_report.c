@@ -22,6 +22,7 @@
 
 #include "apenet/conf.h"
 #include "apenet/config.h"
+#include "apenet/esc.h"
 #include "apenet/hdb.h"
 #include "apenet/notify.h"
 #include "apenet/out.h"
@@ -301,11 +302,84 @@ static void test_html_escaping(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	apenet_pm_html_escape(f, "a&b<c>d\"e'f\x01g");
+	apenet_esc_html_put(f, "a&b<c>d\"e'f\x01g");
 	fclose(f);
-	assert_string_equal(buf, "a&amp;b&lt;c&gt;d&quot;e&#39;f?g");
+	assert_string_equal(buf, "a&amp;b&lt;c&gt;d&quot;e&#39;f\\x01g");
 	free(buf);
 	apenet_pm_free(pm);
+}
+
+/* No byte that could act on a terminal: nothing below 0x20 but the
+ * newlines that end lines, no DEL, no C1 (as UTF-8 or raw), nothing that
+ * is not UTF-8. */
+static void assert_inert(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		assert_true(*p >= 0x20 || *p == '\n');
+		assert_true(*p != 0x7f && *p != 0xff && *p != 0xfe && *p != 0x9b);
+		if (*p == 0xc2)
+			assert_false(p[1] >= 0x80 && p[1] <= 0x9f);
+	}
+}
+
+static unsigned lines(const char *s)
+{
+	unsigned n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* The model with every string from outside set to hostile bytes (issue
+ * 21): ESC sequences, an OSC title, newlines, invalid UTF-8, C1. */
+static struct apenet_pm *hostile_story(int hostile)
+{
+	struct apenet_pm *pm = cable_story();
+	static const char h[] = "\x1b[2J\x1b[H\x1b]0;pwned\a\nforged\xff\xfe\xc2\x9b";
+	const char *v = hostile ? h : "benign";
+	pm->nodes = calloc(1, sizeof(*pm->nodes));
+	pm->nnodes = 1;
+	pm->nodes[0].xyz[0] = 1;
+	pm->nodes[0].xyz[1] = 2;
+	snprintf(pm->nodes[0].name, sizeof(pm->nodes[0].name), "%s", v);
+	for (size_t i = 0; i < pm->nev; i++) {
+		snprintf(pm->ev[i].text, sizeof(pm->ev[i].text), "%s", v);
+		snprintf(pm->ev[i].unit, sizeof(pm->ev[i].unit), "%s", hostile ? "\x1b[1m" : "C");
+		pm->ev[i].value = 1;
+	}
+	snprintf(pm->ev[2].via, sizeof(pm->ev[2].via), "%s", hostile ? "\x1b\n" : "X+");
+	snprintf(pm->inc[0].component, sizeof(pm->inc[0].component), "%s", hostile ? "c\x1b]2;t\a" : "cable");
+	snprintf(pm->inc[0].rule, sizeof(pm->inc[0].rule), "%s", v);
+	snprintf(pm->db, sizeof(pm->db), "/tmp/%s.db", v);
+	apenet_pm_note(pm, "note: %s", v);
+	return pm;
+}
+
+static void test_control_escaping(void **state)
+{
+	(void)state;
+	struct apenet_err e = { 0 };
+	struct apenet_pm *pm = hostile_story(1), *ok = hostile_story(0);
+	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_int_equal(apenet_pm_finish(ok, &e), 0);
+	int (*const writers[])(const struct apenet_pm *, FILE *) = { apenet_pm_write_text, apenet_pm_write_html,
+								     apenet_pm_write_json };
+	for (size_t w = 0; w < 3; w++) {
+		char *a = render(pm, writers[w]), *b = render(ok, writers[w]);
+		assert_inert(a);
+		/* not one line more than with harmless strings: no field broke one */
+		assert_int_equal(lines(a), lines(b));
+		free(a);
+		free(b);
+	}
+	char *text = render(pm, apenet_pm_write_text);
+	assert_non_null(strstr(text, "\\x1b[2J\\x1b[H\\x1b]0;pwned\\x07\\x0aforged\\xff\\xfe\\xc2\\x9b"));
+	free(text);
+	char *json = render(pm, apenet_pm_write_json);
+	assert_non_null(strstr(json, "\\u001b[2J\\u001b[H\\u001b]0;pwned\\u0007\\nforged\\u00ff\\u00fe\\u009b"));
+	free(json);
+	apenet_pm_free(pm);
+	apenet_pm_free(ok);
 }
 
 static void test_json(void **state)
@@ -982,7 +1056,7 @@ int main(void)
 		cmocka_unit_test(test_json), cmocka_unit_test(test_times), cmocka_unit_test(test_trend),
 		cmocka_unit_test(test_build), cmocka_unit_test(test_recommend_limits),
 		cmocka_unit_test(test_cable_module_serial), cmocka_unit_test(test_svg_wraparound),
-		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_summary), cmocka_unit_test(test_control_escaping),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
