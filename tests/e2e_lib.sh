@@ -50,6 +50,7 @@ snmpd_start() {
 supervisor_start() {
 	ss_dir=$1
 	SUPPORT=""
+	site_keyed "$ss_dir/sup.yaml"
 	for ss_try in 1 2 3 4 5 6 7 8; do
 		ss_p=$((base + 900 + ss_try * 37))
 		"$BIN/apenet-supervisor" --config "$ss_dir/sup.yaml" --foreground --listen "127.0.0.1:$ss_p" \
@@ -100,6 +101,27 @@ Y
 	else
 		echo "  version: 2c" >>"$1/agent.yaml"
 	fi
+}
+
+# site_keyed YAML: a supervisors' config set up as shipped (SNMPv3): unless
+# it says version 2c or names a site_key, the test's site secret ($SITE_KEY,
+# made beside it the first time) goes under its supervisor: section.
+site_keyed() {
+	grep -q "site_key:\|version: 2c" "$1" && return 0
+	[ -n "${SITE_KEY:-}" ] || cluster_site_key "$(dirname "$1")"
+	if grep -q '^supervisor:$' "$1"; then
+		sed -i "s|^supervisor:\$|supervisor:\n  site_key: $SITE_KEY|" "$1"
+	else
+		printf 'supervisor:\n  site_key: %s\n' "$SITE_KEY" >>"$1"
+	fi
+}
+
+# node_key DIR X,Y,Z: node X,Y,Z's key file DIR/node.key from $SITE_KEY;
+# prints the supervisors: line that names it (for an agent's config).
+node_key() {
+	rm -f "$1/node.key"
+	"$BIN/apenet" keys node "$2" --site "$SITE_KEY" --out "$1/node.key" >/dev/null || fail "apenet keys node $2"
+	echo "  key_file: $1/node.key"
 }
 
 # cluster_site_key DIR: a new site secret DIR/site.key, in $SITE_KEY, and

@@ -3,7 +3,9 @@
 # and rehearse with: apenet-sim (4x4x1 by default, DIMS=), an apenet-agent
 # on every node, and the two duplicated apenet-supervisor instances on
 # loopback ports with their health databases, all under DIR (default
-# build/cluster).  It prints what to try and runs until ^C (or SIGTERM),
+# build/cluster).  Reports are SNMPv3 authPriv as a site runs them: a site
+# secret (DIR/site.key) and each node's key file (DIR/agent-X-Y-Z/node.key,
+# `apenet keys`; docs/security.md).  It prints what to try and runs until ^C (or SIGTERM),
 # then stops everything by PID.
 set -eu
 BIN=${1:-build/bin}
@@ -30,6 +32,7 @@ until [ -e "$DIR/sim/ready" ]; do
 	[ $i -lt 1200 ] || { cat "$DIR/sim.log"; exit 1; }
 	sleep 0.1 # start-up pacing of an interactive script
 done
+[ -f "$DIR/site.key" ] || "$BIN/apenet" keys init --out "$DIR/site.key" >/dev/null
 cat >"$DIR/cluster.yaml" <<Y
 cluster:
   dims: $DIMS
@@ -37,6 +40,7 @@ supervisor:
   listen: "127.0.0.1:$P1,127.0.0.1:$P2"
   db: "$DIR/health-1.db,$DIR/health-2.db"
   state_dir: $DIR
+  site_key: $DIR/site.key
 Y
 for n in 1 2; do
 	"$BIN/apenet-supervisor" --config "$DIR/cluster.yaml" --instance $n --foreground 2>"$DIR/supervisor-$n.log" &
@@ -46,6 +50,7 @@ for d in "$DIR"/sim/node-*; do
 	n=${d##*/node-}
 	a="$DIR/agent-$n"
 	mkdir -p "$a"
+	[ -f "$a/node.key" ] || "$BIN/apenet" keys node "$(echo "$n" | tr - ,)" --site "$DIR/site.key" --out "$a/node.key" >/dev/null
 	cat >"$a/agent.yaml" <<Y
 agent:
   state_dir: $a
@@ -55,6 +60,7 @@ agent:
   user: ""
 supervisors:
   targets: ["127.0.0.1:$P1", "127.0.0.1:$P2"]
+  key_file: $a/node.key
 Y
 	"$BIN/apenet-agent" --config "$a/agent.yaml" --foreground --sim "$d" 2>"$a/log" &
 	PIDS="$PIDS $!"

@@ -122,6 +122,7 @@ agent:
   log_level: info
 supervisors:
   targets: ["127.0.0.1:$P1", "127.0.0.1:$P2"]
+  version: 2c # the receivers are snmptrapd with a community
   heartbeat_s: 1
   timeout_ms: 1000
   # no resends inside a try: every try that goes unanswered is one the

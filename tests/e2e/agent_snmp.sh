@@ -92,6 +92,7 @@ thresholds:
   fpga_temp_fail_c: 90
 supervisors:
   targets: ["127.0.0.1:$P1", "127.0.0.1:$P2"]
+  version: 2c # the receivers are snmptrapd with a community (SNMPv3: test_e2e_notify)
   heartbeat_s: 0.5
   timeout_ms: 300
   retries: 1

@@ -33,8 +33,10 @@ agent:
   blackbox_holdoff_s: 0.5
   user: ""
 supervisors:
-  # nobody listens there: the notifier spools, tries, backs off, under valgrind too
+  # nobody listens there: the notifier spools, probes (SNMPv3), backs off,
+  # under valgrind too
   targets: ["127.0.0.1:9"]
+$(cluster_site_key "$T"; node_key "$T" 0,0,0)
   timeout_ms: 200
   retries: 0
   backoff_ms: 500

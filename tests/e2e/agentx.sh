@@ -109,6 +109,7 @@ agent:
 supervisors:
   targets: ["127.0.0.1:$SUPPORT"]
   heartbeat_s: 0.5
+$(node_key "$T/ag" "$(basename "$N" | sed 's/^node-//; s/-/,/g')")
 EOF
 "$BIN/apenet-agent" --config "$T/ag/agent.yaml" --foreground --sim "$N" 2>"$T/ag/log" &
 AGENT=$!

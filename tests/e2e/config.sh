@@ -21,7 +21,7 @@ agent_shipped=$(sed -n '/^agent:/,/^[a-z]/s/^  \([a-z_0-9]*\): .*/\1/p' "$SHIPPE
 # ...and every supervisor setting (the `supervisor:` section, not the agents' `supervisors:`).
 svr_shipped=$(sed -n '/^supervisor:/,/^[a-z]/s/^  \([a-z_0-9]*\): .*/\1/p' "$SHIPPED" | sort | tr '\n' ' ')
 # ...and where the agents report (`supervisors:`): the keys it sets, and every
-# key it names, commented out ones too (user, passphrases, spool)
+# key it names, commented out ones too (spool)
 sups_set=$(sed -n '/^supervisors:/,/^[a-z]/s/^  \([a-z_0-9]*\): .*/\1/p' "$SHIPPED" | sort | tr '\n' ' ')
 sups_shipped=$(sed -n '/^supervisors:/,/^[a-z]/s/^  \(# \)\{0,1\}\([a-z_0-9]*\): .*/\2/p' "$SHIPPED" | sort | tr '\n' ' ')
 
@@ -54,7 +54,7 @@ sups_loader=$(jq -r '.supervisors[].key' "$T/d.json" | sort | tr '\n' ' ')
 jq -e 'all(.supervisors[]; (.meaning | length > 0) and .value == .default and (.min == null or (.min <= .default and .default <= .max)))' \
 	"$T/d.json" >/dev/null || fail "supervisors rows: $(jq -c .supervisors "$T/d.json")"
 jq -e '[.supervisors[] | select(.key == "targets" or .key == "heartbeat_s" or .key == "version")] | map({(.key): .value}) | add ==
-	{"targets": "apenet-sup1:162,apenet-sup2:162", "heartbeat_s": 1, "version": "2c"}' "$T/d.json" >/dev/null ||
+	{"targets": "apenet-sup1:162,apenet-sup2:162", "heartbeat_s": 1, "version": "3"}' "$T/d.json" >/dev/null ||
 	fail "supervisors defaults: $(jq -c .supervisors "$T/d.json")"
 if [ ! -e "$inst" ]; then
 	jq -e 'all(.thresholds[]; .source == "default") and .source.file == null' "$T/d.json" >/dev/null || fail "defaults source"
@@ -123,12 +123,13 @@ jq -e 'all(.supervisor[]; .source == "file" and .value == .default)' "$T/s.json"
 got=$(jq -r '.supervisors[] | select(.source == "file") | .key' "$T/s.json" | sort | tr '\n' ' ')
 [ "$got" = "$sups_set" ] && jq -e 'all(.supervisors[]; .value == .default or .key == "spool")' "$T/s.json" >/dev/null ||
 	fail "shipped supervisors: set '$got', want '$sups_set': $(jq -c .supervisors "$T/s.json")"
-# where the agents report, from a file: in JSON and in text, the passphrases
-# said to be set and never shown, the spool in the agent's state_dir unless given
-printf 'agent:\n  state_dir: /srv/ag\nsupervisors:\n  targets: ["10.0.0.1:162", "10.0.0.2:10162"]\n  version: 3\n  user: ops\n  auth_pass: "s3cret-auth"\n  priv_pass: "s3cret-priv"\n  heartbeat_s: 0.5\n' >"$T/sup.yaml"
+# where the agents report, from a file: in JSON and in text, the key file's
+# path (its keys are never in the config), the spool in the agent's state_dir
+# unless given; the passphrases of old configs refused with what to write
+printf 'agent:\n  state_dir: /srv/ag\nsupervisors:\n  targets: ["10.0.0.1:162", "10.0.0.2:10162"]\n  version: 3\n  key_file: /srv/n.key\n  heartbeat_s: 0.5\n' >"$T/sup.yaml"
 "$A" config check --json "$T/sup.yaml" >"$T/sup.json" || fail "supervisors from a file: exit $?"
 jq -e '[.supervisors[] | select(.source == "file") | {(.key): .value}] | add ==
-	{"targets": "10.0.0.1:162,10.0.0.2:10162", "version": "3", "user": "ops", "auth_pass": "(set)", "priv_pass": "(set)", "heartbeat_s": 0.5}' \
+	{"targets": "10.0.0.1:162,10.0.0.2:10162", "version": "3", "key_file": "/srv/n.key", "heartbeat_s": 0.5}' \
 	"$T/sup.json" >/dev/null || fail "supervisors from a file: $(jq -c .supervisors "$T/sup.json")"
 jq -e '.supervisors[] | select(.key == "spool") | .value == "/srv/ag/spool.db" and .source == "default"' "$T/sup.json" >/dev/null ||
 	fail "supervisors spool: $(jq -c '.supervisors[] | select(.key == "spool")' "$T/sup.json")"
@@ -136,7 +137,10 @@ jq -e '.supervisors[] | select(.key == "spool") | .value == "/srv/ag/spool.db" a
 grep -q '^supervisors:$' "$T/sup.txt" && grep -q '^supervisor:$' "$T/sup.txt" || fail "supervisors text: no section: $(cat "$T/sup.txt")"
 sed -n '/^supervisors:/,/^supervisor:/p' "$T/sup.txt" | awk '$1 == "heartbeat_s" && $2 == "0.5" && $3 == "s" && $4 == "file" && $5 == "1" { ok = 1 }
 	END { exit !ok }' || fail "supervisors text row: $(grep heartbeat_s "$T/sup.txt")"
-! grep -q s3cret "$T/sup.txt" "$T/sup.json" || fail "a passphrase shown"
+printf 'supervisors:\n  version: 3\n  auth_pass: "s3cret-auth"\n' >"$T/old.yaml"
+"$A" config check "$T/old.yaml" 2>"$T/err" >/dev/null
+[ $? -eq 2 ] && grep -q "old.yaml:3:14: 'auth_pass': SNMPv3 uses per-node key files now" "$T/err" || fail "old passphrase: $(cat "$T/err")"
+! grep -q s3cret "$T/err" || fail "a passphrase shown"
 # an agent setting from a file, and a bad one named by file:line:column
 printf 'agent:\n  period_ms: 50\n  socket: /tmp/a.sock\n' >"$T/ag.yaml"
 "$A" config check --json "$T/ag.yaml" | jq -e '[.agent[] | select(.source == "file") | {(.key): .value}] | add ==

@@ -243,6 +243,7 @@ agent:
 supervisors:
   targets: ["127.0.0.1:$SUPPORT"]
   heartbeat_s: 0.5
+$(node_key "$tmp/ag" 0,0,0)
 EOF
 "$BIN/apenet-agent" --config "$tmp/ag/agent.yaml" --foreground --sim "$tmp/sim/node-0-0-0" 2>"$tmp/ag/log" &
 AGENT=$!

@@ -54,7 +54,7 @@ docs/commands/status.md docs/commands/link.md docs/commands/snapshot.md docs/com
 docs/commands/cabling.md docs/commands/latency-check.md docs/commands/module.md docs/commands/config.md
 docs/config.md docs/commands/ber.md docs/commands/sweep.md docs/commands/qualify.md docs/commands/cable.md
 docs/commands/agent-status.md docs/agent.md docs/commands/check_apenet.md docs/commands/health.md
-docs/commands/db.md docs/report.md README.md"
+docs/commands/db.md docs/commands/keys.md docs/report.md README.md"
 
 # ---- per example: FILE:PREFIX[ #N] => shell assignments, PREFIX the start of
 # the command as the doc writes it, without its comment (#N: the Nth example
@@ -112,6 +112,7 @@ docs/commands/check_apenet.md:check_apenet -H node000 -w 20 -c 10 => EXIT=3
 docs/commands/health.md:apenet health$ => EXIT=1 ANY='^    20[0-9][0-9]-|^  [0-9],[0-9],[0-9] |^    (time|path|reporter|text): '
 docs/commands/health.md:apenet health --db /var/lib/apenet/health-1.db --json => SED='s/"first_fault":"[^"]*"/"first_fault":"..."/'
 docs/commands/health.md:apenet health --db /var/lib/apenet/health-1.db --node => EXIT=1 ANY='^    20[0-9][0-9]-|^    (time|path|reporter|text): |^    (NEIGHBOUR_LINK|LINK_DOWN|LINK_FLAPPING) '
+docs/commands/keys.md:apenet keys init --out /tmp/site.key #2 => EXIT=2
 README.md:build/bin/apenet-sim run => READY=quong_ready
 README.md:build/bin/apenet-sim run #2 => READY=quongber_ready
 README.md:lspci => IGNORE='^lspci: Unable to load libkmod'
@@ -652,6 +653,8 @@ supervisor:
   state_dir: $cd_
   agentx: 0
 Y
+	SITE_KEY=""
+	site_keyed "$cd_/cluster.yaml"
 	for i in 1 2; do
 		bg "$cd_/supervisor-$i.log" "$BIN/apenet-supervisor" --config "$cd_/cluster.yaml" --instance $i --foreground
 		wait_for 20 grep -q "listening on" "$cd_/supervisor-$i.log" || fail "supervisor $i: $(cat "$cd_/supervisor-$i.log")"
@@ -659,7 +662,7 @@ Y
 	for d in "$cd_"/sim/node-*; do
 		n=${d##*/node-}
 		mkdir -p "$cd_/agent-$n"
-		cluster_agent_yaml "$cd_/agent-$n" $((base + 1)) $((base + 2))
+		cluster_agent_yaml "$cd_/agent-$n" $((base + 1)) $((base + 2)) "$(echo "$n" | tr - ,)"
 		sed -i 's|^supervisors:|  agentx: 0\nsupervisors:|' "$cd_/agent-$n/agent.yaml"
 		bg "$cd_/agent-$n.log" "$BIN/apenet-agent" --config "$cd_/agent-$n/agent.yaml" --foreground --sim "$d"
 	done
@@ -728,6 +731,8 @@ supervisor:
   batch_max_ms: 20
   agentx: 0
 Y
+	SITE_KEY=""
+	site_keyed "$r/sup.yaml"
 	for i in 1 2; do
 		bg "$r/supervisor-$i.log" "$BIN/apenet-supervisor" --config "$r/sup.yaml" --instance $i --foreground
 		wait_for 20 grep -q "listening on" "$r/supervisor-$i.log" || fail "supervisor $i: $(cat "$r/supervisor-$i.log")"
@@ -739,7 +744,7 @@ Y
 	for d in "$r"/sim/node-*; do
 		n=${d##*/node-}
 		mkdir -p "$r/agent-$n"
-		cluster_agent_yaml "$r/agent-$n" $((base + 1)) $((base + 2))
+		cluster_agent_yaml "$r/agent-$n" $((base + 1)) $((base + 2)) "$(echo "$n" | tr - ,)"
 		sed -i "s|^  blackbox_dir: .*|  blackbox_dir: $W/blackbox/$n|; s|^supervisors:|  agentx: 0\nsupervisors:|" "$r/agent-$n/agent.yaml"
 		bg "$r/agent-$n.log" "$BIN/apenet-agent" --config "$r/agent-$n/agent.yaml" --foreground --sim "$d"
 	done

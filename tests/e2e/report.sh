@@ -76,7 +76,7 @@ SERIAL=$(jq -r '.links[0].cable.serial' "$T/q.json")
 agent() { # X Y
 	d="$T/a-$1-$2-0"
 	mkdir -p "$d"
-	cluster_agent_yaml "$d" "$P1" "$P2"
+	cluster_agent_yaml "$d" "$P1" "$P2" "$1,$2,0"
 	"$BIN/apenet-agent" --config "$d/agent.yaml" --foreground --sim "$T/sim/node-$1-$2-0" 2>>"$d/log" &
 	echo $! >"$d/pid"
 	PIDS="$PIDS $!"

@@ -24,6 +24,7 @@ cluster:
 supervisor:
   settle_ms: 500
 Y
+site_keyed "$T/sup.yaml" # SNMPv3, as shipped: its own USM under valgrind too
 start=$(date +%s)
 for try in 1 2 3 4 5; do
 	valgrind -q --error-exitcode=$VGERR --leak-check=full --errors-for-leak-kinds=definite,indirect \
@@ -40,8 +41,8 @@ done
 for n in 0-0-0 1-0-0 0-1-0 1-1-0; do
 	d="$T/a-$n"
 	mkdir -p "$d"
-	printf 'agent:\n  state_dir: %s/state\n  blackbox_dir: %s/bb\n  socket: %s/sock\n  edac_root: %s/edac\n  user: ""\n  watchdog_timeout_beats: 10\nsupervisors:\n  targets: ["127.0.0.1:%s"]\n  heartbeat_s: 0.5\n' \
-		"$d" "$d" "$d" "$d" "$port" >"$d/agent.yaml"
+	printf 'agent:\n  state_dir: %s/state\n  blackbox_dir: %s/bb\n  socket: %s/sock\n  edac_root: %s/edac\n  user: ""\n  watchdog_timeout_beats: 10\nsupervisors:\n  targets: ["127.0.0.1:%s"]\n  heartbeat_s: 0.5\n%s\n' \
+		"$d" "$d" "$d" "$d" "$port" "$(node_key "$d" "$(echo "$n" | tr - ,)")" >"$d/agent.yaml"
 	"$PLAIN/apenet-agent" --config "$d/agent.yaml" --foreground --sim "$T/sim/node-$n" 2>"$d/log" &
 	PIDS="$PIDS $!"
 done

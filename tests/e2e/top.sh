@@ -122,6 +122,7 @@ agent:
 supervisors:
   targets: ["127.0.0.1:$SUPPORT"]
   heartbeat_s: 0.5
+$(node_key "$T/ag" 1,2,1)
 EOF
 "$BIN/apenet-agent" --config "$T/ag/agent.yaml" --foreground --sim "$T/sim2/node-1-2-1" 2>"$T/ag/log" &
 AGENT=$!
