@@ -21,8 +21,10 @@ libs="libpci:libpci-dev netsnmp:libsnmp-dev sqlite3:libsqlite3-dev yaml-0.1:liby
 # generator and exporter, promtool (Debian's prometheus), yq and curl; the
 # HTML report's test opens it in real headless Chromium (console errors, a
 # screenshot, the DOM: tests/chromium_lib.sh); the help test renders the man
-# pages with man and groff.
-tools="lspci:pciutils jq:jq man:man-db groff:groff-base tmux:tmux valgrind:valgrind snmptrapd:snmptrapd snmpd:snmpd snmptranslate:snmp smilint:smitools npm:npm promtool:prometheus prometheus-snmp-generator:prometheus-snmp-exporter yq:yq curl:curl chromium:chromium pgrep:procps"
+# pages with man and groff; the units' test rates the systemd units with
+# systemd-analyze and applies the sysusers.d and tmpfiles.d files to a
+# temporary root (systemd-sysusers, systemd-tmpfiles: the same package).
+tools="lspci:pciutils jq:jq man:man-db groff:groff-base tmux:tmux valgrind:valgrind snmptrapd:snmptrapd snmpd:snmpd snmptranslate:snmp smilint:smitools npm:npm promtool:prometheus prometheus-snmp-generator:prometheus-snmp-exporter yq:yq curl:curl chromium:chromium pgrep:procps systemd-analyze:systemd"
 
 missing=""
 command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
