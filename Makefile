@@ -10,7 +10,9 @@
 #   make fuzz-run    run each for FUZZ_SECONDS (default 30); prints runs and exec/s
 #   make install     PREFIX=/usr/local DESTDIR= (programs, libapenet.a, headers, apenet.pc, docs,
 #                    the config in sysconfdir: PREFIX/etc, or /etc for PREFIX=/usr, and
-#                    the agent's systemd unit in systemdunitdir: PREFIX/lib/systemd/system)
+#                    the agent's systemd unit in systemdunitdir: PREFIX/lib/systemd/system,
+#                    the apenet user (sysusersdir) and its directories (tmpfilesdir))
+#   make install-system  the units, sysusers.d and tmpfiles.d files alone (no build)
 #   make V=1         show the commands
 .DEFAULT_GOAL := all
 PREFIX ?= /usr/local
@@ -21,6 +23,9 @@ VERSION := 0.1
 sysconfdir ?= $(if $(filter /usr /usr/,$(PREFIX)),/etc,$(PREFIX)/etc)
 # systemd reads units from /usr/lib/systemd/system and /usr/local/lib/systemd/system.
 systemdunitdir ?= $(PREFIX)/lib/systemd/system
+# ... and sysusers.d and tmpfiles.d files from PREFIX/lib too (/usr/local/lib or /usr/lib).
+sysusersdir ?= $(PREFIX)/lib/sysusers.d
+tmpfilesdir ?= $(PREFIX)/lib/tmpfiles.d
 B ?= build
 SAN ?= 0
 FUZZ ?= 0
@@ -89,7 +94,7 @@ FUZZ_UTIL_OBJ := $(B)/obj/tests/fuzz/fuzz_util.o $(B)/obj/tests/fuzz/fuzz_module
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
-.PHONY: all test unit e2e check-docs demo cluster bench soak soak-clean install clean distclean FORCE fuzz fuzz-build fuzz-run
+.PHONY: all test unit e2e check-docs demo cluster bench soak soak-clean install install-system clean distclean FORCE fuzz fuzz-build fuzz-run
 all: $(PROGS)
 
 # The tools look for $(sysconfdir)/apenet/apenet.yaml when no config is
@@ -268,10 +273,10 @@ docs/regmap.md: $(B)/bin/apenet-regmap-doc
 # libm are always needed beside it: Requires and Libs, not *.private.  Paths
 # hang off ${prefix}, so --define-variable=prefix=... relocates them.
 PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
-install: all
+install: all install-system
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/apenet $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(PREFIX)/share/doc/apenet-diag $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(systemdunitdir)
+		$(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 755 $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-supervisor \
 		$(B)/bin/apenet-top $(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/lib/nagios/plugins
@@ -289,12 +294,6 @@ install: all
 	install -m 644 docs/commands/*.md $(DESTDIR)$(PREFIX)/share/doc/apenet-diag/commands/
 	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 docs/man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
-	sed -e 's|@bindir@|$(PREFIX)/bin|g' -e 's|@sysconfdir@|$(sysconfdir)|g' etc/systemd/apenet-agent.service \
-		>$(DESTDIR)$(systemdunitdir)/apenet-agent.service
-	chmod 644 $(DESTDIR)$(systemdunitdir)/apenet-agent.service
-	sed -e 's|@bindir@|$(PREFIX)/bin|g' -e 's|@sysconfdir@|$(sysconfdir)|g' etc/systemd/apenet-supervisor@.service \
-		>$(DESTDIR)$(systemdunitdir)/apenet-supervisor@.service
-	chmod 644 $(DESTDIR)$(systemdunitdir)/apenet-supervisor@.service
 	@# Where net-snmp's tools (and a site's NMS) look for MIB modules.
 	install -d $(DESTDIR)$(PREFIX)/share/snmp/mibs
 	install -m 644 mibs/APENET-MIB.txt $(DESTDIR)$(PREFIX)/share/snmp/mibs/
@@ -308,6 +307,30 @@ install: all
 	else \
 		install -m 644 etc/apenet/apenet.yaml "$$f.new"; \
 		echo "$$f exists and was kept; the shipped one is $$f.new"; \
+	fi
+
+# The units (hardened: docs/security.md), the apenet user and group
+# (sysusers.d) and the daemons' directories (tmpfiles.d).  Into the running
+# system (no DESTDIR, as root) they are applied at once; a DESTDIR (a
+# package) leaves that to systemd at boot, or to the package's scripts.
+install-system:
+	install -d $(DESTDIR)$(systemdunitdir) $(DESTDIR)$(sysusersdir) $(DESTDIR)$(tmpfilesdir)
+	sed -e 's|@bindir@|$(PREFIX)/bin|g' -e 's|@sysconfdir@|$(sysconfdir)|g' etc/systemd/apenet-agent.service \
+		>$(DESTDIR)$(systemdunitdir)/apenet-agent.service
+	chmod 644 $(DESTDIR)$(systemdunitdir)/apenet-agent.service
+	sed -e 's|@bindir@|$(PREFIX)/bin|g' -e 's|@sysconfdir@|$(sysconfdir)|g' etc/systemd/apenet-supervisor@.service \
+		>$(DESTDIR)$(systemdunitdir)/apenet-supervisor@.service
+	chmod 644 $(DESTDIR)$(systemdunitdir)/apenet-supervisor@.service
+	install -m 644 etc/sysusers.d/apenet.conf $(DESTDIR)$(sysusersdir)/apenet.conf
+	install -m 644 etc/tmpfiles.d/apenet.conf $(DESTDIR)$(tmpfilesdir)/apenet.conf
+	@if [ -n "$(DESTDIR)" ]; then :; \
+	elif ! command -v systemd-sysusers >/dev/null 2>&1 || ! command -v systemd-tmpfiles >/dev/null 2>&1; then \
+		echo "no systemd-sysusers/systemd-tmpfiles: create the apenet user and /var/lib/apenet, /run/apenet yourself"; \
+	elif [ "$$(id -u)" != 0 ]; then \
+		echo "not root: run systemd-sysusers $(sysusersdir)/apenet.conf and systemd-tmpfiles --create $(tmpfilesdir)/apenet.conf as root"; \
+	else \
+		echo "systemd-sysusers $(sysusersdir)/apenet.conf"; systemd-sysusers $(sysusersdir)/apenet.conf && \
+		echo "systemd-tmpfiles --create $(tmpfilesdir)/apenet.conf"; systemd-tmpfiles --create $(tmpfilesdir)/apenet.conf; \
 	fi
 
 clean:

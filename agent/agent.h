@@ -147,6 +147,9 @@ struct agent {
 	char privileges[200];   /* what became of root, for agent-status */
 	uid_t uid;
 	gid_t gid;
+	int drop;	 /* root, and agent.user names the user to become (agent_check_user) */
+	uid_t drop_uid;
+	gid_t drop_gid;
 
 	/* APENET-MIB over AgentX (mib.c) */
 	struct apenet_mib mib;
@@ -195,6 +198,7 @@ int agent_lock(struct agent *a, struct apenet_err *e);
 uint64_t agent_boot_count(const char *state_dir);
 int agent_dump(struct agent *a, const char *reason);
 void agent_retention(struct agent *a);
+int agent_check_user(struct agent *a, struct apenet_err *e);
 int agent_drop_privileges(struct agent *a);
 
 /* edac.c */

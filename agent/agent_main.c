@@ -1,12 +1,14 @@
 /*
  * apenet-agent [--config FILE] [--foreground] [--card BDF | --sim DIR]
  *
- * Start-up order (docs/agent.md, "Start and stop"): the config; the card
- * (BAR mapped, libpci open, its config space read once while root); the
- * lock file (one agent per card); state and black-box directories, the boot
- * counter, events.jsonl; the control socket; signals; then root is dropped,
- * and only then does the agent touch the card's watchdog.  It does not
- * fork: systemd (Type=simple) or the shell runs it.
+ * Start-up order (docs/agent.md, "Start and stop"): the config; who a
+ * root agent becomes (agent.user: a missing user or root itself stops it);
+ * the card (BAR mapped, libpci open, its config space read once while
+ * root); root dropped; then, as the user, the lock file (one agent per
+ * card), state and black-box directories, the boot counter, events.jsonl,
+ * the control socket, signals; and only then does the agent touch the
+ * card's watchdog.  It does not fork: systemd (Type=simple) or the shell
+ * runs it.
  * Exit: 0 after SIGTERM/SIGINT (the watchdog disabled first), 2 when it
  * could not start.
  */
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
@@ -89,6 +92,8 @@ static int start(struct agent *a)
 {
 	struct apenet_err e = { 0 };
 	const struct apenet_agent_config *c = &a->cfg.agent;
+	if (agent_check_user(a, &e))
+		return fail("", &e);
 	if (apenet_sampler_open(&a->smp, a->opt.sim, a->opt.card, &e))
 		return fail("", &e);
 	a->card_open = 1;
@@ -99,11 +104,14 @@ static int start(struct agent *a)
 	 * bytes after the drop (docs/agent.md, "Privileges") */
 	if (apenet_sampler_take(&a->smp, APENET_SAMPLE_PCIE, a->prev, &e))
 		return fail("first sample", &e);
+	/* nothing else needs root: every file below is the user's */
+	if (agent_drop_privileges(a))
+		return 2;
 	if (agent_lock(a, &e))
 		return fail("", &e);
 	const char *dirs[] = { c->state_dir, c->blackbox_dir };
 	for (unsigned i = 0; i < 2; i++)
-		if (agent_mkdirs(dirs[i], 0755)) {
+		if (agent_mkdirs(dirs[i], 0750)) {
 			apenet_err_set(&e, APENET_EIO, "%s: %s", dirs[i], strerror(errno));
 			return fail("", &e);
 		}
@@ -131,10 +139,7 @@ static int start(struct agent *a)
 		apenet_err_set(&e, APENET_EIO, "timerfd: %s", strerror(errno));
 		return fail("", &e);
 	}
-	if (agent_drop_privileges(a))
-		return 2;
-	/* after the drop: the spool and net-snmp's directory belong to the
-	 * user; AgentX first: net-snmp's role is chosen before it starts */
+	/* AgentX first: net-snmp's role is chosen before it starts */
 	if (agent_mib_open(a, &e))
 		return fail("AgentX", &e);
 	if (agent_report_open(a, &e))
@@ -192,6 +197,9 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &a.opt))
 		return 2;
 	apenet_log_to_callback(to_stderr, NULL); /* until the config says where */
+	/* what the agent creates (events, black boxes, the spool, the socket)
+	 * is readable by its group (apenet), never by everyone */
+	umask(027);
 	const char *path = apenet_config_path(a.opt.config, &a.config_from);
 	if (apenet_config_load(path, &a.cfg, &e)) {
 		apenet_log(APENET_LOG_ERR, "%s", e.msg);

@@ -3,8 +3,9 @@
  * reads one JSON document (schema apenet-diag/2, command "agent-status")
  * until the agent closes.  Everything is non-blocking inside the one poll
  * loop: a client that does not finish within 2 s is dropped, so no client
- * can stall the watchdog's beat.  The document is read-only status: the
- * socket is mode 0666.
+ * can stall the watchdog's beat.  The socket is mode 0660, the agent's user
+ * and group (apenet once root is dropped): a monitoring user reads it as a
+ * member of that group (docs/commands/check_apenet.md, local mode).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +36,7 @@ int agent_ctl_open(struct agent *a, struct apenet_err *e)
 	memcpy(sa.sun_path, a->sock_path, strlen(a->sock_path) + 1);
 	char dir[APENET_PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s", a->sock_path);
-	if (agent_mkdirs(dirname(dir), 0755))
+	if (agent_mkdirs(dirname(dir), 0750))
 		return apenet_err_set(e, APENET_EIO, "%s: %s", dir, strerror(errno));
 	a->lsock = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (a->lsock < 0)
@@ -62,7 +63,8 @@ int agent_ctl_open(struct agent *a, struct apenet_err *e)
 		a->lsock = -1;
 		return -1;
 	}
-	chmod(a->sock_path, 0666);
+	if (chmod(a->sock_path, 0660))
+		apenet_log(APENET_LOG_WARN, "%s: chmod 0660: %s", a->sock_path, strerror(errno));
 	for (unsigned i = 0; i < AGENT_MAX_CLIENTS; i++)
 		a->cl[i].fd = -1;
 	return 0;

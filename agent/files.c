@@ -211,47 +211,71 @@ int agent_dump(struct agent *a, const char *reason)
 
 /* ---- privileges ---- */
 
+/* Before the card is touched: who a root agent becomes.  Root is never kept
+ * by accident: a user that does not exist, or one that is root itself, stops
+ * the start (exit 2); only user: "" keeps root, and says so at every start.
+ * Started as another user there is nothing to drop and the key is not used. */
+int agent_check_user(struct agent *a, struct apenet_err *e)
+{
+	const char *user = a->cfg.agent.user;
+	const char *from = a->config_path[0] ? a->config_path : "(built-in defaults)";
+	a->uid = geteuid();
+	a->gid = getegid();
+	a->drop = 0;
+	if (a->uid != 0)
+		return 0;
+	if (!user[0]) {
+		apenet_log(APENET_LOG_WARN,
+			   "running as root on purpose (agent.user: \"\" in %s): the card, the socket, the spool and "
+			   "every file are root's for as long as the agent runs; name an unprivileged user (apenet) "
+			   "to drop root after mapping the BAR",
+			   from);
+		return 0;
+	}
+	errno = 0;
+	struct passwd *pw = getpwnam(user);
+	if (!pw)
+		return apenet_err_set(e, APENET_EINVAL,
+				      "%s: agent.user: user '%s' does not exist%s%s; create it (make install does, "
+				      "with sysusers.d: systemd-sysusers), name another unprivileged user, or write "
+				      "user: \"\" to run as root on purpose",
+				      from, user, errno ? ": " : "", errno ? strerror(errno) : "");
+	if (pw->pw_uid == 0)
+		return apenet_err_set(e, APENET_EINVAL,
+				      "%s: agent.user: '%s' is root (uid 0): nothing would be dropped; name an "
+				      "unprivileged user (apenet), or write user: \"\" to run as root on purpose",
+				      from, user);
+	a->drop = 1;
+	a->drop_uid = pw->pw_uid;
+	a->drop_gid = pw->pw_gid;
+	return 0;
+}
+
+/* Right after the card is open (the BAR mapped, libpci's config file open):
+ * everything after this, the lock, the files, the socket, the spool, is
+ * done as the user, so the agent needs no capability to write files as
+ * root (etc/systemd/apenet-agent.service: CAP_SYS_ADMIN for config space,
+ * CAP_SETUID and CAP_SETGID for this, nothing else). */
 int agent_drop_privileges(struct agent *a)
 {
 	const char *user = a->cfg.agent.user;
-	a->uid = geteuid();
-	a->gid = getegid();
 	if (a->uid != 0) {
 		snprintf(a->privileges, sizeof(a->privileges), "not root (uid %u): nothing to drop", (unsigned)a->uid);
 		apenet_log(APENET_LOG_INFO, "%s", a->privileges);
 		return 0;
 	}
-	if (!user[0]) {
-		snprintf(a->privileges, sizeof(a->privileges), "running as root: agent.user is empty");
-		apenet_log(APENET_LOG_NOTICE, "%s", a->privileges);
+	if (!a->drop) {
+		snprintf(a->privileges, sizeof(a->privileges), "running as root on purpose (agent.user: \"\")");
 		return 0;
 	}
-	struct passwd *pw = getpwnam(user);
-	if (!pw) {
-		snprintf(a->privileges, sizeof(a->privileges), "running as root: user '%s' does not exist", user);
-		apenet_log(APENET_LOG_WARN, "%s", a->privileges);
-		return 0;
-	}
-	uid_t uid = pw->pw_uid;
-	gid_t gid = pw->pw_gid;
-	/* what the agent writes after the drop becomes the user's */
-	const char *own[] = { a->cfg.agent.state_dir, a->cfg.agent.blackbox_dir, a->sock_path };
-	for (unsigned i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		if (own[i][0] && chown(own[i], uid, gid))
-			apenet_log(APENET_LOG_WARN, "%s: chown to %s: %s", own[i], user, strerror(errno));
-	char f[APENET_PATH_MAX + 32];
-	snprintf(f, sizeof(f), "%s/events.jsonl", a->cfg.agent.state_dir);
-	if (chown(f, uid, gid) && errno != ENOENT)
-		apenet_log(APENET_LOG_WARN, "%s: chown to %s: %s", f, user, strerror(errno));
-	snprintf(f, sizeof(f), "%s/boot_count", a->cfg.agent.state_dir);
-	if (chown(f, uid, gid) && errno != ENOENT)
-		apenet_log(APENET_LOG_WARN, "%s: chown to %s: %s", f, user, strerror(errno));
+	uid_t uid = a->drop_uid;
+	gid_t gid = a->drop_gid;
 	if (setgroups(1, &gid) || setgid(gid) || setuid(uid)) {
 		snprintf(a->privileges, sizeof(a->privileges), "cannot drop root to '%s': %s", user, strerror(errno));
 		apenet_log(APENET_LOG_ERR, "%s", a->privileges);
 		return -1;
 	}
-	if (setuid(0) == 0) {
+	if (setuid(0) == 0 || geteuid() == 0) {
 		snprintf(a->privileges, sizeof(a->privileges), "root came back after dropping to '%s'", user);
 		apenet_log(APENET_LOG_ERR, "%s", a->privileges);
 		return -1;

@@ -64,7 +64,7 @@ static const struct apenet_config_desc agent_keys[] = {
 	AN(events_max_mib, 0.01, 100000, 16, "MiB",
 	   "state_dir/events.jsonl (every transition, one JSON object a line) is renamed to events.jsonl.1 past this size"),
 	AS(user, TEXT, "apenet",
-	   "after mapping the BAR and opening libpci, a root agent drops to this user; empty: it stays root"),
+	   "after mapping the BAR and opening libpci, a root agent drops to this user (it must exist and not be root: else the agent does not start); \"\": it stays root, with a warning at every start"),
 	AS(state_dir, PATH, "/var/lib/apenet", "the agent's files: events.jsonl, the boot counter"),
 	AS(blackbox_dir, PATH, "/var/lib/apenet/blackbox", "where black-box dumps are written (snapshot files: apenet link --from FILE)"),
 	AS(socket, SOCKET, "/run/apenet/agent.sock", "the unix socket apenet agent-status talks to"),

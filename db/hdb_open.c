@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apenet/filemode.h"
 #include "apenet/log.h"
 #include "hdb_int.h"
 
@@ -206,6 +207,9 @@ int apenet_hdb_open(const char *path, unsigned flags, struct apenet_hdb **out, s
 		apenet_err_set(e, APENET_EIO, "health db %s: %s", path, db->db ? sqlite3_errmsg(db->db) : sqlite3_errstr(rc));
 		goto fail;
 	}
+	/* 0640 before the first write: -wal and -shm get the main file's mode */
+	if (!readonly)
+		(void)apenet_sqlite_files_mode(path, 0640);
 	sqlite3_extended_result_codes(db->db, 1);
 	sqlite3_busy_timeout(db->db, HDB_BUSY_MS);
 	int64_t appid = 0, version = 0, objects = 0;
@@ -310,6 +314,7 @@ int apenet_hdb_create_at(const char *path, int version, struct apenet_err *e)
 		sqlite3_close(db);
 		return -1;
 	}
+	(void)apenet_sqlite_files_mode(path, 0640);
 	int rc = -1;
 	if (sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {

@@ -22,8 +22,10 @@ libs="libpci:libpci-dev netsnmp:libsnmp-dev libcrypto:libssl-dev sqlite3:libsqli
 # HTML report's test opens it in real headless Chromium (console errors, a
 # screenshot, the DOM: tests/chromium_lib.sh); the help test renders the man
 # pages with man and groff; the hostile-strings test rewrites a database
-# with sqlite3's shell.
-tools="lspci:pciutils jq:jq man:man-db groff:groff-base tmux:tmux valgrind:valgrind snmptrapd:snmptrapd snmpd:snmpd snmptranslate:snmp smilint:smitools npm:npm promtool:prometheus prometheus-snmp-generator:prometheus-snmp-exporter yq:yq curl:curl chromium:chromium pgrep:procps sqlite3:sqlite3"
+# with sqlite3's shell; the units' test rates the systemd units with
+# systemd-analyze and applies the sysusers.d and tmpfiles.d files to a
+# temporary root (systemd-sysusers, systemd-tmpfiles: the same package).
+tools="lspci:pciutils jq:jq man:man-db groff:groff-base tmux:tmux valgrind:valgrind snmptrapd:snmptrapd snmpd:snmpd snmptranslate:snmp smilint:smitools npm:npm promtool:prometheus prometheus-snmp-generator:prometheus-snmp-exporter yq:yq curl:curl chromium:chromium pgrep:procps sqlite3:sqlite3 systemd-analyze:systemd"
 
 missing=""
 command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"

@@ -17,6 +17,7 @@
 
 #include <sqlite3.h>
 
+#include "apenet/filemode.h"
 #include "apenet/log.h"
 #include "apenet/report_pdu.h"
 #include "apenet/spool.h"
@@ -380,6 +381,7 @@ int apenet_spool_open(const char *path, const char *const *sup, unsigned nsup, u
 		apenet_err_set(e, APENET_EIO, "spool %s: %s", path, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
 		goto fail;
 	}
+	(void)apenet_sqlite_files_mode(path, 0640); /* the agent's and its group's */
 	sqlite3_extended_result_codes(s->db, 1);
 	/* Another process on the same spool waits this long, then is told it
 	 * is in use (the lock is held for as long as the spool is open). */

@@ -245,6 +245,9 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &s.opt))
 		return 2;
 	apenet_log_to_callback(to_stderr, NULL);
+	/* the health database, its WAL and net-snmp's files: the supervisor's
+	 * user writes them, its group (apenet) reads them, nobody else */
+	umask(027);
 	const char *from;
 	const char *path = apenet_config_path(s.opt.config, &from);
 	if (apenet_config_load(path, &s.cfg, &e)) {

@@ -233,22 +233,79 @@ must 20 "watchdog not armed again" wd 1-1-0 '.enabled'
 grep -q '^watchdog:' "$T/st.txt" && grep -q 'heartbeat:' "$T/st.txt" || fail "agent-status text: $(head "$T/st.txt")"
 "$A" agent-status --socket "$T/nobody.sock" 2>"$T/err"; [ $? -eq 2 ] && grep -q "no agent answers" "$T/err" || fail "no agent"
 
-# --- dropping root (when the test runs as root and nobody exists)
-if [ "$(id -u)" = 0 ] && getent passwd nobody >/dev/null; then
-	write_config 3-3-0 'user: nobody'
-	sed -i 's/^  user: ""$//' "$(ad 3-3-0)/agent.yaml"
-	start_agent 3-3-0
-	must 20 "not dropped" st 3-3-0 '.agent.privileges | test("dropped root to nobody")'
-	uid=$(awk '/^Uid:/ { print $2 }' "/proc/$(pid_of 3-3-0)/status")
-	[ "$uid" = 65534 ] || fail "agent 3,3,0 runs as uid $uid"
-	p0=$(jq .period.periods "$(ad 3-3-0)/st.json")
-	must 20 "3,3,0 stopped sampling" st 3-3-0 ".period.periods > $p0 + 5 and .period.sample_errors == 0"
-	kill -USR1 "$(pid_of 3-3-0)"
-	must 20 "no dump after the drop" sh -c "grep -q SIGUSR1 $(ad 3-3-0)/blackbox/*.json 2>/dev/null"
-	kill -TERM "$(pid_of 3-3-0)"
-	wait "$(pid_of 3-3-0)" || fail "3,3,0 did not stop cleanly"
+# --- who the agent runs as (docs/agent.md, "Privileges").  As root: user: ""
+# keeps root, on purpose and with a warning at every start; a user that does
+# not exist, or root itself, stops it before the card is touched; a real
+# user gets everything after the card, under no more capabilities than the
+# unit's bounding set.  As another user there is nothing to drop.
+if [ "$(id -u)" = 0 ]; then
+	grep -q 'warn: running as root on purpose (agent.user: "" in .*/agent.yaml)' "$(ad 1-1-0)/log" ||
+		fail "user \"\": no warning: $(grep -i root "$(ad 1-1-0)/log")"
+	st 1-1-0 '.agent.privileges == "running as root on purpose (agent.user: \"\")"' ||
+		fail "user \"\": $(jq -c .agent.privileges "$(ad 1-1-0)/st.json")"
+	# refused: exit 2, the key and the user named, what to write instead, and
+	# nothing made: no socket, no state, the card's watchdog untouched
+	refused() { # NODE USER WHAT
+		write_config "$1" "user: $2"
+		sed -i '/^  user: ""$/d' "$(ad "$1")/agent.yaml"
+		"$AG" --config "$(ad "$1")/agent.yaml" --foreground --sim "$(nd "$1")" 2>"$T/refused.err"
+		rc=$?
+		[ $rc -eq 2 ] && grep -q "agent.yaml: agent.user: $3" "$T/refused.err" && grep -q 'write user: "" to run as root' "$T/refused.err" ||
+			fail "user: $2: exit $rc: $(cat "$T/refused.err")"
+		[ ! -e "$(ad "$1")/agent.sock" ] && [ ! -e "$(ad "$1")/state" ] || fail "user: $2: files made before the refusal"
+		wd "$1" '(.enabled | not) and .host_beat_age_s == null' || fail "user: $2: the card was touched: $(jq -c .watchdog "$T/wd.json")"
+	}
+	refused 3-2-0 apenet-nobody-here "user 'apenet-nobody-here' does not exist"
+	refused 3-2-0 root "'root' is root (uid 0): nothing would be dropped; name an unprivileged user"
 else
-	echo "agent: not root (or no user nobody): the privilege drop is not tested"
+	st 1-1-0 ".agent.privileges == \"not root (uid $(id -u)): nothing to drop\"" ||
+		fail "not root: $(jq -c .agent.privileges "$(ad 1-1-0)/st.json")"
+	# the user is not looked up: one that does not exist stops nothing
+	write_config 3-2-0 'user: apenet-nobody-here'
+	sed -i '/^  user: ""$/d' "$(ad 3-2-0)/agent.yaml"
+	start_agent 3-2-0
+	st 3-2-0 '.agent.privileges | test("^not root")' || fail "not root, missing user: $(jq -c .agent "$(ad 3-2-0)/st.json")"
+	kill -TERM "$(pid_of 3-2-0)"
+	wait "$(pid_of 3-2-0)" || fail "3,2,0 did not stop cleanly"
+fi
+
+# dropping root to nobody, started with the unit's capability bounding set
+# and nothing else (setpriv), its directory nobody's as tmpfiles.d makes
+# /var/lib/apenet and /run/apenet apenet's
+U="${APENET_SRCDIR:-.}/etc/systemd/apenet-agent.service"
+if [ "$(id -u)" = 0 ] && getent passwd nobody >/dev/null && command -v setpriv >/dev/null; then
+	caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$U" | tr 'A-Z' 'a-z' | sed 's/cap_//g; s/ /,+/g')
+	[ -n "$caps" ] || fail "no CapabilityBoundingSet in $U"
+	d=$(ad 3-3-0)
+	write_config 3-3-0 'user: nobody' "lock_dir: $d/lock"
+	sed -i '/^  user: ""$/d' "$d/agent.yaml"
+	chown "$(id -u nobody):$(id -g nobody)" "$d"
+	chmod 755 "$d" # root reads its config there without CAP_DAC_OVERRIDE
+	setpriv --bounding-set=-all,+"$caps" --inh-caps=-all --no-new-privs \
+		"$AG" --config "$d/agent.yaml" --foreground --sim "$(nd 3-3-0)" 2>>"$d/log" &
+	echo $! >"$d/pid"
+	AGENTS="$AGENTS $!"
+	wait_for 30 answers 3-3-0 || { cat "$d/log"; fail "agent 3,3,0 (bounding set +$caps) does not answer"; }
+	must 20 "not dropped" st 3-3-0 '.agent.privileges | test("dropped root to nobody")'
+	p=$(pid_of 3-3-0)
+	awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$p/status" | grep -qx '65534 65534 65534 65534' ||
+		fail "agent 3,3,0 runs as $(grep Uid: "/proc/$p/status")"
+	grep -q '^CapPrm:	0000000000000000$' "/proc/$p/status" && grep -q '^CapEff:	0000000000000000$' "/proc/$p/status" ||
+		fail "agent 3,3,0 kept capabilities: $(grep Cap "/proc/$p/status")"
+	# its files: the socket 0660, the state 0750, the boot counter and events 0640, all nobody's
+	for f in agent.sock:660 state:750 state/boot_count:640 state/events.jsonl:640 lock/apenet-agent-0000:03:00.0.lock:640; do
+		m=$(stat -c '%a %U' "$d/${f%:*}") && [ "$m" = "${f##*:} nobody" ] || fail "$d/${f%:*}: '$m', not '${f##*:} nobody'"
+	done
+	p0=$(jq .period.periods "$d/st.json")
+	must 20 "3,3,0 stopped sampling" st 3-3-0 ".period.periods > $p0 + 5 and .period.sample_errors == 0"
+	kill -USR1 "$p"
+	must 20 "no dump after the drop" sh -c "grep -q SIGUSR1 $d/blackbox/*.json 2>/dev/null"
+	[ "$(stat -c '%a %U' "$d"/blackbox/*.json | sort -u)" = "640 nobody" ] || fail "dump: $(stat -c '%a %U' "$d"/blackbox/*.json)"
+	kill -TERM "$p"
+	wait "$p" || fail "3,3,0 did not stop cleanly"
+	[ ! -e "$d/agent.sock" ] || fail "3,3,0 left its socket"
+else
+	echo "agent: not root (or no user nobody, or no setpriv): the privilege drop is not tested"
 fi
 
 # --- a clean stop: the watchdog is disabled first, the host never expires after

@@ -115,6 +115,11 @@ done
 # both supervisors answer: the service field stays normal
 st() { "$A" agent-status --json --socket "$T/a-$1/agent.sock" >"$T/st.json" 2>/dev/null && jq -e "$2" "$T/st.json" >/dev/null; }
 wait_for 20 st 1-1-0 '.ldm_host.service == "normal"' || fail "service not normal: $(jq -c .ldm_host "$T/st.json")"
+# the spool and its WAL are the agent's and its group's only (umask 027, and
+# narrowed on open whatever the umask: docs/agent.md, "Privileges")
+for f in spool.db spool.db-wal events.jsonl; do
+	m=$(stat -c %a "$T/a-1-1-0/state/$f") && [ "$m" = 640 ] || fail "state/$f: mode '$m', not 640"
+done
 
 # --- overheat on 2,1,0: reported by itself (self) and by 1,1,0 through the torus
 "$BIN/apenet-sim" inject --dir "$T/sim" --node 2,1,0 overheat --celsius 93 >/dev/null || fail inject

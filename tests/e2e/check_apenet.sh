@@ -12,10 +12,14 @@
 #    --temp-crit 85 makes it CRITICAL;
 #  - no agent on the socket, no snmpd on the port: UNKNOWN, exit 3;
 #  - bad arguments: UNKNOWN, exit 3, naming the argument;
-#  - an agent whose snmpd is gone: local mode OK, not a word of snmpd.
+#  - an agent whose snmpd is gone: local mode OK, not a word of snmpd;
+#  - the socket is 0660: a user outside its group gets UNKNOWN with
+#    "Permission denied", the same user in the group gets OK (as root:
+#    setpriv to nobody, with and without the socket's group).
 # Every wait polls with a deadline.
 . "$(dirname "$0")/../e2e_lib.sh"
 T=$(mktemp -d /tmp/apenet-check-XXXXXX)
+chmod 755 "$T" # nobody reaches the socket's directory (the socket's mode is what is tested)
 AGENT=""
 cleanup() {
 	[ -n "$AGENT" ] && { kill -TERM "$AGENT" 2>/dev/null; wait "$AGENT" 2>/dev/null; }
@@ -90,6 +94,19 @@ for l in X+ X- Y+ Y- Z+ Z-; do
 	grep -q "'${l}_crc_per_min'=" "$T/snmp.out" || fail "no perfdata for $l: $(cat "$T/snmp.out")"
 done
 OK_LOCAL=$(cat "$T/local.out") OK_SNMP=$(cat "$T/snmp.out")
+# the socket's group may ask, nobody else (docs/commands/check_apenet.md)
+[ "$(stat -c %a "$T/ag/agent.sock")" = 660 ] || fail "socket mode $(stat -c %a "$T/ag/agent.sock")"
+if [ "$(id -u)" = 0 ] && getent passwd nobody >/dev/null && command -v setpriv >/dev/null; then
+	g=$(stat -c %g "$T/ag/agent.sock")
+	as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" "$@" "$CK" --socket "$T/ag/agent.sock" -t 5; }
+	out=$(as_nobody --clear-groups 2>&1); rc=$?
+	[ $rc -eq 3 ] && echo "$out" | grep -q "^APENET UNKNOWN - no agent answers on $T/ag/agent.sock: Permission denied" ||
+		fail "nobody outside the socket's group: rc $rc: $out"
+	out=$(as_nobody --groups="$g" 2>&1); rc=$?
+	[ $rc -eq 0 ] && [ "$out" = "$OK_LOCAL" ] || fail "nobody in the socket's group $g: rc $rc: $out"
+else
+	echo "check_apenet: not root (or no nobody, no setpriv): the socket's group is not tested"
+fi
 # ranges: inside '@0:0' (a clean link's 0 errors/min) warns; '10:40' warns
 # on a 45 C FPGA; perfdata carries both as given
 ranges() { run range -H 127.0.0.1 -p "$PORT" -t 4 -w @0:0 &&

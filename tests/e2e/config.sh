@@ -173,7 +173,7 @@ U="$D/usr/local/lib/systemd/system/apenet-agent.service"
 [ -x "$D/usr/local/bin/apenet-agent" ] && [ -e "$D/usr/local/share/man/man8/apenet-agent.8" ] && [ -e "$U" ] ||
 	fail "first install: the agent"
 grep -q '^ExecStart=/usr/local/bin/apenet-agent --config /usr/local/etc/apenet/apenet.yaml$' "$U" &&
-	grep -q '^Type=simple$' "$U" && ! grep -q '@' "$U" || fail "unit: $(grep Exec "$U")"
+	grep -q '^Type=simple$' "$U" && ! grep -q '@bindir@\|@sysconfdir@' "$U" || fail "unit: $(grep Exec "$U")"
 # the supervisor: its man page and its template unit (one instance a number)
 V="$D/usr/local/lib/systemd/system/apenet-supervisor@.service"
 [ -x "$D/usr/local/bin/apenet-supervisor" ] && [ -e "$D/usr/local/share/man/man8/apenet-supervisor.8" ] && [ -e "$V" ] ||

@@ -116,6 +116,12 @@ for s in s1 s2; do
 	wait_for 60 q $s '.summary.normal == 16 and .summary.open_incidents == 0' ||
 		fail "$s: the torus never looked healthy: $(jq -c .summary "$T/$s.json")"
 done
+# the databases, their WAL and index: the supervisor's and its group's only
+for s in s1 s2; do
+	for f in health.db health.db-wal health.db-shm; do
+		m=$(stat -c %a "$T/$s/$f") && [ "$m" = 640 ] || fail "$s/$f: mode '$m', not 640"
+	done
+done
 # all well: no node listed but with --all (every one); CSV says its tables
 # are empty with their headers, not with nothing
 hboth() { "$A" health --db "$T/s1/health.db" --db "$T/s2/health.db" "$@"; }

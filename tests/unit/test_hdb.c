@@ -5,7 +5,8 @@
  * rollbacks, a reporter's new boot, the layout's partners (wraparound,
  * dimensions of 1 and 2), incidents from open to merged and back after a
  * reopen, retention that keeps an open incident's evidence, the readers'
- * orders, and the check on a good and a broken file.
+ * orders, the check on a good and a broken file, and the files' modes
+ * (0640 whatever the umask, -wal and -shm included).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -1422,6 +1424,53 @@ static void test_check(void **state)
 	apenet_hdb_close(db);
 }
 
+static mode_t mode_of(const char *path, const char *suffix)
+{
+	char p[400];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s%s", path, suffix);
+	if (stat(p, &st))
+		fail_msg("%s: %s", p, strerror(errno));
+	return st.st_mode & 07777;
+}
+
+/* The database and its -wal and -shm are the writer's and its group's: 0640
+ * under a umask that allows 0644, and an older 0666 file is narrowed when a
+ * writer opens it; a reader changes nothing. */
+static void test_file_modes(void **state)
+{
+	struct fixture *f = *state;
+	mode_t old = umask(022);
+	struct apenet_hdb *db = create_ok(f->path);
+	struct apenet_report r;
+	hb(&r, "0,0,0#1", 1, 0, 0, 0, 0x80000000u, T0);
+	assert_int_equal(put(db, &r, T0), 1);
+	apenet_hdb_close(db);
+	assert_int_equal(mode_of(f->path, ""), 0640);
+	assert_int_equal(mode_of(f->path, "-wal"), 0640);
+	assert_int_equal(mode_of(f->path, "-shm"), 0640);
+	/* written by an older version, or chmod'ed by hand */
+	const char *sfx[] = { "", "-wal", "-shm" };
+	for (int i = 0; i < 3; i++) {
+		char p[400];
+		snprintf(p, sizeof(p), "%s%s", f->path, sfx[i]);
+		assert_int_equal(chmod(p, 0666), 0);
+	}
+	db = open_ok(f->path, APENET_HDB_READONLY);
+	apenet_hdb_close(db);
+	assert_int_equal(mode_of(f->path, ""), 0666);
+	db = open_ok(f->path, 0);
+	apenet_hdb_close(db);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(mode_of(f->path, sfx[i]), 0640);
+	/* an owner-only file stays owner-only: bits are only ever cleared */
+	assert_int_equal(chmod(f->path, 0600), 0);
+	db = open_ok(f->path, 0);
+	apenet_hdb_close(db);
+	assert_int_equal(mode_of(f->path, ""), 0600);
+	umask(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1441,6 +1490,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_certificates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrates_from_v2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_modes, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
