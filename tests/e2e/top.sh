@@ -173,6 +173,7 @@ wait_for 10 shows cl '^ENDED rc=0' || fail "q: $(screen cl)"
 # sorts 2,0,0 (slice 0) before 1,2,1, the incidents list has it second.
 sed "s#$T/ag/#$T/ag2/#" "$T/ag/agent.yaml" >"$T/ag2.yaml"
 mkdir -p "$T/ag2"
+node_key "$T/ag2" 2,0,0 >/dev/null # its own key: 1,2,1's would speak for another node
 "$BIN/apenet-agent" --config "$T/ag2.yaml" --foreground --sim "$T/sim2/node-2-0-0" 2>"$T/ag2/log" &
 AGENT2=$!
 hjson() { "$BIN/apenet" health --db "$T/sup/h.db" --json 2>/dev/null; }
