@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "apenet/config.h"
+#include "apenet/keys.h"
 #include "apenet/hdb.h"
 #include "spawn.h"
 #include "../tests/e2e/e2e.h"
@@ -207,9 +208,21 @@ static int start_series(const char *sdir, int settle_ms, int *port, struct apene
 	FILE *f = fopen(cfgf, "w");
 	if (!f)
 		return -1;
+	/* SNMPv3 as shipped: a site secret, each agent its node's key */
+	char sk[PATH_MAX + 32];
+	uint8_t secret[APENET_SITE_SECRET_LEN];
+	struct apenet_err ke = { 0 };
+	snprintf(sk, sizeof(sk), "%s/site.key", sdir);
+	unlink(sk);
+	if (apenet_keys_new_secret(secret, &ke) || apenet_keys_write_secret(sk, secret, (uid_t)-1, (gid_t)-1, &ke)) {
+		fprintf(stderr, "bench: %s\n", ke.msg);
+		fclose(f);
+		return -1;
+	}
 	fputs("cluster:\n  dims: 4x4x1\n", f);
+	fprintf(f, "supervisor:\n  site_key: %s\n", sk);
 	if (settle_ms >= 0)
-		fprintf(f, "supervisor:\n  settle_ms: %d\n", settle_ms);
+		fprintf(f, "  settle_ms: %d\n", settle_ms);
 	if (fclose(f))
 		return -1;
 	struct apenet_err e = { 0 };
@@ -237,12 +250,20 @@ static int start_series(const char *sdir, int settle_ms, int *port, struct apene
 		return -1;
 	}
 	for (int i = 0; i < 16; i++) {
-		char d[PATH_MAX + 32], node[16], extra[256];
+		char d[PATH_MAX + 32], node[16], extra[PATH_MAX + 256], key[PATH_MAX + 48];
+		struct apenet_node_key nk;
 		snprintf(d, sizeof(d), "%s/agent-%d-%d-0", sdir, i % 4, i / 4);
 		snprintf(node, sizeof(node), "%d-%d-0", i % 4, i / 4);
+		snprintf(key, sizeof(key), "%s/node-%d.key", sdir, i);
+		unlink(key);
+		if (apenet_keys_node(secret, (unsigned)(i % 4), (unsigned)(i / 4), 0, &nk, &ke) ||
+		    apenet_keys_write_node(key, &nk, (uid_t)-1, (gid_t)-1, &ke)) {
+			fprintf(stderr, "bench: %s\n", ke.msg);
+			return -1;
+		}
 		/* the shipped defaults but for the black box's files (disk) */
-		snprintf(extra, sizeof(extra), "  blackbox_keep_files: 2\nsupervisors:\n  targets: [\"127.0.0.1:%d\"]\n",
-			 *port);
+		snprintf(extra, sizeof(extra),
+			 "  blackbox_keep_files: 2\nsupervisors:\n  targets: [\"127.0.0.1:%d\"]\n  key_file: %s\n", *port, key);
 		agents[i] = e2e_agent_start(&sim, d, node, extra);
 		if (agents[i] <= 0)
 			return -1;

@@ -99,7 +99,7 @@ static int start_agent(const struct e2e_sim *sim, int i, const char *node, int p
 	char d[PATH_MAX + 16], extra[256];
 	snprintf(d, sizeof(d), "%s/a%d", dir, i);
 	snprintf(extra, sizeof(extra),
-		 "  blackbox_keep_files: 2\nsupervisors:\n  targets: [\"127.0.0.1:%d\"]\n"
+		 "  blackbox_keep_files: 2\nsupervisors:\n  targets: [\"127.0.0.1:%d\"]\n  version: 2c\n"
 		 "  heartbeat_s: 5\n  timeout_ms: 200\n  retries: 2\n  backoff_ms: 200\n",
 		 port);
 	agents[i] = e2e_agent_start(sim, d, node, extra);

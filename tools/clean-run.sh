@@ -17,6 +17,7 @@ sim_start "$T/sim" --dims 4x4x1
 P1=$(( 20000 + ($$ * 31) % 30000 ))
 P2=$((P1 + 1))
 printf 'cluster:\n  dims: 4x4x1\n' >"$T/sup.yaml"
+site_keyed "$T/sup.yaml" # SNMPv3 with node keys, as shipped
 for n in 1 2; do
 	eval "p=\$P$n"
 	"$BIN/apenet-supervisor" --config "$T/sup.yaml" --foreground --listen "127.0.0.1:$p" --db "$T/health-$n.db" \
@@ -30,8 +31,8 @@ for y in 0 1 2 3; do
 		n=$x-$y-0
 		d="$T/a-$n"
 		mkdir -p "$d"
-		printf 'agent:\n  state_dir: %s/state\n  blackbox_dir: %s/bb\n  socket: %s/sock\n  edac_root: %s/edac\n  user: ""\nsupervisors:\n  targets: ["127.0.0.1:%s", "127.0.0.1:%s"]\n' \
-			"$d" "$d" "$d" "$d" "$P1" "$P2" >"$d/agent.yaml"
+		printf 'agent:\n  state_dir: %s/state\n  blackbox_dir: %s/bb\n  socket: %s/sock\n  edac_root: %s/edac\n  user: ""\nsupervisors:\n  targets: ["127.0.0.1:%s", "127.0.0.1:%s"]\n%s\n' \
+			"$d" "$d" "$d" "$d" "$P1" "$P2" "$(node_key "$d" "$x,$y,0")" >"$d/agent.yaml"
 		"$BIN/apenet-agent" --config "$d/agent.yaml" --foreground --sim "$T/sim/node-$n" 2>"$d/log" &
 		PIDS="$PIDS $!"
 		echo $! >"$d/pid"
