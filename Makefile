@@ -84,7 +84,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(B)/bench/%,$(BENCH_SRCS))
 # Fuzz targets: tests/fuzz/fuzz_NAME.c, seeds and regression inputs in
 # tests/fuzz/NAME/ (docs/design.md, "Decoders under attack").  A new decoder
 # is one more name on this list.
-FUZZ_TARGETS := ldm prbs sff8636 sff8472 pcie lspci conf config snapshot ber_table simconf report_pdu deduce
+FUZZ_TARGETS := ldm prbs sff8636 sff8472 pcie lspci conf config snapshot ber_table simconf report_pdu deduce usm
 FUZZ_BINS := $(patsubst %,$(B)/fuzz_%,$(FUZZ_TARGETS))
 # The same targets with a plain main() (tests/fuzz/replay_main.c), built in
 # the sanitizer test tree: make test replays every seed and regression.
@@ -225,7 +225,7 @@ $(B)/fuzz-replay/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(FUZZ_UTIL_OBJ) $(B)/obj/
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) $(FUZZ_LIBS) -o $@
-$(B)/fuzz_report_pdu $(B)/fuzz-replay/fuzz_report_pdu: FUZZ_LIBS := $(SNMP_LIBS)
+$(B)/fuzz_report_pdu $(B)/fuzz-replay/fuzz_report_pdu $(B)/fuzz_usm $(B)/fuzz-replay/fuzz_usm: FUZZ_LIBS := $(SNMP_LIBS)
 
 # The end-to-end tests' loopback UDP relay (cuts a node off a supervisor).
 $(B)/tests/udp-relay: $(B)/obj/tests/e2e/udp_relay.o
