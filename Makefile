@@ -5,7 +5,8 @@
 #   make cluster     the emulated torus with an agent on every node and the two supervisors (until ^C)
 #   make bench       run the benchmarks under bench/ (and the fuzzers' speed)
 #   make soak        make test 20 times with both cores busy (RUNS=, HOGS=), then
-#                    16 agents on a clean torus for 10 min (make soak-clean, CLEAN_S=)
+#                    16 agents on a clean torus for 10 min (make soak-clean, CLEAN_S=), then a
+#                    million mutated INFORMs at a supervisor beside 16 agents (make soak-storm, STORM_N=)
 #   make fuzz        build the libFuzzer targets (clang) into build/fuzz/
 #   make fuzz-run    run each for FUZZ_SECONDS (default 30); prints runs and exec/s
 #   make install     PREFIX=/usr/local DESTDIR= (programs, libapenet.a, headers, apenet.pc, docs,
@@ -94,7 +95,7 @@ FUZZ_UTIL_OBJ := $(B)/obj/tests/fuzz/fuzz_util.o $(B)/obj/tests/fuzz/fuzz_module
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
-.PHONY: all test unit e2e check-docs demo cluster bench soak soak-clean install install-system clean distclean FORCE fuzz fuzz-build fuzz-run
+.PHONY: all test unit e2e check-docs demo cluster bench soak soak-clean soak-storm install install-system clean distclean FORCE fuzz fuzz-build fuzz-run
 all: $(PROGS)
 
 # The tools look for $(sysconfdir)/apenet/apenet.yaml when no config is
@@ -231,8 +232,12 @@ $(B)/fuzz_report_pdu $(B)/fuzz-replay/fuzz_report_pdu $(B)/fuzz_usm $(B)/fuzz-re
 $(B)/tests/udp-relay: $(B)/obj/tests/e2e/udp_relay.o
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ -o $@
+# make soak-storm's load: mutated INFORMs at a supervisor (tools/wire-storm.sh).
+$(B)/tests/wire-storm: $(B)/obj/tests/e2e/wire_storm.o
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ -o $@
 
-tests-build: $(PROGS) $(UNIT_BINS) $(E2E_BINS) $(FUZZ_REPLAY_BINS) $(B)/tests/udp-relay
+tests-build: $(PROGS) $(UNIT_BINS) $(E2E_BINS) $(FUZZ_REPLAY_BINS) $(B)/tests/udp-relay $(B)/tests/wire-storm
 
 # The test target: the sanitizer build in build/asan, then every test.
 test:
@@ -260,6 +265,9 @@ fuzz-run: fuzz
 soak: all
 	$(Q)sh tools/soak.sh
 	$(Q)APENET_BIN=$(CURDIR)/$(B)/bin sh tools/clean-run.sh
+	$(Q)$(MAKE) --no-print-directory soak-storm
+soak-storm: all $(B)/tests/udp-relay $(B)/tests/wire-storm
+	$(Q)APENET_BIN=$(CURDIR)/$(B)/bin sh tools/wire-storm.sh
 soak-clean: all
 	$(Q)APENET_BIN=$(CURDIR)/$(B)/bin sh tools/clean-run.sh
 
