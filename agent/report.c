@@ -12,6 +12,7 @@
 
 #include "agent.h"
 #include "apenet/log.h"
+#include "apenet/usm.h"
 #include "apenet/notify.h"
 
 static int subject_of(const char *s)
@@ -120,6 +121,17 @@ int agent_report_open(struct agent *a, struct apenet_err *e)
 		return apenet_err_set(e, APENET_EINVAL, "%s: state_dir too long for the spool", a->cfg.agent.state_dir);
 	if (apenet_notifier_open(&c, &a->notifier, e))
 		return -1;
+	/* A key file of another node speaks for another node: every report
+	 * would be refused (docs/security.md).  Said at every start; the
+	 * agent runs on (the watchdog and the LDM need no supervisor). */
+	char me[APENET_USM_USER_MAX + 1];
+	apenet_usm_node_user(a->xyz[0], a->xyz[1], a->xyz[2], me, sizeof(me));
+	if (c.version == APENET_SNMP_V3 && strcmp(apenet_notifier_user(a->notifier), me))
+		apenet_log(APENET_LOG_ERR,
+			   "supervisors.key_file %s is %s's key, but this card is node %u,%u,%u: the supervisors will "
+			   "refuse every report (install node-%u,%u,%u's: apenet keys node %u,%u,%u)",
+			   c.key_file, apenet_notifier_user(a->notifier), a->xyz[0], a->xyz[1], a->xyz[2], a->xyz[0],
+			   a->xyz[1], a->xyz[2], a->xyz[0], a->xyz[1], a->xyz[2]);
 	a->notify = on_event;
 	a->notify_ctx = a;
 	a->next_heartbeat_ms = agent_now_ms();

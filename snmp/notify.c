@@ -590,6 +590,11 @@ int apenet_notifier_open(const struct apenet_notify_config *c, struct apenet_not
 	return 0;
 }
 
+const char *apenet_notifier_user(const struct apenet_notifier *n)
+{
+	return n->cfg.version == APENET_SNMP_V3 ? n->user : "";
+}
+
 void apenet_notifier_close(struct apenet_notifier *n)
 {
 	if (!n)

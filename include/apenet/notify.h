@@ -138,6 +138,8 @@ struct apenet_notifier;
  * spool still holds are sent from the first dispatch on.  Sends nothing and
  * waits for nothing itself. */
 int apenet_notifier_open(const struct apenet_notify_config *c, struct apenet_notifier **out, struct apenet_err *e);
+/* SNMPv3: the USM user its key file names ("node-X,Y,Z"); "" for SNMPv2c. */
+const char *apenet_notifier_user(const struct apenet_notifier *n);
 /* Closes sessions and the spool; what was not acknowledged stays in it. */
 void apenet_notifier_close(struct apenet_notifier *n);
 

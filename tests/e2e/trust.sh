@@ -20,6 +20,7 @@ REL_PID=""
 cleanup() {
 	[ -n "$SUP_PID" ] && kill -TERM "$SUP_PID" 2>/dev/null && wait "$SUP_PID" 2>/dev/null
 	[ -n "$REL_PID" ] && kill -TERM "$REL_PID" 2>/dev/null && wait "$REL_PID" 2>/dev/null
+	sim_stop
 	[ -n "${KEEP:-}" ] || rm -rf "$T"
 }
 trap cleanup EXIT
@@ -164,7 +165,37 @@ sup_stop 2
 grep -q "outside the time window 1" "$T/stop.2" || fail "run 2: $(grep 'SNMPv3:' "$T/stop.2")"
 is_stored "1,0,0#1" 1 || fail "the stale replay changed report 1"
 
-# 7. a key file others can read is refused where it is read
+# 7. a real agent on node 0,0,0 given node 1,0,0's key: it says so at start,
+#    and the supervisor refuses what it sends (another node's boot id)
+sim_start "$T/sim" --dims 2x1x1
+sup_start
+mkdir -p "$T/ag"
+cat >"$T/ag/agent.yaml" <<Y
+agent:
+  state_dir: $T/ag/state
+  blackbox_dir: $T/ag/bb
+  socket: $T/ag/sock
+  edac_root: $T/ag/edac
+  user: ""
+  agentx: 0
+supervisors:
+  targets: ["127.0.0.1:$PORT"]
+  key_file: $T/n100.key
+  heartbeat_s: 0.5
+Y
+"$BIN/apenet-agent" --config "$T/ag/agent.yaml" --foreground --sim "$T/sim/node-0-0-0" 2>"$T/ag/log" &
+AG=$!
+wait_for 30 grep -q "key_file $T/n100.key is node-1,0,0's key, but this card is node 0,0,0" "$T/ag/log" ||
+	fail "the agent did not say its key is another node's: $(cat "$T/ag/log")"
+wait_for 30 grep -q "refused.*spoke for another node: node 1,0,0 sent a report of boot '0,0,0#" "$LOG" ||
+	fail "the supervisor did not refuse it: $(tail -3 "$LOG")"
+kill -TERM $AG
+wait $AG
+sim_stop
+sup_stop 3
+is_stored "0,0,0#1" 1 0 || fail "the wrong key's report was stored"
+
+# 8. a key file others can read is refused where it is read
 chmod 644 "$T/n100.key"
 "$A" keys node 2,0,0 --site "$T/n100.key" --out "$T/x.key" 2>"$T/err" && fail "a 0644 file was read as a secret"
 chmod 644 "$SITE_KEY"
