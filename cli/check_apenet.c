@@ -29,6 +29,7 @@
 #include "apenet/conf.h"
 #include "apenet/range.h"
 #include "apenet_version.h"
+#include "apenet/esc.h"
 #include "check_apenet.h"
 
 #define PROG "check_apenet"
@@ -66,14 +67,28 @@ static void __attribute__((format(printf, 2, 3))) put(struct buf *b, const char 
 		b->n = b->n + (size_t)r < sizeof(b->s) ? b->n + (size_t)r : sizeof(b->s) - 1;
 }
 
-/* Text from the agent or a remote snmpd must not end the line or start the
- * perfdata early. */
-static void clean(char *s)
+/* Text from the agent or a remote snmpd must not end the line, reach the
+ * monitoring system's terminal or web page as control, or start the
+ * perfdata early: the text writer's escaping (include/apenet/esc.h: every
+ * control and non-UTF-8 byte as \xNN), then '|' as '/'.  In place, cut to
+ * the buffer's n bytes. */
+static void clean_n(char *s, size_t n)
 {
-	for (; *s; s++)
-		if (*s == '|' || (unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = *s == '|' ? '/' : ' ';
+	char t[4096];
+	if (n > sizeof(t))
+		n = sizeof(t);
+	apenet_esc_text(t, n, s);
+	for (char *p = t; *p; p++)
+		if (*p == '|')
+			*p = '/';
+	memcpy(s, t, strlen(t) + 1);
 }
+#define clean(s)                                                                                          \
+	do {                                                                                               \
+		_Static_assert(!__builtin_types_compatible_p(__typeof__(s), __typeof__(&(s)[0])),          \
+			       "clean() takes an array: its size bounds the escaped text");                 \
+		clean_n((s), sizeof(s));                                                                    \
+	} while (0)
 
 static int unknown(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int unknown(const char *fmt, ...)

@@ -780,12 +780,18 @@ agent:
   agentx: 0
 supervisors:
   targets: ["127.0.0.1:$RP1", "127.0.0.1:$RP2"]
+  key_file: $T/etc/node.key
 supervisor:
   listen: "127.0.0.1:$RP1,127.0.0.1:$RP2"
   db: "$T/var/health-1.db,$T/var/health-2.db"
   state_dir: $T/var
   agentx: 0
+  site_key: $T/etc/site.key
 Y
+	# its keys, as a site makes them (docs/security.md): the README's node is 1,0,0
+	rm -f "$T/etc/site.key" "$T/etc/node.key"
+	"$BIN/apenet" keys init --out "$T/etc/site.key" >/dev/null &&
+		"$BIN/apenet" keys node 1,0,0 --site "$T/etc/site.key" --out "$T/etc/node.key" >/dev/null || fail "README: keys"
 	export APENET_CONFIG=$T/etc/apenet.yaml
 	# make cluster: its recipe after `all`, the non-sanitized build it runs
 	# (APENET_BIN_PLAIN), in the work directory, on free ports

@@ -8,7 +8,10 @@
 # component on the right node, and nothing else; it closes when the fault is
 # cleared.  Then one supervisor is killed (-9) while faults come and go and
 # started again: when the spools have drained, every transition the agents
-# raised is in both databases, once.  `apenet health` over both databases:
+# raised is in both databases, once.  All of it with forgers beside the
+# agents: a forged SNMPv2c report and a wrong-key SNMPv3 one (a cable of
+# 1,1,0 broken) at both supervisors every second: refused and counted, and
+# no incident of theirs (each phase checks for exactly its own).  `apenet health` over both databases:
 # --all, --csv's headers when all is well, the card gone shown once with its
 # evidence cut in text, --since, and at the end every incident once with
 # exactly the fields where the two databases differ.  Every wait polls with
@@ -105,6 +108,36 @@ agent() { # X Y: node X,Y,0's agent
 	PIDFILES="$PIDFILES $d/pid"
 }
 for y in 0 1 2 3; do for x in 0 1 2 3; do agent $x $y; done; done
+
+# the forgers: net-snmp's snmpinform, as anyone on the service network
+"$A" keys init --out "$T/other-site.key" >/dev/null && "$A" keys node 1,1,0 --site "$T/other-site.key" --out "$T/wrong.key" >/dev/null ||
+	fail "keys for the forger"
+forge() { # PORT SEQ VERSION-OPTIONS...: node 1,1,0's Y+ broken, forged
+	fp=$1 fs=$2
+	shift 2
+	E=1.3.6.1.4.1.8072.9999.9999.65.1.1
+	SNMPCONFPATH="$T/fcfg" SNMP_PERSISTENT_DIR="$T/fpersist" MIBS="" timeout 10 snmpinform "$@" -r 0 -t 1 \
+		"127.0.0.1:$fp" 0 1.3.6.1.4.1.8072.9999.9999.65.0.1 "$E.1.0" u 1 "$E.2.0" u 1 "$E.3.0" u 0 \
+		"$E.4.0" s "" "$E.5.0" s "1,1,0#1" "$E.6.0" C "$fs" "$E.7.0" C "$(date +%s)000" "$E.8.0" i 2 \
+		"$E.9.0" s "Y+" "$E.10.0" s LINK_DOWN "$E.11.0" i 1 "$E.12.0" i 3 "$E.13.0" s "" "$E.14.0" s "" \
+		"$E.15.0" s "" "$E.16.0" i 1 "$E.17.0" s "" "$E.18.0" s "forged" >/dev/null 2>&1
+}
+wa=$(sed -n 's/^auth: sha256:/0x/p' "$T/wrong.key")
+wp=$(sed -n 's/^priv: aes128:/0x/p' "$T/wrong.key")
+(
+	mkdir -p "$T/fcfg" "$T/fpersist"
+	s=1000000
+	while :; do
+		s=$((s + 1))
+		for p in "$P1" "$P2"; do
+			forge "$p" $s -v2c -c public
+			forge "$p" $s -v3 -u node-1,1,0 -l authPriv -a SHA-256 -3m "$wa" -x AES -3M "$wp"
+		done
+		sleep 1 # the forgers' rhythm, not a wait
+	done
+) &
+echo $! >"$T/forger.pid"
+PIDFILES="$PIDFILES $T/forger.pid"
 
 health() { # NAME: the database's incidents and summary as JSON in $T/NAME.json
 	"$A" health --db "$T/$1/health.db" --incidents --all --json >"$T/$1.json" 2>"$T/$1.err"
@@ -330,4 +363,13 @@ merged_ok() {
 		end)' "$T/hm.json" >/dev/null
 }
 wait_for 60 merged_ok || fail "health over both databases: $(jq -c '[.incidents[] | {id, db, component, node, seen_by, differs}]' "$T/hm.json")"
+# the forgers were refused all along, by both (the stop lines of their
+# last runs; s1 was restarted: its current log)
+kill "$(cat "$T/forger.pid")" 2>/dev/null
+for s in s1 s2; do kill -TERM "$(cat "$T/$s.pid")"; wait "$(cat "$T/$s.pid")" 2>/dev/null; done
+for s in s1 s2; do
+	grep -q "SNMPv3: .*wrong key [1-9]" "$T/$s/log" || fail "$s: no wrong key refused: $(grep 'SNMPv3:' "$T/$s/log")"
+	grep -q "SNMPv2c, but the config says SNMPv3" "$T/$s/log" || fail "$s: the forged SNMPv2c not refused"
+	! grep -q '"forged"\|: forged' "$T/$s.jsonl" || fail "$s: a forged report was stored"
+done
 echo "supervisors: every fault class one incident in both databases; $(wc -l <"$T/raised") transitions in both after a kill -9; $(jq '.incidents | length' "$T/hm.json") incidents shown once each over both"

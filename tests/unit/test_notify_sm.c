@@ -160,6 +160,7 @@ static struct apenet_notifier *open_with(struct fake *fakes, int n, const char *
 	struct apenet_notify_config c;
 	struct apenet_err e = { 0 };
 	apenet_notify_config_defaults(&c);
+	c.version = APENET_SNMP_V2C; /* the fake supervisors are SNMPv2c sessions */
 	c.nsupervisors = (unsigned)n;
 	for (int i = 0; i < n; i++)
 		snprintf(c.supervisors[i], sizeof(c.supervisors[i]), "127.0.0.1:%d", fakes[i].port);
