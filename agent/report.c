@@ -186,8 +186,15 @@ void agent_report_dispatch(struct agent *a, const struct pollfd *fds, unsigned n
 	apenet_notifier_status(a->notifier, &st);
 	unsigned acking = 0;
 	int64_t last = 0, now = agent_now_ms();
+	/* A fresh agent's first report takes an engine-ID discovery (SNMPv3)
+	 * and a batch's commit before its acknowledgement: a supervisor not
+	 * heard yet counts as acknowledging until its first try could have
+	 * been answered (net-snmp's tries of timeout_ms), so that no agent
+	 * starts with a service-network transition. */
+	int64_t grace = (int64_t)a->cfg.sup.timeout_ms * (a->cfg.sup.retries + 1);
 	for (unsigned i = 0; i < st.nsupervisors; i++) {
-		acking += st.sup[i].answering && st.sup[i].last_ack_ms;
+		acking += st.sup[i].answering &&
+			  (st.sup[i].last_ack_ms || now - a->started_ms < grace);
 		if (st.sup[i].last_ack_ms > last)
 			last = st.sup[i].last_ack_ms;
 	}
