@@ -123,6 +123,9 @@ SUP=""
 bad=$(grep -v -c '^apenet-supervisor\[[0-9]*\]: [a-z]*: ' "$T/sup.log")
 [ "$bad" -eq 0 ] || fail "$bad log lines not the daemon's: $(grep -v '^apenet-supervisor\[[0-9]*\]: [a-z]*: ' "$T/sup.log" | head -3)"
 LC_ALL=C grep -q '[^[:print:]]' "$T/sup.log" && fail "a control byte in the log"
+# and the storm cannot fill the disk through it: a few lines a second
+nl=$(wc -l <"$T/sup.log")
+[ "$nl" -le $((200 + 5 * secs)) ] || fail "$nl log lines for a $secs s storm: $(sed 's/^[^:]*: //' "$T/sup.log" | cut -c1-50 | sort | uniq -c | sort -rn | head -3)"
 cat "$T/storm.out"
 echo "supervisor: $(( (cpu1 - cpu0) * 100 / $(getconf CLK_TCK) / (secs > 0 ? secs : 1) ))% of a core over the ${secs} s storm; $(grep 'stopped:' "$T/sup.log" | sed 's/.*stopped: //')"
 grep 'SNMPv3:' "$T/sup.log" | sed 's/.*notice: //'

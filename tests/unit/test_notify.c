@@ -220,6 +220,15 @@ static void test_snmp_log_goes_to_apenet_log(void **state)
 	assert_non_null(strstr(logged, "4 net-snmp: part one, part two\n"));
 	assert_non_null(strstr(logged, "3 net-snmp: an error\n"));
 	assert_non_null(strstr(logged, "3 net-snmp: critical\n"));
+	/* A flood (a malformed packet a line, from anyone) is held back: of
+	 * 100 lines at once, at most the bucket's 10 get through. */
+	logged[0] = 0;
+	for (int i = 0; i < 100; i++)
+		snmp_log(LOG_ERR, "bad type returned (%d)\n", i);
+	int lines = 0;
+	for (const char *p = logged; (p = strstr(p, "bad type returned")); p++)
+		lines++;
+	assert_true(lines >= 1 && lines <= 10);
 	/* Twice is fine. */
 	assert_int_equal(apenet_snmp_init(sdir, &e), 0);
 }
