@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@
 
 struct client {
 	struct sockaddr_in addr;
-	int up; /* its socket towards the target */
+	int up;         /* its socket towards the target */
+	uint64_t used;  /* when it last sent (a counter): the oldest makes room */
 };
 
 static int udp(unsigned short port)
@@ -72,6 +74,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	static struct client cl[RELAY_MAX];
 	unsigned n = 0;
+	uint64_t clock_ = 0;
 	static char buf[65536];
 	for (;;) {
 		struct pollfd p[RELAY_MAX + 1];
@@ -93,13 +96,24 @@ int main(int argc, char **argv)
 				for (i = 0; i < n; i++)
 					if (cl[i].addr.sin_port == from.sin_port && cl[i].addr.sin_addr.s_addr == from.sin_addr.s_addr)
 						break;
-				if (i == n && n < RELAY_MAX) {
+				if (i == n && n == RELAY_MAX) {
+					/* every slot taken (an agent opens a session, and
+					 * a source port, at every try: SNMPv3 two): the
+					 * one quiet the longest makes room */
+					i = 0;
+					for (unsigned j = 1; j < n; j++)
+						if (cl[j].used < cl[i].used)
+							i = j;
+					close(cl[i].up);
+					cl[i].addr = from;
+					cl[i].up = udp(0);
+				} else if (i == n) {
 					cl[n].addr = from;
 					cl[n].up = udp(0);
 					n++;
 				}
-				if (i < n)
-					sendto(cl[i].up, buf, (size_t)r, 0, (struct sockaddr *)&target, sizeof(target));
+				cl[i].used = ++clock_;
+				sendto(cl[i].up, buf, (size_t)r, 0, (struct sockaddr *)&target, sizeof(target));
 				if (record) {
 					char path[4200];
 					snprintf(path, sizeof(path), "%s/%u", record, ++recorded);
@@ -113,7 +127,7 @@ int main(int argc, char **argv)
 		}
 		for (unsigned i = 0; i < n; i++)
 			if (p[i + 1].revents & POLLIN) {
-				ssize_t r = recv(cl[i].up, buf, sizeof(buf), 0);
+				ssize_t r = recv(cl[i].up, buf, sizeof(buf), MSG_DONTWAIT); /* a slot refilled since the poll has nothing */
 				if (r >= 0)
 					sendto(in, buf, (size_t)r, 0, (struct sockaddr *)&cl[i].addr, sizeof(cl[i].addr));
 			}
