@@ -193,7 +193,8 @@ void sup_v3_reload(struct sup *s, const struct apenet_supervisor_config *c)
 		memcpy(v->secret, secret, sizeof(secret));
 		v->nsecret = n;
 		/* every node's keys are derived again when it next speaks */
-		explicit_bzero(v->tab, v->cap * sizeof(*v->tab));
+		if (v->tab)
+			explicit_bzero(v->tab, v->cap * sizeof(*v->tab));
 		v->used = 0;
 		apenet_log(APENET_LOG_NOTICE, "reload: SNMPv3 site secret%s read again", n == 2 ? "s (current and previous)" : "");
 	}

@@ -9,8 +9,11 @@
 # refused, never acknowledged nor stored, and counted by why.  An INFORM
 # recorded on the wire and sent again inside the time window is stored once
 # (acknowledged again); sent again after the supervisor restarted (its
-# engine boots once more) it is outside the window and refused.  Key files
-# open to others are refused by `apenet keys` readers.  Every wait polls.
+# engine boots once more) it is outside the window and refused.  The keys
+# rolled with SIGHUP (docs/security.md): old and new keys both taken while
+# site_key_previous names the old secret, the old refused once it is gone.
+# A real agent given another node's key says so and is refused.  Key files
+# open to others are refused where they are read.  Every wait polls.
 . "$(dirname "$0")/../e2e_lib.sh"
 T=$(mktemp -d /tmp/apenet-trust-XXXXXX)
 RELAY="$BIN/../tests/udp-relay"
@@ -20,7 +23,7 @@ REL_PID=""
 cleanup() {
 	[ -n "$SUP_PID" ] && kill -TERM "$SUP_PID" 2>/dev/null && wait "$SUP_PID" 2>/dev/null
 	[ -n "$REL_PID" ] && kill -TERM "$REL_PID" 2>/dev/null && wait "$REL_PID" 2>/dev/null
-	sim_stop
+	[ -n "${SIM_PID:-}" ] && sim_stop
 	[ -n "${KEEP:-}" ] || rm -rf "$T"
 }
 trap cleanup EXIT
@@ -165,7 +168,32 @@ sup_stop 2
 grep -q "outside the time window 1" "$T/stop.2" || fail "run 2: $(grep 'SNMPv3:' "$T/stop.2")"
 is_stored "1,0,0#1" 1 || fail "the stale replay changed report 1"
 
-# 7. a real agent on node 0,0,0 given node 1,0,0's key: it says so at start,
+# 7. rolling the keys (docs/security.md), without a restart: a new secret as
+#    site_key, the old as site_key_previous, SIGHUP: both nodes' keys are
+#    taken; then the previous one emptied, SIGHUP: the old key is refused
+sup_start
+"$A" keys init --out "$T/site-new.key" >/dev/null || fail "keys init (new)"
+"$A" keys node 1,0,0 --site "$T/site-new.key" --out "$T/n100-new.key" >/dev/null || fail "keys node (new)"
+NEW=$(v3 "$T/n100-new.key" node-1,0,0)
+sed -i "s|^  site_key: .*|  site_key: $T/site-new.key\n  site_key_previous: $SITE_KEY|" "$T/sup.yaml"
+kill -HUP "$SUP_PID"
+wait_for 20 grep -q "reload: SNMPv3 site secrets (current and previous) read again" "$LOG" || fail "no reload: $(tail -3 "$LOG")"
+inform $NEW -- 1 0 0 "1,0,0#1" 12 1 "" || fail "the new key during the roll: $(cat "$T/inform.out")"
+inform $GOOD -- 1 0 0 "1,0,0#1" 13 1 "" || fail "the old key during the roll: $(cat "$T/inform.out")"
+sed -i "/^  site_key_previous: /d" "$T/sup.yaml"
+kill -HUP "$SUP_PID"
+wait_for 20 sh -c "[ \$(grep -c 'site secret.* read again' '$LOG') -ge 2 ]" || fail "no second reload: $(tail -3 "$LOG")"
+if inform $GOOD -- 1 0 0 "1,0,0#1" 14 1 ""; then fail "the old key was taken after the roll"; fi
+grep -q "Authentication failure" "$T/inform.out" || fail "old key after the roll: $(cat "$T/inform.out")"
+inform $NEW -- 1 0 0 "1,0,0#1" 15 1 "" || fail "the new key after the roll: $(cat "$T/inform.out")"
+wait_for 20 is_stored "1,0,0#1" 15 || fail "report 15 not stored"
+is_stored "1,0,0#1" 12 && is_stored "1,0,0#1" 13 && is_stored "1,0,0#1" 14 0 || fail "the roll's reports"
+sup_stop r
+SITE_KEY=$T/site-new.key
+GOOD=$NEW
+cp "$T/n100-new.key" "$T/n100.key.new" && mv "$T/n100.key.new" "$T/n100.key"
+
+# 8. a real agent on node 0,0,0 given node 1,0,0's key: it says so at start,
 #    and the supervisor refuses what it sends (another node's boot id)
 sim_start "$T/sim" --dims 2x1x1
 sup_start
@@ -195,7 +223,7 @@ sim_stop
 sup_stop 3
 is_stored "0,0,0#1" 1 0 || fail "the wrong key's report was stored"
 
-# 8. a key file others can read is refused where it is read
+# 9. a key file others can read is refused where it is read
 chmod 644 "$T/n100.key"
 "$A" keys node 2,0,0 --site "$T/n100.key" --out "$T/x.key" 2>"$T/err" && fail "a 0644 file was read as a secret"
 chmod 644 "$SITE_KEY"
@@ -203,4 +231,4 @@ chmod 644 "$SITE_KEY"
 [ $? -eq 2 ] && grep -q "mode 0644 lets others read or change a key" "$T/err" || fail "0644 secret: $(cat "$T/err")"
 "$BIN/apenet-supervisor" --config "$T/sup.yaml" --foreground --listen "127.0.0.1:$PORT" --db "$T/health.db" 2>"$T/err"
 [ $? -eq 2 ] && grep -q "site secret: .*mode 0644" "$T/err" || fail "supervisor with a 0644 secret: $(cat "$T/err")"
-echo "trust: node key stored, replay in the window once, forged v2c / wrong key / unknown user / authNoPriv / 3 impersonations refused and counted, stale replay refused after a restart"
+echo "trust: node key stored, replay in the window once, forged v2c / wrong key / unknown user / authNoPriv / 3 impersonations refused and counted, stale replay refused after a restart, keys rolled by SIGHUP, an agent with another node's key refused, open key files refused"
