@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "apenet/clock.h"
 #include "apenet/agent.h"
 #include "apenet/blackbox.h"
 #include "apenet/config.h"
@@ -166,9 +167,6 @@ struct agent {
 	unsigned presets_applied; /* PMA presets this card took a half of, at the last setup */
 	char reload_error[1024];
 };
-
-int64_t agent_now_ms(void);     /* CLOCK_REALTIME, ms */
-int64_t agent_mono_us(void);    /* CLOCK_MONOTONIC, us */
 
 /* period.c */
 int agent_card_setup(struct agent *a);      /* watchdog, THR_*, LDM_HOST, enable, PMA presets */

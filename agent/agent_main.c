@@ -22,6 +22,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "apenet/clock.h"
 #include "agent.h"
 #include "apenet/log.h"
 #include "apenet_version.h"
@@ -209,7 +210,7 @@ int main(int argc, char **argv)
 	if (!a.opt.foreground)
 		apenet_log_to_syslog("apenet-agent");
 	apenet_log_set_level(apenet_log_level_parse(a.cfg.agent.log_level));
-	a.started_ms = agent_now_ms();
+	a.started_ms = apenet_clock_epoch_ms();
 	int rc = start(&a);
 	if (rc == 0)
 		rc = agent_loop(&a) ? 2 : 0;

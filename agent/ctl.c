@@ -19,6 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "apenet/clock.h"
 #include "agent.h"
 #include "apenet/agentx.h"
 #include "apenet/notify.h"
@@ -135,7 +136,7 @@ static void out_event(struct apenet_out *o, const struct apenet_event *ev)
 static void write_status(struct agent *a, struct apenet_out *o)
 {
 	const struct apenet_agent_config *c = &a->cfg.agent;
-	int64_t now = agent_now_ms();
+	int64_t now = apenet_clock_epoch_ms();
 	apenet_out_obj_begin(o, "agent");
 	apenet_out_int(o, "pid", (int64_t)getpid());
 	apenet_out_uint(o, "boot_id", a->boot_id);
@@ -288,7 +289,7 @@ static void write_status(struct agent *a, struct apenet_out *o)
 		apenet_out_str(o, "state", apenet_notify_state_name(u->state));
 		apenet_out_bool(o, "answering", u->answering);
 		if (u->last_ack_ms)
-			apenet_out_dbl(o, "last_ack_s_ago", (double)(agent_now_ms() - u->last_ack_ms) / 1000, 1);
+			apenet_out_dbl(o, "last_ack_s_ago", (double)(apenet_clock_epoch_ms() - u->last_ack_ms) / 1000, 1);
 		else
 			apenet_out_null(o, "last_ack_s_ago");
 		apenet_out_uint(o, "outstanding", u->outstanding);
@@ -391,7 +392,7 @@ static void accept_all(struct agent *a)
 		}
 		memset(&a->cl[i], 0, sizeof(a->cl[i]));
 		a->cl[i].fd = fd;
-		a->cl[i].deadline_ms = agent_now_ms() + CLIENT_MS;
+		a->cl[i].deadline_ms = apenet_clock_epoch_ms() + CLIENT_MS;
 	}
 }
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apenet/clock.h"
 #include "agent.h"
 #include "apenet/log.h"
 
@@ -149,7 +150,7 @@ void agent_retention(struct agent *a)
 int agent_dump(struct agent *a, const char *reason)
 {
 	const char *dir = a->cfg.agent.blackbox_dir;
-	int64_t now = agent_now_ms();
+	int64_t now = apenet_clock_epoch_ms();
 	time_t secs = (time_t)(now / 1000);
 	struct tm tm;
 	gmtime_r(&secs, &tm);
@@ -175,7 +176,7 @@ int agent_dump(struct agent *a, const char *reason)
 
 	struct apenet_err e = { 0 };
 	unsigned ns = 0;
-	int64_t t0 = agent_mono_us();
+	int64_t t0 = apenet_clock_mono_us();
 	FILE *f = fopen(tmp, "we");
 	int rc = -1;
 	if (!f) {
@@ -204,7 +205,7 @@ int agent_dump(struct agent *a, const char *reason)
 	a->last_dump_samples = ns;
 	snprintf(a->last_dump, sizeof(a->last_dump), "%s", path);
 	apenet_log(APENET_LOG_NOTICE, "black box: %u samples written to %s in %lld ms (%s)", ns, path,
-		   (long long)((agent_mono_us() - t0) / 1000), reason);
+		   (long long)((apenet_clock_mono_us() - t0) / 1000), reason);
 	agent_retention(a);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "apenet/clock.h"
 #include "agent.h"
 #include "apenet/log.h"
 #include "apenet/notify.h"
@@ -100,7 +101,7 @@ static void on_timer(struct agent *a)
 	uint64_t exp = 0;
 	if (read(a->tfd, &exp, sizeof(exp)) != (ssize_t)sizeof(exp))
 		return;
-	int64_t now = agent_now_ms();
+	int64_t now = apenet_clock_epoch_ms();
 	if (exp > 1) {
 		/* late: the loop missed a period (a slow step, or the host did not
 		 * run us); counted, and logged at most every 10 s */
@@ -116,7 +117,7 @@ static void on_timer(struct agent *a)
 	}
 	agent_period(a);
 	agent_mib_period(a);
-	now = agent_now_ms();
+	now = apenet_clock_epoch_ms();
 	agent_report_heartbeat(a, now);
 	if (a->dump_wanted && now - a->last_dump_ms >= (int64_t)(a->cfg.agent.blackbox_holdoff_s * 1000)) {
 		a->dump_wanted = 0;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apenet/clock.h"
 #include "agent.h"
 #include "apenet/agentx.h"
 #include "apenet/log.h"
@@ -26,7 +27,7 @@ static void refresh(struct apenet_mib *m, void *ctx)
 		.raised = &a->raised,
 		.wd = &a->wd,
 		.host_hb = a->host_hb,
-		.now_ms = agent_now_ms(),
+		.now_ms = apenet_clock_epoch_ms(),
 		.periods = a->periods,
 		.serial = (const char (*)[17])a->cable_serial,
 		.cert = (const struct apenet_hdb_cert *const *)a->cable_cert,
@@ -169,7 +170,7 @@ void agent_mib_period(struct agent *a)
 			return;
 		}
 	}
-	int64_t now = agent_now_ms();
+	int64_t now = apenet_clock_epoch_ms();
 	if (cable_serials(a) || now >= a->next_cert_ms) {
 		a->next_cert_ms = now + 60000;
 		cable_certs(a);

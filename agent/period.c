@@ -18,22 +18,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "apenet/clock.h"
 #include "agent.h"
 #include "apenet/log.h"
-
-int64_t agent_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t agent_mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 /* ---- the card's settings ---- */
 
@@ -352,7 +339,7 @@ static void host_fields(struct agent *a, int64_t now)
 
 void agent_period(struct agent *a)
 {
-	int64_t t0 = agent_mono_us(), now = agent_now_ms();
+	int64_t t0 = apenet_clock_mono_us(), now = apenet_clock_epoch_ms();
 	const struct apenet_agent_config *c = &a->cfg.agent;
 	struct apenet_dev *d = &a->smp.dev;
 	struct apenet_err e = { 0 };
@@ -439,7 +426,7 @@ void agent_period(struct agent *a)
 	a->prev = a->cur;
 	a->cur = t;
 done:;
-	int64_t us = agent_mono_us() - t0;
+	int64_t us = apenet_clock_mono_us() - t0;
 	a->step_us_last = us;
 	a->step_us_sum += (double)us;
 	if (us > a->step_us_max)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apenet/clock.h"
 #include "agent.h"
 #include "apenet/log.h"
 #include "apenet/usm.h"
@@ -134,7 +135,7 @@ int agent_report_open(struct agent *a, struct apenet_err *e)
 			   a->xyz[1], a->xyz[2], a->xyz[0], a->xyz[1], a->xyz[2]);
 	a->notify = on_event;
 	a->notify_ctx = a;
-	a->next_heartbeat_ms = agent_now_ms();
+	a->next_heartbeat_ms = apenet_clock_epoch_ms();
 	apenet_log(APENET_LOG_NOTICE, "reports to %u supervisors (SNMP%s), spool %s, heartbeat every %g s",
 		   c.nsupervisors, c.version == APENET_SNMP_V3 ? "v3 authPriv" : "v2c", c.spool, a->cfg.heartbeat_s);
 	return 0;
@@ -185,7 +186,7 @@ void agent_report_dispatch(struct agent *a, const struct pollfd *fds, unsigned n
 	struct apenet_notify_status st;
 	apenet_notifier_status(a->notifier, &st);
 	unsigned acking = 0;
-	int64_t last = 0, now = agent_now_ms();
+	int64_t last = 0, now = apenet_clock_epoch_ms();
 	/* A fresh agent's first report takes an engine-ID discovery (SNMPv3)
 	 * and a batch's commit before its acknowledgement: a supervisor not
 	 * heard yet counts as acknowledging until its first try could have

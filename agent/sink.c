@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apenet/clock.h"
 #include "agent.h"
 #include "apenet/log.h"
 
@@ -92,7 +93,7 @@ void agent_emit(struct agent *a, struct apenet_event *ev)
 	ev->boot_id = a->boot_id;
 	ev->seq = ++a->seq;
 	if (!ev->time_ms)
-		ev->time_ms = a->ev_time_ms ? a->ev_time_ms : agent_now_ms();
+		ev->time_ms = a->ev_time_ms ? a->ev_time_ms : apenet_clock_epoch_ms();
 	char line[1024];
 	apenet_event_line(ev, line, sizeof(line));
 	apenet_log(ev->kind == APENET_EV_TRANSITION && ev->new_status == APENET_H_BROKEN ? APENET_LOG_WARN

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apenet/clock.h"
 #include "apenet/conf.h"
 #include "apenet/range.h"
 #include "apenet_version.h"
@@ -264,13 +265,6 @@ static int parse(int argc, char **argv, struct opts *o)
 
 /* ---- local mode: the agent's status document ---- */
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The whole answer (NUL-terminated), or NULL with the reason in err. */
 static char *ask(const char *path, double timeout_s, char *err, size_t errn)
 {
@@ -287,7 +281,7 @@ static char *ask(const char *path, double timeout_s, char *err, size_t errn)
 			close(fd);
 		return NULL;
 	}
-	int64_t deadline = now_ms() + (int64_t)(timeout_s * 1000);
+	int64_t deadline = apenet_clock_mono_ms() + (int64_t)(timeout_s * 1000);
 	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap);
 	const char *why = NULL;
@@ -302,7 +296,7 @@ static char *ask(const char *path, double timeout_s, char *err, size_t errn)
 			buf = nb;
 			cap *= 2;
 		}
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - apenet_clock_mono_ms();
 		struct pollfd p = { fd, POLLIN, 0 };
 		int pr = left > 0 ? poll(&p, 1, (int)left) : 0;
 		if (pr < 0 && errno == EINTR)

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "apenet/clock.h"
 #include "apenet/config.h"
 #include "apenet/hdb.h"
 #include "apenet/timeparse.h"
@@ -187,9 +188,7 @@ int cmd_db(struct cli *c)
 		else
 			printf("%s: vacuumed\n", path);
 	} else {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		int64_t now = apenet_clock_epoch_ms();
 		int64_t n = days > 0 ? apenet_hdb_retention(h, now - (int64_t)(days * 86400000.0), &e) : 0;
 		if (n < 0)
 			rc = cli_input_error(c, "db", "BAD_DATABASE", "%s", e.msg);

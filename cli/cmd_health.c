@@ -35,19 +35,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "apenet/clock.h"
 #include "apenet/config.h"
 #include "apenet/hdb.h"
 #include "apenet/timeparse.h"
 #include "cli.h"
 
 #define HEALTH_MAX_DB 8
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Evidence lines an incident shows in text without --verbose. */
 #define HEALTH_EVIDENCE_LINES 5
@@ -561,7 +555,7 @@ int cmd_health(struct cli *c)
 			return cli_input_error(c, "health", "BAD_DATABASE", "%s", e.msg);
 		}
 
-	int64_t now = now_ms(), sil = (int64_t)(silence * 1000);
+	int64_t now = apenet_clock_epoch_ms(), sil = (int64_t)(silence * 1000);
 	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "health");
 	struct hctx h = { .o = o, .db = db[0], .all = all, .ndb = ndb, .verbose = verbose, .e = &e };
 	unsigned open_total = 0;

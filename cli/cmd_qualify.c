@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "apenet/clock.h"
 #include "apenet/ber_stats.h"
 #include "apenet/bertest.h"
 #include "apenet/config.h"
@@ -39,13 +40,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	q_stop = 1;
-}
-
-static int64_t wall_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 struct q_opts {
@@ -177,7 +171,7 @@ static int qualify(struct cli *c, struct apenet_dev *d, const struct apenet_view
 	uint32_t me = apenet_rd32(d, APENET_REG_NODE_COORD), pt = apenet_rd32(d, apenet_link_off(l, APENET_LINK_PARTNER));
 	static struct apenet_hdb_cert cert;
 	memset(&cert, 0, sizeof(cert));
-	cert.started_ms = wall_ms();
+	cert.started_ms = apenet_clock_epoch_ms();
 	snprintf(cert.serial, sizeof(cert.serial), "%s", id.serial);
 	cert.node[0] = APENET_GET(NODE_COORD, X, me);
 	cert.node[1] = APENET_GET(NODE_COORD, Y, me);
@@ -283,7 +277,7 @@ static int qualify(struct cli *c, struct apenet_dev *d, const struct apenet_view
 	if (read_pma(d, l, 0, cert.pma_near, sizeof(cert.pma_near), e) ||
 	    read_pma(d, l, 1, cert.pma_far, sizeof(cert.pma_far), e))
 		return -1;
-	cert.finished_ms = wall_ms();
+	cert.finished_ms = apenet_clock_epoch_ms();
 
 	/* on disk before anyone is told */
 	struct apenet_hdb_cable cab;

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apenet/clock.h"
 #include "apenet/hdb.h"
 #include "apenet/postmortem.h"
 #include "apenet/timeparse.h"
@@ -83,9 +84,7 @@ int cmd_report(struct cli *c)
 
 	struct apenet_pm_query q;
 	apenet_pm_query_defaults(&q);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	q.now_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	q.now_ms = apenet_clock_epoch_ms();
 
 	if (!format)
 		format = c->fmt == APENET_OUT_JSON ? "json" : "text";

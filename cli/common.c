@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apenet/clock.h"
 #include "apenet/config.h"
 #include "apenet/log.h"
 #include "apenet/verdict.h"
@@ -294,7 +295,5 @@ void cli_restore_signals(const struct sigaction saved[CLI_CATCH_N])
 
 int cli_parse_time(const char *s, int64_t *out)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return apenet_time_parse(s, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, out);
+	return apenet_time_parse(s, apenet_clock_epoch_ms(), out);
 }

@@ -30,6 +30,7 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/library/large_fd_set.h>
 
+#include "apenet/clock.h"
 #include "apenet/keys.h"
 #include "apenet/ldm.h"
 #include "apenet/log.h"
@@ -58,9 +59,7 @@ static unsigned long apenet_snmp_log_held;
 
 static void apenet_snmp_log_line(int level, const char *line)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	int64_t now = apenet_clock_mono_ms();
 	apenet_snmp_log_tokens += (double)(now - apenet_snmp_log_last_ms) / 1000;
 	if (apenet_snmp_log_tokens > APENET_SNMP_LOG_BURST)
 		apenet_snmp_log_tokens = APENET_SNMP_LOG_BURST;
@@ -183,20 +182,6 @@ struct apenet_notifier {
 	u_char auth_ku[APENET_USM_KEY_LEN], priv_ku[APENET_USM_KEY_LEN];
 	size_t auth_ku_len, priv_ku_len;
 };
-
-static int64_t apenet_notify_mono_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-static int64_t apenet_notify_epoch_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 const char *apenet_notify_state_name(int state)
 {
@@ -475,7 +460,7 @@ static void apenet_notify_pump(struct apenet_notify_sup *s, int64_t now)
 		 * carry it: waiting for it would hold back every later report. */
 		apenet_log(APENET_LOG_ERR, "supervisor %s: report %s/%llu cannot be sent and is dropped: %s", s->addr,
 			   ev.boot, (unsigned long long)ev.seq, e.msg);
-		if (apenet_spool_ack(s->n->spool, s->idx, id, apenet_notify_epoch_ms(), &e)) {
+		if (apenet_spool_ack(s->n->spool, s->idx, id, apenet_clock_epoch_ms(), &e)) {
 			apenet_log(APENET_LOG_ERR, "supervisor %s: %s", s->addr, e.msg);
 			apenet_notify_down(s, now, "the spool could not be written");
 			return;
@@ -505,7 +490,7 @@ static void apenet_notify_settle(struct apenet_notify_sup *s, int64_t now)
 		struct apenet_err e = { 0 };
 		s->got_ack = 0;
 		s->acked++;
-		if (apenet_spool_ack(s->n->spool, s->idx, s->inflight, apenet_notify_epoch_ms(), &e))
+		if (apenet_spool_ack(s->n->spool, s->idx, s->inflight, apenet_clock_epoch_ms(), &e))
 			apenet_log(APENET_LOG_ERR, "supervisor %s: %s", s->addr, e.msg);
 		if (!s->answering) {
 			struct apenet_spool_stats st;
@@ -562,7 +547,7 @@ int apenet_notifier_open(const struct apenet_notify_config *c, struct apenet_not
 		return apenet_err_set(e, APENET_EIO, "notifier: out of memory");
 	n->cfg = *c;
 	n->nsup = c->nsupervisors;
-	n->start_ms = apenet_notify_mono_ms();
+	n->start_ms = apenet_clock_mono_ms();
 	char dir[APENET_PATH_MAX];
 	if (c->snmp_dir[0]) {
 		snprintf(dir, sizeof(dir), "%s", c->snmp_dir);
@@ -602,7 +587,7 @@ int apenet_notifier_open(const struct apenet_notify_config *c, struct apenet_not
 		explicit_bzero(&k, sizeof(k));
 		apenet_notify_forget_users(n->user);
 	}
-	int64_t now = apenet_notify_mono_ms();
+	int64_t now = apenet_clock_mono_ms();
 	for (unsigned i = 0; i < n->nsup; i++)
 		apenet_notify_connect(&n->sup[i], now, NULL, 0);
 	struct apenet_spool_stats st;
@@ -643,10 +628,10 @@ void apenet_notifier_close(struct apenet_notifier *n)
 int apenet_notifier_submit(struct apenet_notifier *n, struct apenet_report *ev, struct apenet_err *e)
 {
 	if (!ev->time_ms)
-		ev->time_ms = apenet_notify_epoch_ms();
+		ev->time_ms = apenet_clock_epoch_ms();
 	if (apenet_spool_add(n->spool, ev, NULL, e))
 		return -1;
-	int64_t now = apenet_notify_mono_ms();
+	int64_t now = apenet_clock_mono_ms();
 	for (unsigned i = 0; i < n->nsup; i++)
 		apenet_notify_pump(&n->sup[i], now);
 	return 0;
@@ -654,7 +639,7 @@ int apenet_notifier_submit(struct apenet_notifier *n, struct apenet_report *ev, 
 
 int apenet_notifier_pollfds(struct apenet_notifier *n, struct pollfd *fds, int max, int *timeout_ms)
 {
-	int64_t now = apenet_notify_mono_ms();
+	int64_t now = apenet_clock_mono_ms();
 	int64_t next = -1;
 	int k = 0, full = 0;
 	for (unsigned i = 0; i < n->nsup; i++) {
@@ -731,7 +716,7 @@ void apenet_notifier_dispatch(struct apenet_notifier *n, const struct pollfd *fd
 		netsnmp_large_fd_set_cleanup(&ready);
 	}
 	run_alarms();
-	int64_t now = apenet_notify_mono_ms();
+	int64_t now = apenet_clock_mono_ms();
 	for (unsigned i = 0; i < n->nsup; i++) {
 		struct apenet_notify_sup *s = &n->sup[i];
 		apenet_notify_settle(s, now);

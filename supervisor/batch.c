@@ -19,6 +19,7 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 
+#include "apenet/clock.h"
 #include "apenet/log.h"
 #include "sup.h"
 
@@ -136,7 +137,7 @@ int sup_batch_flush(struct sup *s, int tick)
 	struct apenet_deduce_action a;
 	if (s->failed)
 		return -1;
-	int64_t now = sup_now_ms(), t0 = sup_mono_ms();
+	int64_t now = apenet_clock_epoch_ms(), t0 = apenet_clock_mono_ms();
 	if (tick)
 		apenet_deduce_tick(s->ded, now);
 	/* anything to write?  Reports, or actions the tick queued */
@@ -178,7 +179,7 @@ int sup_batch_flush(struct sup *s, int tick)
 	if (apenet_hdb_commit(s->db, &e))
 		goto fail;
 	s->n.batches++;
-	uint64_t us = (uint64_t)(sup_mono_ms() - t0) * 1000;
+	uint64_t us = (uint64_t)(apenet_clock_mono_ms() - t0) * 1000;
 	if (us > s->n.commit_us_max)
 		s->n.commit_us_max = us;
 	send_replies(s);

@@ -21,23 +21,10 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 
+#include "apenet/clock.h"
 #include "apenet/agentx.h"
 #include "apenet/log.h"
 #include "sup.h"
-
-int64_t sup_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t sup_mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void on_signals(struct sup *s)
 {
@@ -59,7 +46,7 @@ static void retention(struct sup *s, int64_t mono)
 	if (s->cfg.svr.retention_days <= 0)
 		return;
 	struct apenet_err e = { 0 };
-	int64_t before = sup_now_ms() - (int64_t)(s->cfg.svr.retention_days * 86400000.0);
+	int64_t before = apenet_clock_epoch_ms() - (int64_t)(s->cfg.svr.retention_days * 86400000.0);
 	int64_t n = apenet_hdb_retention(s->db, before, &e);
 	if (n < 0)
 		apenet_log(APENET_LOG_WARN, "retention: %s", e.msg);
@@ -75,7 +62,7 @@ int sup_loop(struct sup *s)
 		struct pollfd fds[3 + 8] = { { s->tfd, POLLIN, 0 }, { s->sfd, POLLIN, 0 }, { s->sock, POLLIN, 0 } };
 		int timeout = -1;
 		if (s->nq) {
-			int64_t due = s->q_first_mono + (int64_t)s->cfg.svr.batch_max_ms - sup_mono_ms();
+			int64_t due = s->q_first_mono + (int64_t)s->cfg.svr.batch_max_ms - apenet_clock_mono_ms();
 			timeout = due < 0 ? 0 : (int)due;
 		}
 		/* the AgentX session's descriptors and timers (snmp/agentx.c) */
@@ -100,12 +87,12 @@ int sup_loop(struct sup *s)
 			apenet_agentx_dispatch(fds + 3, nax); /* runs net-snmp's alarms too */
 		run_alarms();
 		int full = s->nq >= max_batch;
-		int due = s->nq && sup_mono_ms() - s->q_first_mono >= (int64_t)s->cfg.svr.batch_max_ms;
+		int due = s->nq && apenet_clock_mono_ms() - s->q_first_mono >= (int64_t)s->cfg.svr.batch_max_ms;
 		if (tick || full || due || s->stop)
 			sup_batch_flush(s, tick);
 		if (tick) {
-			retention(s, sup_mono_ms());
-			sup_mib_tick(s, sup_mono_ms());
+			retention(s, apenet_clock_mono_ms());
+			sup_mib_tick(s, apenet_clock_mono_ms());
 		}
 		if (s->reload) {
 			s->reload = 0;

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 
+#include "apenet/clock.h"
 #include "apenet/agentx.h"
 #include "apenet/log.h"
 #include "apenet/mib_cluster.h"
@@ -17,7 +18,7 @@ static void refresh(struct apenet_mib *m, void *ctx)
 {
 	struct sup *s = ctx;
 	struct apenet_err e = { 0 };
-	struct apenet_mib_cluster_in in = { .db = s->db, .now_ms = sup_now_ms(), .silence_ms = (int64_t)s->cfg.svr.silent_ms };
+	struct apenet_mib_cluster_in in = { .db = s->db, .now_ms = apenet_clock_epoch_ms(), .silence_ms = (int64_t)s->cfg.svr.silent_ms };
 	if (apenet_mib_cluster_fill(m, &in, &e))
 		apenet_log(APENET_LOG_WARN, "AgentX: the cluster tables are empty: %s", e.msg);
 }

@@ -19,6 +19,7 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 
+#include "apenet/clock.h"
 #include "apenet/log.h"
 #include "apenet/report_pdu.h"
 #include "apenet/v2c.h"
@@ -92,7 +93,7 @@ static int allowed(const struct sup *s, const netsnmp_pdu *pdu, char *why, size_
  * misconfigured node must not flood the log), counted always. */
 static void complain(struct sup *s, const netsnmp_pdu *pdu, const char *what, const char *why)
 {
-	int64_t now = sup_mono_ms();
+	int64_t now = apenet_clock_mono_ms();
 	if (now - s->last_reject_log_ms < 1000)
 		return;
 	s->last_reject_log_ms = now;
@@ -104,7 +105,7 @@ static void complain(struct sup *s, const netsnmp_pdu *pdu, const char *what, co
 
 void sup_v3_complain(struct sup *s, const struct sup_v3_rx *rx, enum sup_v3_why why, const char *detail)
 {
-	int64_t now = sup_mono_ms();
+	int64_t now = apenet_clock_mono_ms();
 	if (now - s->last_reject_log_ms < 1000)
 		return;
 	s->last_reject_log_ms = now;
@@ -191,13 +192,13 @@ static int on_pdu(int op, netsnmp_session *ss, int reqid, netsnmp_pdu *pdu, void
 		sup_v3_complain(s, v3_cur, SUP_V3_SPEAKS_FOR_OTHER, why);
 		return 1;
 	}
-	it->recv_ms = sup_now_ms();
+	it->recv_ms = apenet_clock_epoch_ms();
 	it->reply = NULL;
 	it->ack = NULL;
 	if (!raw_ack(pdu, SNMP_ERR_NOERROR, it) && !fast_mode)
 		it->reply = reply_for(pdu, SNMP_ERR_NOERROR);
 	if (!s->nq)
-		s->q_first_mono = sup_mono_ms();
+		s->q_first_mono = apenet_clock_mono_ms();
 	s->nq++;
 	return 1;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apenet/clock.h"
 #include "apenet/log.h"
 #include "sup.h"
 
@@ -132,7 +133,7 @@ static int on_state(void *arg, const struct apenet_hdb_state *st)
 
 int sup_restore(struct sup *s, struct apenet_err *e)
 {
-	struct seed k = { .s = s, .now = sup_now_ms(), .e = e };
+	struct seed k = { .s = s, .now = apenet_clock_epoch_ms(), .e = e };
 	int64_t silence = (int64_t)s->cfg.svr.silent_ms;
 	if (apenet_hdb_incidents_open_each(s->db, on_incident, &k, e) || k.failed)
 		goto fail;

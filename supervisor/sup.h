@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "apenet/clock.h"
 #include "apenet/config.h"
 #include "apenet/deduce.h"
 #include "apenet/err.h"
@@ -111,8 +112,6 @@ struct sup {
 	int64_t mib_stale_mono;
 };
 
-int64_t sup_now_ms(void);  /* epoch */
-int64_t sup_mono_ms(void);
 
 int sup_recv_open(struct sup *s, struct apenet_err *e);
 /* The acknowledgements of q[0..n) that are bytes, in sendmmsg batches from

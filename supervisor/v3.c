@@ -30,6 +30,7 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 
+#include "apenet/clock.h"
 #include "apenet/keys.h"
 #include "apenet/log.h"
 #include "apenet/v2c.h"
@@ -147,7 +148,7 @@ static int engine_load(struct sup_v3 *v, const char *dir, struct apenet_err *e)
 			unlink(tmp);
 		return apenet_err_set(e, APENET_EIO, "%s: %s", path, strerror(err));
 	}
-	v->start_mono = sup_mono_ms();
+	v->start_mono = apenet_clock_mono_ms();
 	return 0;
 }
 
@@ -281,7 +282,7 @@ static long boots_now(const struct sup_v3 *v)
 
 static long time_now(const struct sup_v3 *v)
 {
-	return (long)((sup_mono_ms() - v->start_mono) / 1000);
+	return (long)((apenet_clock_mono_ms() - v->start_mono) / 1000);
 }
 
 /* A Report (RFC 3414 3.2) to the sender of m, when it asked for one:

@@ -16,22 +16,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "apenet/clock.h"
 #include "apenet/hdb.h"
 #include "top.h"
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int top_cluster_open(struct top *t)
 {
@@ -122,7 +109,7 @@ static struct apenet_top_node *node_mut(struct top *t, const unsigned xyz[3])
 void top_cluster_refresh(struct top *t)
 {
 	struct apenet_err e = { 0 };
-	double t0 = mono_s();
+	double t0 = apenet_clock_mono_s();
 	if (t0 < t->next_read_s && t->nnodes)
 		return; /* the last read is recent for what reads cost: the screen redraws it */
 	if (!t->hdb && apenet_hdb_open(t->db, APENET_HDB_READONLY, &t->hdb, &e)) {
@@ -130,7 +117,7 @@ void top_cluster_refresh(struct top *t)
 		t->hdb = NULL;
 		return;
 	}
-	int64_t now = now_ms(), silence = (int64_t)t->cfg.svr.silent_ms;
+	int64_t now = apenet_clock_epoch_ms(), silence = (int64_t)t->cfg.svr.silent_ms;
 	t->nnodes = 0;
 	/* one pass over the nodes; the summary's counts come from the list
 	 * (not a second query of every node: a 4,096-node refresh is mostly
@@ -196,7 +183,7 @@ void top_cluster_refresh(struct top *t)
 	apenet_top_sort_nodes(t->shown, t->nnodes);
 	t->nshown = apenet_top_filter_nodes(t->shown, t->nnodes, t->filter);
 	/* a 4,096-node read takes ~12 ms: every 1.2 s at most, 1% of a core */
-	double t1 = mono_s();
+	double t1 = apenet_clock_mono_s();
 	t->read_ms = (t1 - t0) * 1000;
 	t->next_read_s = t1 + (t1 - t0) * 100 - 0.05;
 }
@@ -353,7 +340,7 @@ static void cnode_view(struct top *t)
 	/* the open incidents that blame it (a cable: either end) */
 	if (n->incidents) {
 		top_mvprintw(++y, 0, "open incidents (apenet health --incidents):");
-		int64_t now = now_ms();
+		int64_t now = apenet_clock_epoch_ms();
 		for (size_t i = 0; i < t->ninc && y < LINES - 4; i++) {
 			const struct apenet_top_incident *in = &t->incs[i];
 			int here = in->has_node && (!memcmp(in->node, t->cnode, sizeof(t->cnode)) ||
@@ -491,7 +478,7 @@ void top_cluster_incidents(struct top *t, int y)
 		top_mvprintw(y, 0, "no open incident");
 		return;
 	}
-	int64_t now = now_ms();
+	int64_t now = apenet_clock_epoch_ms();
 	int room = LINES - 1 - y;
 	int first = t->sel >= room ? t->sel - room + 1 : 0;
 	for (int i = first; i < (int)t->ninc && y < LINES - 1; i++, y++) {
