@@ -9,6 +9,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "apenet/ber.h"
 #include "apenet/usm.h"
 
 /* ---- keys ---------------------------------------------------------------- */
@@ -89,24 +90,7 @@ struct rd {
 /* A tag and a definite length; the value is [p, p + *len). */
 static int tl(struct rd *r, uint8_t want, size_t *len)
 {
-	const uint8_t *q = r->p;
-	if (r->end - q < 2 || q[0] != want)
-		return -1;
-	size_t n = q[1];
-	q += 2;
-	if (n & 0x80) {
-		unsigned k = n & 0x7f;
-		if (k == 0 || k > 3 || (size_t)(r->end - q) < k)
-			return -1;
-		n = 0;
-		for (unsigned i = 0; i < k; i++)
-			n = n << 8 | *q++;
-	}
-	if ((size_t)(r->end - q) < n)
-		return -1;
-	r->p = q;
-	*len = n;
-	return 0;
+	return apenet_ber_want(&r->p, r->end, want, len);
 }
 
 /* An INTEGER in 0..2^31-1 (every integer of the header is). */

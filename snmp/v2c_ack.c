@@ -16,30 +16,14 @@
  */
 #include <string.h>
 
+#include "apenet/ber.h"
 #include "apenet/report_pdu.h"
 
 /* One BER tag and length at *p (tags below 31 only: all of SNMP's); the
  * value's length in *len; 0, or -1 when they do not fit before end. */
 static int tl(const uint8_t **p, const uint8_t *end, uint8_t tag, size_t *len)
 {
-	const uint8_t *q = *p;
-	if (end - q < 2 || q[0] != tag)
-		return -1;
-	size_t n = q[1];
-	q += 2;
-	if (n & 0x80) {
-		unsigned k = n & 0x7f;
-		if (k == 0 || k > 3 || (size_t)(end - q) < k)
-			return -1; /* indefinite, or longer than a UDP datagram */
-		n = 0;
-		for (unsigned i = 0; i < k; i++)
-			n = n << 8 | *q++;
-	}
-	if ((size_t)(end - q) < n)
-		return -1;
-	*p = q;
-	*len = n;
-	return 0;
+	return apenet_ber_want(p, end, tag, len);
 }
 
 size_t apenet_v2c_inform_ack(const uint8_t *msg, size_t len, unsigned errstat, uint8_t *out, size_t cap)

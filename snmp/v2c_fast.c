@@ -9,6 +9,7 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 
+#include "apenet/ber.h"
 #include "apenet/v2c.h"
 
 #define APENET_V2C_MAXVARS 32 /* an APENET-MIB notification has at most 18 */
@@ -37,27 +38,7 @@ struct rd {
 /* A tag and a definite length; the value is [p, p + *len). */
 static int tl(struct rd *r, uint8_t *tag, size_t *len)
 {
-	const uint8_t *q = r->p;
-	if (r->end - q < 2)
-		return -1;
-	*tag = q[0];
-	if ((q[0] & 0x1f) == 0x1f)
-		return -1; /* high tag numbers: not SNMP's */
-	size_t n = q[1];
-	q += 2;
-	if (n & 0x80) {
-		unsigned k = n & 0x7f;
-		if (k == 0 || k > 3 || (size_t)(r->end - q) < k)
-			return -1;
-		n = 0;
-		for (unsigned i = 0; i < k; i++)
-			n = n << 8 | *q++;
-	}
-	if ((size_t)(r->end - q) < n)
-		return -1;
-	r->p = q;
-	*len = n;
-	return 0;
+	return apenet_ber_tl(&r->p, r->end, tag, len);
 }
 
 /* An INTEGER into a long (two's complement, 1..8 bytes). */
