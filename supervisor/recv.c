@@ -305,7 +305,8 @@ static struct in_addr rx_local(int k)
 	return a;
 }
 
-/* An authentic SNMPv3 notification, handed to on_pdu as net-snmp would. */
+/* The notification the fast reader read into v2c (an SNMPv2c one, or an
+ * authentic SNMPv3 one: r3), handed to on_pdu as net-snmp would. */
 static void rx_deliver(struct sup *s, int k, const struct sup_v3_rx *r3)
 {
 	netsnmp_pdu *pdu = apenet_v2c_pdu(v2c);
@@ -341,15 +342,7 @@ static int rx_fast(struct sup *s)
 	if (apenet_v2c_parse(rx.buf[k], rx.mm[k].msg_len, v2c))
 		return 0;
 	rx.next++;
-	netsnmp_pdu *pdu = apenet_v2c_pdu(v2c);
-	netsnmp_indexed_addr_pair pair;
-	rx_pair(k, &pair);
-	pdu->transport_data = &pair;
-	pdu->transport_data_length = sizeof(pair);
-	fast_mode = 1;
-	on_pdu(NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE, NULL, (int)pdu->reqid, pdu, s);
-	fast_mode = 0;
-	pdu->transport_data = NULL;
+	rx_deliver(s, k, NULL);
 	return 1;
 }
 
@@ -400,14 +393,7 @@ static int raw_ack(const netsnmp_pdu *pdu, unsigned errstat, struct sup_item *it
 	it->ack = b;
 	it->ack_len = len;
 	it->ack_to = rx.from[k];
-	it->ack_from = rx.local.sin_addr;
-	const struct msghdr *h = &rx.mm[k].msg_hdr;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c))
-		if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
-			struct in_pktinfo pi;
-			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
-			it->ack_from = pi.ipi_addr;
-		}
+	it->ack_from = rx_local(k);
 	return 1;
 }
 
