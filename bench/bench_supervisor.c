@@ -115,12 +115,7 @@ struct tmpl {
 
 static void xyz_of(unsigned i, unsigned *x, unsigned *y, unsigned *z);
 
-static double now_rt0(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+static double now_rt(void);
 
 /* ---- SNMPv3 ------------------------------------------------------------ */
 
@@ -134,33 +129,16 @@ static long v3_boots;
 static double v3_time0;                 /* realtime when the receiver's engine time was 0 */
 static uint64_t v3_salt;
 
-/* The receiver's engine (its file: engine_id, boots, and time when given)
- * and every user's keys localized to it. */
+/* The receiver's engine (its engine file, include/apenet/keys.h; its time 0
+ * when it became ready) and every user's keys localized to it. */
 static int v3_setup(const char *engine_file, double ready_rt, unsigned nusers)
 {
-	FILE *f = fopen(engine_file, "r");
-	char line[200], hex[80];
-	long t = -1;
-	v3_engine_len = 0;
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "engine_id: %70s", hex) == 1) {
-			v3_engine_len = strlen(hex) / 2;
-			for (size_t i = 0; i < v3_engine_len && i < sizeof(v3_engine); i++) {
-				unsigned b;
-				sscanf(hex + 2 * i, "%2x", &b);
-				v3_engine[i] = (uint8_t)b;
-			}
-		}
-		sscanf(line, "boots: %ld", &v3_boots);
-		sscanf(line, "time: %ld", &t);
-	}
-	if (f)
-		fclose(f);
-	if (v3_engine_len < 5 || v3_engine_len > sizeof(v3_engine)) {
-		fprintf(stderr, "bench: no engine ID in %s\n", engine_file);
+	struct apenet_err e = { 0 };
+	if (apenet_keys_read_engine(engine_file, v3_engine, &v3_engine_len, &v3_boots, &e)) {
+		fprintf(stderr, "bench: no engine in %s %s\n", engine_file, e.msg);
 		return -1;
 	}
-	v3_time0 = t >= 0 ? now_rt0() - (double)t : ready_rt;
+	v3_time0 = ready_rt;
 	free(v3_keys);
 	v3_keys = calloc(nusers, sizeof(*v3_keys));
 	if (!v3_keys)
@@ -182,38 +160,14 @@ static int v3_setup(const char *engine_file, double ready_rt, unsigned nusers)
 	return 0;
 }
 
-/* A ScopedPDU around pdu: SEQUENCE { contextEngineID, "", pdu }. */
-static size_t scoped_of(const uint8_t *pdu, size_t pl, uint8_t *out)
-{
-	size_t content = 2 + v3_engine_len + 2 + pl, n = 0;
-	out[n++] = 0x30;
-	if (content < 0x80) {
-		out[n++] = (uint8_t)content;
-	} else if (content < 0x100) {
-		out[n++] = 0x81;
-		out[n++] = (uint8_t)content;
-	} else {
-		out[n++] = 0x82;
-		out[n++] = (uint8_t)(content >> 8);
-		out[n++] = (uint8_t)content;
-	}
-	out[n++] = 0x04;
-	out[n++] = (uint8_t)v3_engine_len;
-	memcpy(out + n, v3_engine, v3_engine_len);
-	n += v3_engine_len;
-	out[n++] = 0x04;
-	out[n++] = 0;
-	memcpy(out + n, pdu, pl);
-	return n + pl;
-}
-
 /* Node i's message (an SNMPv2c one, patched) as SNMPv3 authPriv into out. */
 static size_t v3_wrap(unsigned i, const uint8_t *msg, const struct tmpl *t, uint32_t reqid, uint8_t *out, size_t cap)
 {
 	uint8_t sp[SLOT_MAX];
 	char user[40];
 	unsigned x, y, z;
-	size_t sl = scoped_of(msg + t->off_pdu, t->len - t->off_pdu, sp);
+	size_t sl = apenet_usm_scoped_write(v3_engine, v3_engine_len, msg + t->off_pdu, t->len - t->off_pdu, sp,
+					    sizeof(sp));
 	xyz_of(i, &x, &y, &z);
 	if (v3_one)
 		snprintf(user, sizeof(user), "bench");
@@ -222,7 +176,7 @@ static size_t v3_wrap(unsigned i, const uint8_t *msg, const struct tmpl *t, uint
 	struct apenet_usm_head h = { .msg_id = (long)reqid,
 				     .flags = APENET_USM_FLAG_AUTH | APENET_USM_FLAG_PRIV | APENET_USM_FLAG_REPORTABLE,
 				     .engine = v3_engine, .engine_len = v3_engine_len, .boots = v3_boots,
-				     .time = (long)(now_rt0() - v3_time0), .user = (const uint8_t *)user,
+				     .time = (long)(now_rt() - v3_time0), .user = (const uint8_t *)user,
 				     .user_len = strlen(user), .salt = ++v3_salt };
 	return apenet_usm_write(&h, sp, sl, &v3_keys[v3_one ? 0 : i], out, cap);
 }
@@ -488,14 +442,10 @@ static int bare_main(const char *port, int ready_fd, const char *dir, int use_v3
 		uint8_t eid[APENET_USM_ENGINE_MAX];
 		size_t n = snmpv3_get_engineID(eid, sizeof(eid));
 		snprintf(path, sizeof(path), "%s/engine", dir);
-		FILE *f = fopen(path, "w");
-		if (!f)
+		if (apenet_keys_write_engine(path, eid, n, (long)snmpv3_local_snmpEngineBoots(), &e)) {
+			fprintf(stderr, "bare receiver: %s\n", e.msg);
 			return 2;
-		fprintf(f, "engine_id: ");
-		for (size_t i = 0; i < n; i++)
-			fprintf(f, "%02x", eid[i]);
-		fprintf(f, "\nboots: %lu\ntime: %lu\n", snmpv3_local_snmpEngineBoots(), snmpv3_local_snmpEngineTime());
-		fclose(f);
+		}
 	}
 	if (write(ready_fd, "1", 1) != 1)
 		return 2;
@@ -1096,7 +1046,8 @@ static pid_t start_bare(const char *self, int *port)
 		close(pfd[0]);
 		char ef[700];
 		snprintf(ef, sizeof(ef), "%s/engine", sd);
-		if (ok && (!v3 || !v3_setup(ef, 0, 1)))
+		/* net-snmp's engine time starts at its init, just before ready */
+		if (ok && (!v3 || !v3_setup(ef, now_rt(), 1)))
 			return p;
 		if (p > 0) {
 			kill(p, SIGKILL);

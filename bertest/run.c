@@ -3,13 +3,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "apenet/clock.h"
 #include "apenet/bertest.h"
 #include "apenet/remote.h"
 
 
 double apenet_bertest_elapsed(const struct apenet_bertest *t)
 {
-	return (double)(apenet_mono_ms() - t->t0_ms) / 1000.0;
+	return (double)(apenet_clock_mono_ms() - t->t0_ms) / 1000.0;
 }
 
 static const char *lname(const struct apenet_bertest *t)
@@ -125,7 +126,7 @@ int apenet_bertest_start(struct apenet_dev *d, const struct apenet_bertest_opts 
 	for (unsigned k = 0; k < nl; k++)
 		if (lanes & (1u << k))
 			apenet_wr32(d, near_off(t, k, APENET_LANE_PRBS_RUN_MS), o->guard_ms);
-	t->t0_ms = apenet_mono_ms();
+	t->t0_ms = apenet_clock_mono_ms();
 	return run_begin(t, e);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "apenet/clock.h"
 #include "apenet/bertest.h"
 #include "apenet/dev.h"
 #include "apenet/remote.h"
@@ -50,7 +51,7 @@ static uint32_t mask_of(const struct apenet_sweep_link *sl)
 /* Up (or degraded: the window works) within ms; 1, 0 when not, -1 gone. */
 static int wait_up(struct apenet_sweep_link *sl, int ms, struct apenet_err *e)
 {
-	int64_t end = apenet_mono_ms() + ms;
+	int64_t end = apenet_clock_mono_ms() + ms;
 	for (;;) {
 		uint32_t st = apenet_rd32(sl->d, apenet_link_off(sl->link, APENET_LINK_STATE));
 		if (st == APENET_ALL_ONES && apenet_dev_check(sl->d, e))
@@ -58,7 +59,7 @@ static int wait_up(struct apenet_sweep_link *sl, int ms, struct apenet_err *e)
 		unsigned s = APENET_GET(LINK_STATE, STATE, st);
 		if (s == APENET_LINK_UP || s == APENET_LINK_DEGRADED)
 			return 1;
-		if (apenet_mono_ms() >= end)
+		if (apenet_clock_mono_ms() >= end)
 			return 0;
 		if (stopped(sl, e))
 			return -1;
@@ -139,9 +140,9 @@ int apenet_sweep_link_begin(struct apenet_sweep_link *sl, struct apenet_err *e)
 	/* the far settings and the partner's port, read while the link is
 	 * up; a link that trains meanwhile (a tool before us left it
 	 * realigning) is waited for, within the revert time and more */
-	int64_t end = apenet_mono_ms() + (int64_t)APENET_RMT_PMA_REVERT_MS * 3 + sl->timeout_ms;
+	int64_t end = apenet_clock_mono_ms() + (int64_t)APENET_RMT_PMA_REVERT_MS * 3 + sl->timeout_ms;
 	for (;;) {
-		int up = wait_up(sl, (int)(end - apenet_mono_ms() > 0 ? end - apenet_mono_ms() : 0), e);
+		int up = wait_up(sl, (int)(end - apenet_clock_mono_ms() > 0 ? end - apenet_clock_mono_ms() : 0), e);
 		if (up < 0)
 			return -1;
 		if (!up)
@@ -150,7 +151,7 @@ int apenet_sweep_link_begin(struct apenet_sweep_link *sl, struct apenet_err *e)
 		int rc = read_settings(sl, e);
 		if (rc <= 0)
 			return rc;
-		if (apenet_mono_ms() >= end)
+		if (apenet_clock_mono_ms() >= end)
 			return -1;
 	}
 }
@@ -290,14 +291,14 @@ static int realign(struct apenet_sweep_link *sl, struct apenet_err *e)
 	uint64_t up0 = apenet_rd64(sl->d, ts_off);
 	if (apenet_dev_command(sl->d, APENET_CMD_REALIGN, sl->link, sl->timeout_ms, e))
 		return -1;
-	int64_t end = apenet_mono_ms() + sl->timeout_ms + 1000;
+	int64_t end = apenet_clock_mono_ms() + sl->timeout_ms + 1000;
 	for (;;) {
-		int up = wait_up(sl, (int)(end - apenet_mono_ms() > 0 ? end - apenet_mono_ms() : 0), e);
+		int up = wait_up(sl, (int)(end - apenet_clock_mono_ms() > 0 ? end - apenet_clock_mono_ms() : 0), e);
 		if (up < 0)
 			return -1;
 		if (up && apenet_rd64(sl->d, ts_off) != up0)
 			return 0;
-		if (apenet_mono_ms() >= end)
+		if (apenet_clock_mono_ms() >= end)
 			return apenet_err_set(e, APENET_ELINK, "%s: link %s not up again after REALIGN", sl->d->bdf,
 					      sl->d->prof->links[sl->link].name);
 		nap_ms(2);
@@ -310,7 +311,7 @@ static int realign(struct apenet_sweep_link *sl, struct apenet_err *e)
  * passed ten times over. */
 static int put(struct apenet_sweep_link *sl, const uint8_t (*want)[APENET_SWEEP_NPARAM], struct apenet_err *e)
 {
-	int64_t end = apenet_mono_ms() + (int64_t)APENET_RMT_PMA_REVERT_MS * 10 + sl->timeout_ms;
+	int64_t end = apenet_clock_mono_ms() + (int64_t)APENET_RMT_PMA_REVERT_MS * 10 + sl->timeout_ms;
 	uint8_t done[APENET_MAX_LANES][APENET_SWEEP_NPARAM] = { { 0 } };
 	for (;;) {
 		/* this end's first, before waiting for the link: it is always
@@ -322,7 +323,7 @@ static int put(struct apenet_sweep_link *sl, const uint8_t (*want)[APENET_SWEEP_
 				for (unsigned p = 0; p < APENET_SWEEP_NPARAM; p++)
 					if (!remote(sl, p))
 						apenet_wr32(sl->d, apenet_lane_off(sl->link, k, reg_of[p]), want[k][p]);
-		int up = wait_up(sl, (int)(end - apenet_mono_ms() > 0 ? end - apenet_mono_ms() : 0), e);
+		int up = wait_up(sl, (int)(end - apenet_clock_mono_ms() > 0 ? end - apenet_clock_mono_ms() : 0), e);
 		if (up < 0)
 			return -1;
 		int dropped = !up;
@@ -349,7 +350,7 @@ static int put(struct apenet_sweep_link *sl, const uint8_t (*want)[APENET_SWEEP_
 			if (e->code != APENET_ELINK)
 				return -1;
 		}
-		if (apenet_mono_ms() >= end)
+		if (apenet_clock_mono_ms() >= end)
 			return apenet_err_set(e, APENET_ELINK,
 					      "%s: link %s kept going down while its settings were written (%u ms)",
 					      sl->d->bdf, sl->d->prof->links[sl->link].name,

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "apenet/clock.h"
 #include "apenet/dev.h"
 #include "cli.h"
 
@@ -18,13 +19,13 @@ void cli_progress_init(struct cli_progress *p, const struct cli *c, const char *
 	p->on = c->fmt != APENET_OUT_JSON && isatty(2);
 	p->cmd = cmd;
 	p->max_s = max_s;
-	p->t0_ms = apenet_mono_ms();
+	p->t0_ms = apenet_clock_mono_ms();
 	p->last_ms = p->t0_ms - 1000000;
 }
 
 double cli_progress_elapsed(const struct cli_progress *p)
 {
-	return (double)(apenet_mono_ms() - p->t0_ms) / 1000.0;
+	return (double)(apenet_clock_mono_ms() - p->t0_ms) / 1000.0;
 }
 
 void cli_progress_step(struct cli_progress *p, const char *fmt, ...)
@@ -60,7 +61,7 @@ void cli_progress_show(struct cli_progress *p, double frac, double eta_s, const 
 {
 	if (!p->on)
 		return;
-	int64_t now = apenet_mono_ms();
+	int64_t now = apenet_clock_mono_ms();
 	if (now - p->last_ms < 250)
 		return;
 	p->last_ms = now;

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apenet/clock.h"
 #include "apenet/dev.h"
 
 enum { BYTE_OWNER = 0, BYTE_WAITING = 1 };
@@ -119,7 +120,7 @@ int apenet_dev_lock(struct apenet_dev *d, int timeout_ms, struct apenet_err *e)
 	if (lock_open(d, e))
 		return -1;
 	int fd = d->lock_fd;
-	int64_t start = apenet_mono_us(), end = start + (int64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000;
+	int64_t start = apenet_clock_mono_us(), end = start + (int64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000;
 	int own = 0;
 	/* Straight in, unless others are waiting or we just handed the lock over. */
 	if (start >= d->lock_handoff_us && !others_waiting(fd)) {
@@ -138,7 +139,7 @@ int apenet_dev_lock(struct apenet_dev *d, int timeout_ms, struct apenet_err *e)
 			own = lock_byte(fd, F_WRLCK, BYTE_OWNER) == 0;
 			if (own || (errno != EAGAIN && errno != EACCES))
 				break;
-			int64_t t = apenet_mono_us();
+			int64_t t = apenet_clock_mono_us();
 			if (t >= end)
 				break;
 			rnd ^= rnd << 13, rnd ^= rnd >> 17, rnd ^= rnd << 5;
@@ -175,5 +176,5 @@ void apenet_dev_unlock(struct apenet_dev *d)
 	if (d->lock_depth <= 0 || --d->lock_depth > 0)
 		return;
 	lock_byte(d->lock_fd, F_UNLCK, BYTE_OWNER);
-	d->lock_handoff_us = others_waiting(d->lock_fd) ? apenet_mono_us() + HANDOFF_US : 0;
+	d->lock_handoff_us = others_waiting(d->lock_fd) ? apenet_clock_mono_us() + HANDOFF_US : 0;
 }

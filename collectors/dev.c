@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apenet/clock.h"
 #include "apenet/dev.h"
 
 int apenet_pci_pick(const struct apenet_site *s, const char *bdf, struct apenet_card *out, struct apenet_err *e)
@@ -129,16 +130,9 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-int64_t apenet_mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 void apenet_deadline_start(struct apenet_dev *d, int timeout_ms, struct apenet_deadline *dl)
 {
-	int64_t now = apenet_mono_us(), ms = timeout_ms > 0 ? timeout_ms : 0;
+	int64_t now = apenet_clock_mono_us(), ms = timeout_ms > 0 ? timeout_ms : 0;
 	dl->host_end_us = now + ms * 1000;
 	dl->backstop_us = now + ms * 1000 * APENET_DEADLINE_BACKSTOP;
 	uint32_t hz = apenet_rd32(d, APENET_REG_TS_FREQ_HZ);
@@ -149,7 +143,7 @@ void apenet_deadline_start(struct apenet_dev *d, int timeout_ms, struct apenet_d
 
 int apenet_deadline_passed(struct apenet_dev *d, const struct apenet_deadline *dl)
 {
-	int64_t now = apenet_mono_us();
+	int64_t now = apenet_clock_mono_us();
 	if (now < dl->host_end_us)
 		return 0;
 	if (!dl->card || now >= dl->backstop_us)
@@ -160,7 +154,7 @@ int apenet_deadline_passed(struct apenet_dev *d, const struct apenet_deadline *d
 
 int64_t apenet_deadline_left_us(const struct apenet_deadline *dl)
 {
-	int64_t left = dl->host_end_us - apenet_mono_us();
+	int64_t left = dl->host_end_us - apenet_clock_mono_us();
 	return left > 0 ? left : 0;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "apenet/clock.h"
 #include "apenet/latency.h"
 #include "apenet/regs.h"
 
@@ -20,7 +21,7 @@ int apenet_latency_realign(struct apenet_dev *d, unsigned link, int timeout_ms, 
 				      d->bdf);
 	const char *name = d->prof->links[link].name;
 	uint64_t up0 = apenet_rd64(d, apenet_link_off(link, APENET_LINK_UP_TS));
-	int64_t t0 = apenet_mono_ms();
+	int64_t t0 = apenet_clock_mono_ms();
 	if (apenet_dev_command(d, APENET_CMD_REALIGN, link, timeout_ms, e))
 		return -1;
 	/* the bring-up takes milliseconds: naps that grow to 2 ms, never past
@@ -37,7 +38,7 @@ int apenet_latency_realign(struct apenet_dev *d, unsigned link, int timeout_ms, 
 			*ps = v;
 			return 0;
 		}
-		int64_t left = timeout_ms - (apenet_mono_ms() - t0);
+		int64_t left = timeout_ms - (apenet_clock_mono_ms() - t0);
 		if (left <= 0)
 			return apenet_err_set(e, APENET_ETIMEDOUT,
 					      "%s: link %s not up again %d ms after REALIGN (LINK_STATE 0x%08x: %s)", d->bdf,

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "apenet/clock.h"
 #include "apenet/remote.h"
 
 /* Polling: the first reads back to back (a read is ~1 us on a real bus and
@@ -102,7 +103,7 @@ int apenet_remote_supported(struct apenet_dev *d, struct apenet_err *e)
 
 int apenet_remote_access(struct apenet_dev *d, struct apenet_remote_req *r, int timeout_ms, struct apenet_err *e)
 {
-	int64_t start = apenet_mono_us();
+	int64_t start = apenet_clock_mono_us();
 	if (!d->prof || r->link >= d->prof->nlinks)
 		return apenet_err_set(e, APENET_EINVAL, "%s: no link %u (the %s has %u)", d->bdf, r->link,
 				      d->prof ? d->prof->name : "card", d->prof ? d->prof->nlinks : 0);
@@ -125,7 +126,7 @@ int apenet_remote_access(struct apenet_dev *d, struct apenet_remote_req *r, int 
 	if (apenet_dev_lock(d, timeout_ms, e))
 		return -1;
 	struct poller p = { .d = d, .nap = NAP_MIN_US };
-	int64_t spent_ms = (apenet_mono_us() - start) / 1000; /* waiting for the lock */
+	int64_t spent_ms = (apenet_clock_mono_us() - start) / 1000; /* waiting for the lock */
 	apenet_deadline_start(d, timeout_ms > spent_ms ? (int)(timeout_ms - spent_ms) : 0, &p.dl);
 	int rc = -1;
 	/* A request another tool rang and never waited for (killed meanwhile)

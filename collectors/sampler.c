@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "apenet/clock.h"
 #include "apenet/sampler.h"
 
 int apenet_sampler_open(struct apenet_sampler *s, const char *simdir, const char *bdf, struct apenet_err *e)
@@ -52,7 +53,6 @@ static void read_ee(struct apenet_dev *d, struct apenet_sample *o)
 int apenet_sampler_take(struct apenet_sampler *s, unsigned flags, struct apenet_sample *o, struct apenet_err *e)
 {
 	uint64_t before = s->dev.nreads;
-	struct timespec ts;
 	o->have_modules = 0;
 	memcpy(o->bdf, s->card.bdf, sizeof(o->bdf));
 	if (flags & APENET_SAMPLE_PCIE) {
@@ -65,8 +65,7 @@ int apenet_sampler_take(struct apenet_sampler *s, unsigned flags, struct apenet_
 	o->pcie_ok = s->card.pcie_ok;
 	o->pcie = s->card.pcie;
 	memcpy(o->pcie_err, s->card.pcie_err, sizeof(o->pcie_err));
-	clock_gettime(CLOCK_REALTIME, &ts);
-	o->host_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	o->host_ms = apenet_clock_epoch_ms();
 	if (apenet_snapshot_read(&s->dev, &o->snap, e))
 		return -1;
 	if (flags & APENET_SAMPLE_MODULES) {

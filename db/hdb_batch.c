@@ -4,6 +4,7 @@
  * restored when a batch rolls back, and re-read when another process wrote
  * the file since our last batch).
  */
+#include "apenet/clock.h"
 #include "hdb_int.h"
 
 static int hdb_begin(struct apenet_hdb *db, struct apenet_err *e)
@@ -50,7 +51,7 @@ static int hdb_flush_due(struct apenet_hdb *db)
 {
 	if (!db->cache.deferred)
 		return 0;
-	return db->hb_flush_ms == 0 || (apenet_hdb_mono() - db->last_flush) * 1000.0 >= (double)db->hb_flush_ms;
+	return db->hb_flush_ms == 0 || (apenet_clock_mono_s() - db->last_flush) * 1000.0 >= (double)db->hb_flush_ms;
 }
 
 int apenet_hdb_commit(struct apenet_hdb *db, struct apenet_err *e)
@@ -80,7 +81,7 @@ int apenet_hdb_commit(struct apenet_hdb *db, struct apenet_err *e)
 	db->in_batch = 0;
 	apenet_hdb_cache_commit(db);
 	if (flushed) {
-		db->last_flush = apenet_hdb_mono();
+		db->last_flush = apenet_clock_mono_s();
 		db->stats.flushes++;
 	}
 	db->stats.batches++;
@@ -143,7 +144,7 @@ int apenet_hdb_flush(struct apenet_hdb *db, struct apenet_err *e)
 	int ok = apenet_hdb_cache_flush(db, e) == 0;
 	if (apenet_hdb_tx_end(db, own, ok, e))
 		return -1;
-	db->last_flush = apenet_hdb_mono();
+	db->last_flush = apenet_clock_mono_s();
 	db->stats.flushes++;
 	return 0;
 }

@@ -235,7 +235,7 @@ int apenet_hdb_cache_load(struct apenet_hdb *db, struct apenet_err *e)
 		n->id = sqlite3_column_int64(st, 0);
 		apenet_hdb_col_text(st, 4, n->boot, sizeof(n->boot));
 		unsigned rep[3];
-		if (apenet_hdb_parse_boot(n->boot, rep, &n->gen))
+		if (apenet_report_boot_parse(n->boot, rep, &n->gen))
 			n->gen = 0;
 		const unsigned char *hb_boot = sqlite3_column_text(st, 5);
 		n->has_hb = hb_boot && *hb_boot;

@@ -186,9 +186,4 @@ void apenet_hdb_cache_rollback(struct apenet_hdb *db);
 /* Writes every dirty entry (inside the open transaction). */
 int apenet_hdb_cache_flush(struct apenet_hdb *db, struct apenet_err *e);
 
-/* "x,y,z#N": 0 with the reporter and N, -1 when it is not that. */
-int apenet_hdb_parse_boot(const char *boot, unsigned xyz[3], uint64_t *gen);
-
-double apenet_hdb_mono(void);
-
 #endif

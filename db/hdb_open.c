@@ -12,6 +12,7 @@
 
 #include "apenet/filemode.h"
 #include "apenet/log.h"
+#include "apenet/clock.h"
 #include "hdb_int.h"
 
 /* Another process holding the file (a reader's checkpoint, a tool) is
@@ -261,7 +262,7 @@ int apenet_hdb_open(const char *path, unsigned flags, struct apenet_hdb **out, s
 		if (apenet_hdb_cache_load(db, e))
 			goto fail;
 	}
-	db->last_flush = apenet_hdb_mono();
+	db->last_flush = apenet_clock_mono_s();
 	*out = db;
 	return 0;
 fail:

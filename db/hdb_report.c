@@ -71,7 +71,7 @@ static int hdb_check_report(struct apenet_hdb *db, const struct apenet_report *r
 	    apenet_hdb_check_text(db, "report evidence", r->evidence, sizeof(r->evidence), e) ||
 	    apenet_hdb_check_text(db, "report via", r->via, sizeof(r->via), e))
 		return -1;
-	if (apenet_hdb_parse_boot(r->boot, rep, gen))
+	if (apenet_report_boot_parse(r->boot, rep, gen))
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: boot id '%s' does not name its reporter (x,y,z#N)",
 				      db->path, r->boot);
 	if (r->seq == 0 || r->seq > INT64_MAX)

@@ -100,26 +100,6 @@ int apenet_hdb_check_text(struct apenet_hdb *db, const char *what, const char *s
 	return 0;
 }
 
-int apenet_hdb_parse_boot(const char *boot, unsigned xyz[3], uint64_t *gen)
-{
-	unsigned long long n;
-	int end = -1;
-	/* digits, commas and one '#' only: sscanf alone would take signs and blanks */
-	if (boot[strspn(boot, "0123456789,#")] != '\0')
-		return -1;
-	if (sscanf(boot, "%u,%u,%u#%llu%n", &xyz[0], &xyz[1], &xyz[2], &n, &end) != 4 || end < 0 || boot[end])
-		return -1;
-	*gen = n;
-	return 0;
-}
-
-double apenet_hdb_mono(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static const char *const link_names[APENET_HDB_NLINKS] = { "X+", "X-", "Y+", "Y-", "Z+", "Z-" };
 
 const char *apenet_hdb_link_name(int link)

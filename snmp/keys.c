@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -278,4 +279,56 @@ int apenet_keys_write_node(const char *path, const struct apenet_node_key *k, ui
 	OPENSSL_cleanse(p, sizeof(p));
 	OPENSSL_cleanse(text, sizeof(text));
 	return r;
+}
+
+int apenet_keys_read_engine(const char *path, uint8_t engine[APENET_USM_ENGINE_MAX], size_t *len, long *boots,
+			    struct apenet_err *e)
+{
+	struct kf k;
+	struct stat st;
+	char *key, *val, *end;
+	int r, have = 0;
+	if (stat(path, &st) && errno == ENOENT)
+		return 1;
+	if (kf_open(&k, path, e))
+		return -1;
+	while ((r = kf_next(&k, &key, &val, e)) == 1) {
+		size_t n = strlen(val) / 2;
+		if (!strcmp(key, "engine_id") && n >= 5 && n <= APENET_USM_ENGINE_MAX && !unhex(val, engine, n)) {
+			*len = n;
+			have |= 1;
+		} else if (!strcmp(key, "boots") && (errno = 0, *boots = strtol(val, &end, 10), !errno && *val &&
+							  !*end && *boots >= 0 && *boots < 0x7fffffff)) {
+			have |= 2;
+		} else {
+			r = apenet_err_set(e, APENET_EINVAL,
+					   "%s:%u: not 'engine_id: HEX' (5..%d bytes) or 'boots: N' (remove the file for a new "
+					   "engine ID: agents learn it again)",
+					   path, k.line, APENET_USM_ENGINE_MAX);
+			break;
+		}
+	}
+	kf_close(&k);
+	if (r >= 0 && have != 3)
+		r = apenet_err_set(e, APENET_EINVAL, "%s: no '%s:' line", path, have & 1 ? "boots" : "engine_id");
+	return r < 0 ? -1 : 0;
+}
+
+int apenet_keys_write_engine(const char *path, const uint8_t *engine, size_t len, long boots, struct apenet_err *e)
+{
+	char hex[2 * APENET_USM_ENGINE_MAX + 1], text[256], tmp[APENET_PATH_MAX + 8];
+	if (len > APENET_USM_ENGINE_MAX || snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return apenet_err_set(e, APENET_EINVAL, "%s: engine ID or path too long", path);
+	tohex(engine, len, hex);
+	snprintf(text, sizeof(text), "# the SNMPv3 engine of this supervisor (docs/security.md)\nengine_id: %s\nboots: %ld\n",
+		 hex, boots);
+	unlink(tmp);
+	if (write_new(tmp, text, (uid_t)-1, (gid_t)-1, e))
+		return -1;
+	if (rename(tmp, path)) {
+		int err = errno;
+		unlink(tmp);
+		return apenet_err_set(e, APENET_EIO, "%s: %s", path, strerror(err));
+	}
+	return 0;
 }

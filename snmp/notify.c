@@ -175,12 +175,8 @@ struct apenet_notifier {
 	struct apenet_notify_sup sup[APENET_NOTIFY_MAX_SUPERVISORS];
 	unsigned nsup;
 	int64_t start_ms;          /* monotonic, for sysUpTime */
-	/* SNMPv3 master keys (Ku) from the passphrases: a million bytes of
-	 * SHA-1 each, so made once at open, not at every try. */
-	/* v3: this node's USM user and master keys, from its key file */
-	char user[APENET_USM_USER_MAX + 1];
-	u_char auth_ku[APENET_USM_KEY_LEN], priv_ku[APENET_USM_KEY_LEN];
-	size_t auth_ku_len, priv_ku_len;
+	/* v3: this node's USM user and master keys (Ku), from its key file */
+	struct apenet_node_key key;
 };
 
 const char *apenet_notify_state_name(int state)
@@ -351,18 +347,18 @@ static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now, cons
 		ss.community_len = strlen(c->community);
 	} else {
 		ss.version = SNMP_VERSION_3;
-		ss.securityName = s->n->user;
-		ss.securityNameLen = strlen(s->n->user);
+		ss.securityName = s->n->key.user;
+		ss.securityNameLen = strlen(s->n->key.user);
 		ss.securityLevel = SNMP_SEC_LEVEL_AUTHPRIV;
 		ss.securityModel = SNMP_SEC_MODEL_USM;
 		ss.securityAuthProto = usmHMAC192SHA256AuthProtocol;
 		ss.securityAuthProtoLen = OID_LENGTH(usmHMAC192SHA256AuthProtocol);
-		memcpy(ss.securityAuthKey, s->n->auth_ku, s->n->auth_ku_len);
-		ss.securityAuthKeyLen = s->n->auth_ku_len;
+		memcpy(ss.securityAuthKey, s->n->key.auth_ku, APENET_USM_KEY_LEN);
+		ss.securityAuthKeyLen = APENET_USM_KEY_LEN;
 		ss.securityPrivProto = usmAESPrivProtocol;
 		ss.securityPrivProtoLen = USM_PRIV_PROTO_AES_LEN;
-		memcpy(ss.securityPrivKey, s->n->priv_ku, s->n->priv_ku_len);
-		ss.securityPrivKeyLen = s->n->priv_ku_len;
+		memcpy(ss.securityPrivKey, s->n->key.priv_ku, APENET_USM_KEY_LEN);
+		ss.securityPrivKeyLen = APENET_USM_KEY_LEN;
 		/* net-snmp would probe for the engine ID inside the first send,
 		 * blocking for timeout x (retries + 1) when the supervisor is
 		 * away; we probe asynchronously instead. */
@@ -575,17 +571,11 @@ int apenet_notifier_open(const struct apenet_notify_config *c, struct apenet_not
 		return -1;
 	}
 	if (c->version == APENET_SNMP_V3) {
-		struct apenet_node_key k;
-		if (apenet_keys_read_node(c->key_file, &k, e)) {
+		if (apenet_keys_read_node(c->key_file, &n->key, e)) {
 			apenet_notifier_close(n);
 			return -1;
 		}
-		snprintf(n->user, sizeof(n->user), "%s", k.user);
-		memcpy(n->auth_ku, k.auth_ku, APENET_USM_KEY_LEN);
-		memcpy(n->priv_ku, k.priv_ku, APENET_USM_KEY_LEN);
-		n->auth_ku_len = n->priv_ku_len = APENET_USM_KEY_LEN;
-		explicit_bzero(&k, sizeof(k));
-		apenet_notify_forget_users(n->user);
+		apenet_notify_forget_users(n->key.user);
 	}
 	int64_t now = apenet_clock_mono_ms();
 	for (unsigned i = 0; i < n->nsup; i++)
@@ -594,7 +584,7 @@ int apenet_notifier_open(const struct apenet_notify_config *c, struct apenet_not
 	apenet_spool_stats(n->spool, &st);
 	if (c->version == APENET_SNMP_V3)
 		apenet_log(APENET_LOG_INFO, "notifier: %u supervisors, SNMPv3 authPriv as %s, spool %s with %llu reports held",
-			   n->nsup, n->user, c->spool, (unsigned long long)st.events);
+			   n->nsup, n->key.user, c->spool, (unsigned long long)st.events);
 	else
 		/* said at every start: anyone on the service network can send
 		 * what this agent sends (docs/security.md) */
@@ -608,7 +598,7 @@ int apenet_notifier_open(const struct apenet_notify_config *c, struct apenet_not
 
 const char *apenet_notifier_user(const struct apenet_notifier *n)
 {
-	return n->cfg.version == APENET_SNMP_V3 ? n->user : "";
+	return n->cfg.version == APENET_SNMP_V3 ? n->key.user : "";
 }
 
 void apenet_notifier_close(struct apenet_notifier *n)
@@ -618,7 +608,7 @@ void apenet_notifier_close(struct apenet_notifier *n)
 	for (unsigned i = 0; i < n->nsup; i++)
 		apenet_notify_close_sess(&n->sup[i]);
 	if (n->cfg.version == APENET_SNMP_V3 && apenet_snmp_ready)
-		apenet_notify_forget_users(n->user);
+		apenet_notify_forget_users(n->key.user);
 	apenet_spool_close(n->spool);
 	/* Passphrases and keys do not outlive the notifier in its memory. */
 	explicit_bzero(n, sizeof(*n));

@@ -30,23 +30,16 @@ static int next_to(unsigned r, unsigned c, int step, unsigned dim)
 	return (r > 0 && c == r - 1) || (r == 0 && c > 0);
 }
 
-/* A boot id's node: "x,y,z#N", decimal; -1 when it is not one. */
-static int boot_node(const char *boot, unsigned b[3])
+int apenet_report_boot_parse(const char *boot, unsigned xyz[3], uint64_t *gen)
 {
-	const char *p = boot;
-	for (int i = 0; i < 4; i++) {
-		unsigned long v = 0;
-		if (*p < '0' || *p > '9')
-			return -1;
-		while (*p >= '0' && *p <= '9' && v <= 0xffffffffu)
-			v = v * 10 + (unsigned)(*p++ - '0');
-		if (v > 0xffffffffu || *p != (i < 2 ? ',' : i == 2 ? '#' : 0))
-			return -1;
-		if (i < 3)
-			b[i] = (unsigned)v;
-		if (*p)
-			p++;
-	}
+	unsigned long long n;
+	int end = -1;
+	/* digits, commas and one '#' only: sscanf alone would take signs and blanks */
+	if (boot[strspn(boot, "0123456789,#")] != '\0')
+		return -1;
+	if (sscanf(boot, "%u,%u,%u#%llu%n", &xyz[0], &xyz[1], &xyz[2], &n, &end) != 4 || end < 0 || boot[end])
+		return -1;
+	*gen = n;
 	return 0;
 }
 
@@ -54,7 +47,8 @@ int apenet_report_speaker_ok(const struct apenet_report *r, const unsigned who[3
 			     size_t whylen)
 {
 	unsigned b[3];
-	if (boot_node(r->boot, b) || b[0] != who[0] || b[1] != who[1] || b[2] != who[2]) {
+	uint64_t gen;
+	if (apenet_report_boot_parse(r->boot, b, &gen) || b[0] != who[0] || b[1] != who[1] || b[2] != who[2]) {
 		snprintf(why, whylen, "node %u,%u,%u sent a report of boot '%.40s': another node's", who[0], who[1], who[2],
 			 r->boot);
 		return 0;

@@ -442,6 +442,17 @@ size_t apenet_usm_write(const struct apenet_usm_head *h, const uint8_t *scoped, 
 	return len;
 }
 
+size_t apenet_usm_scoped_write(const uint8_t *engine, size_t engine_len, const uint8_t *pdu, size_t pdu_len,
+			       uint8_t *out, size_t cap)
+{
+	struct wr w = { out, out + cap };
+	if (put_tl(&w, 0x30, tlv_len(engine_len) + tlv_len(0) + pdu_len) || put_octets(&w, engine, engine_len) ||
+	    put_octets(&w, NULL, 0) || (size_t)(w.end - w.p) < pdu_len)
+		return 0;
+	memcpy(w.p, pdu, pdu_len);
+	return (size_t)(w.p + pdu_len - out);
+}
+
 size_t apenet_usm_report_scoped(enum apenet_usm_stat stat, uint32_t count, long reqid, const uint8_t *engine,
 				size_t engine_len, uint8_t *out, size_t cap)
 {

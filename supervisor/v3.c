@@ -20,12 +20,10 @@
  * after the batch's commit as the SNMPv2c ones are (ack.c).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <unistd.h>
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
@@ -86,47 +84,18 @@ static int secrets_read(const struct apenet_supervisor_config *c, uint8_t secret
 	return 0;
 }
 
-/* The engine's ID and boots from dir/engine, the boots one more, written
- * back (a temporary file, fsynced, renamed) before any message is read: a
- * restarted supervisor never answers with the boots of its last run. */
+/* The engine's ID and boots from dir/engine (a new ID the first time), the
+ * boots one more, on disk before any message is read: a restarted
+ * supervisor never answers with the boots of its last run. */
 static int engine_load(struct sup_v3 *v, const char *dir, struct apenet_err *e)
 {
-	char path[APENET_PATH_MAX + 64], tmp[APENET_PATH_MAX + 64], line[160];
-	snprintf(path, sizeof(path), "%s/engine", dir);
-	snprintf(tmp, sizeof(tmp), "%s/engine.tmp", dir);
-	FILE *f = fopen(path, "r");
+	char path[APENET_PATH_MAX + 64];
 	long boots = 0;
-	v->engine_len = 0;
-	if (f) {
-		unsigned ln = 0;
-		while (fgets(line, sizeof(line), f)) {
-			ln++;
-			if (line[0] == '#' || line[0] == '\n')
-				continue;
-			char hex[2 * APENET_USM_ENGINE_MAX + 3]; /* %66s: 66 and the NUL */
-			if (sscanf(line, "engine_id: %66s", hex) == 1) {
-				size_t n = strlen(hex) / 2;
-				if (strlen(hex) % 2 || n < 5 || n > APENET_USM_ENGINE_MAX)
-					goto bad;
-				for (size_t i = 0; i < n; i++) {
-					unsigned b;
-					if (sscanf(hex + 2 * i, "%2x", &b) != 1)
-						goto bad;
-					v->engine[i] = (uint8_t)b;
-				}
-				v->engine_len = n;
-			} else if (sscanf(line, "boots: %ld", &boots) != 1 || boots < 0 || boots >= 0x7fffffff) {
-			bad:
-				fclose(f);
-				return apenet_err_set(e, APENET_EINVAL, "%s:%u: not 'engine_id: HEX' or 'boots: N' (remove the file for a new engine ID: agents learn it again)",
-						      path, ln);
-			}
-		}
-		fclose(f);
-	} else if (errno != ENOENT) {
-		return apenet_err_set(e, APENET_EIO, "%s: %s", path, strerror(errno));
-	}
-	if (!v->engine_len) {
+	snprintf(path, sizeof(path), "%s/engine", dir);
+	int r = apenet_keys_read_engine(path, v->engine, &v->engine_len, &boots, e);
+	if (r < 0)
+		return -1;
+	if (r == 1) {
 		/* RFC 3411 5: enterprise 8072 (net-snmp's arc, as APENET-MIB's),
 		 * format 128: random octets */
 		static const uint8_t head[] = { 0x80, 0x00, 0x1f, 0x88, 0x80 };
@@ -134,20 +103,10 @@ static int engine_load(struct sup_v3 *v, const char *dir, struct apenet_err *e)
 		if (getrandom(v->engine + sizeof(head), 12, 0) != 12)
 			return apenet_err_set(e, APENET_EIO, "getrandom: %s", strerror(errno));
 		v->engine_len = sizeof(head) + 12;
-		boots = 0;
 	}
 	v->boots = boots + 1; /* RFC 3414 2.2.2: one more at every start */
-	char hex[2 * APENET_USM_ENGINE_MAX + 1];
-	for (size_t i = 0; i < v->engine_len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", v->engine[i]);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int n = fd < 0 ? -1 : dprintf(fd, "# the SNMPv3 engine of this supervisor (docs/security.md)\nengine_id: %s\nboots: %ld\n", hex, v->boots);
-	if (fd < 0 || n < 0 || fsync(fd) || close(fd) || rename(tmp, path)) {
-		int err = errno;
-		if (fd >= 0)
-			unlink(tmp);
-		return apenet_err_set(e, APENET_EIO, "%s: %s", path, strerror(err));
-	}
+	if (apenet_keys_write_engine(path, v->engine, v->engine_len, v->boots, e))
+		return -1;
 	v->start_mono = apenet_clock_mono_ms();
 	return 0;
 }
@@ -157,21 +116,20 @@ int sup_v3_open(struct sup *s, struct apenet_err *e)
 	struct sup_v3 *v = calloc(1, sizeof(*v));
 	if (!v)
 		return apenet_err_set(e, APENET_EIO, "out of memory");
+	int bad = 0;
 	if (secrets_read(&s->cfg.svr, v->secret, &v->nsecret, e)) {
 		char msg[sizeof(e->msg)];
 		snprintf(msg, sizeof(msg), "%s", e->msg);
-		apenet_err_set(e, APENET_EINVAL, "SNMPv3 site secret: %s", msg);
+		bad = apenet_err_set(e, APENET_EINVAL, "SNMPv3 site secret: %s", msg);
+	} else if (engine_load(v, s->snmp_dir, e)) {
+		bad = -1;
+	} else if (getrandom(&v->salt, sizeof(v->salt), 0) != sizeof(v->salt)) {
+		bad = apenet_err_set(e, APENET_EIO, "getrandom: %s", strerror(errno));
+	}
+	if (bad) {
+		explicit_bzero(v, sizeof(*v)); /* a secret may be in it */
 		free(v);
 		return -1;
-	}
-	if (engine_load(v, s->snmp_dir, e)) {
-		explicit_bzero(v, sizeof(*v));
-		free(v);
-		return -1;
-	}
-	if (getrandom(&v->salt, sizeof(v->salt), 0) != sizeof(v->salt)) {
-		free(v);
-		return apenet_err_set(e, APENET_EIO, "getrandom: %s", strerror(errno));
 	}
 	s->v3 = v;
 	return 0;
@@ -275,11 +233,6 @@ static const struct apenet_usm_keys *keys_for(struct sup_v3 *v, const unsigned x
 	return &en->keys[i];
 }
 
-static long boots_now(const struct sup_v3 *v)
-{
-	return v->boots;
-}
-
 static long time_now(const struct sup_v3 *v)
 {
 	return (long)((apenet_clock_mono_ms() - v->start_mono) / 1000);
@@ -296,20 +249,12 @@ static void report(struct sup *s, const struct sup_v3_rx *rx, const struct apene
 		return;
 	size_t spl = apenet_usm_report_scoped(stat, count, reqid, v->engine, v->engine_len, sp, sizeof(sp));
 	struct apenet_usm_head h = { .msg_id = m->msg_id, .flags = keys ? APENET_USM_FLAG_AUTH : 0,
-				     .engine = v->engine, .engine_len = v->engine_len, .boots = boots_now(v),
+				     .engine = v->engine, .engine_len = v->engine_len, .boots = v->boots,
 				     .time = time_now(v), .user = m->user, .user_len = m->user_len };
-	struct sup_item it = { 0 };
-	uint8_t *b = malloc(1024);
-	if (!spl || !b || !(it.ack_len = apenet_usm_write(&h, sp, spl, keys, b, 1024))) {
-		free(b);
-		return;
-	}
-	it.ack = b;
-	it.ack_to = rx->from;
-	it.ack_from = rx->local;
-	if (s->sock >= 0)
+	uint8_t b[1024];
+	struct sup_item it = { .ack = b, .ack_to = rx->from, .ack_from = rx->local };
+	if (spl && (it.ack_len = apenet_usm_write(&h, sp, spl, keys, b, sizeof(b))) && s->sock >= 0)
 		sup_ack_send(s->sock, &it, 1);
-	free(b);
 }
 
 static void refuse(struct sup *s, const struct sup_v3_rx *rx, enum sup_v3_why why, const char *detail)
@@ -377,7 +322,7 @@ int sup_v3_take(struct sup *s, const struct sup_v3_rx *rx, struct apenet_v2c_msg
 	}
 	/* RFC 3414 3.2 7 a): this engine's boots, and its time within 150 s;
 	 * the Report, authenticated, tells a sender the right ones */
-	long boots = boots_now(v), now = time_now(v);
+	long boots = v->boots, now = time_now(v);
 	if (m.boots != boots || boots == 0x7fffffff || labs(m.time - now) > APENET_USM_WINDOW_S) {
 		char d[120];
 		snprintf(d, sizeof(d), "%s: boots %ld time %ld, this engine's %ld and %ld", user, m.boots, m.time, boots, now);
@@ -409,18 +354,18 @@ int sup_v3_ack(struct sup *s, unsigned errstat, struct sup_item *it, const struc
 {
 	struct sup_v3 *v = s->v3;
 	size_t len = v->cur.m.data_len;
-	uint8_t *sp = malloc(len), *b = malloc(len + 256);
-	if (!sp || !b || (memcpy(sp, v->plain, len), apenet_usm_inform_answer(sp, len, errstat))) {
-		free(sp);
+	uint8_t *b = malloc(len + 256);
+	/* the ScopedPDU becomes its answer where it was decrypted: nothing
+	 * reads it after this */
+	if (!b || apenet_usm_inform_answer(v->plain, len, errstat)) {
 		free(b);
 		return 0;
 	}
 	struct apenet_usm_head h = { .msg_id = v->cur.m.msg_id, .flags = APENET_USM_FLAG_AUTH | APENET_USM_FLAG_PRIV,
-				     .engine = v->engine, .engine_len = v->engine_len, .boots = boots_now(v),
+				     .engine = v->engine, .engine_len = v->engine_len, .boots = v->boots,
 				     .time = time_now(v), .user = v->cur.m.user, .user_len = v->cur.m.user_len,
 				     .salt = ++v->salt };
-	size_t n = apenet_usm_write(&h, sp, len, v->cur.keys, b, len + 256);
-	free(sp);
+	size_t n = apenet_usm_write(&h, v->plain, len, v->cur.keys, b, len + 256);
 	if (!n) {
 		free(b);
 		return 0;

@@ -1,9 +1,10 @@
 /*
- * The clocks, in one leaf every layer may use (the daemons' loops, the
- * notifier, the commands): the wall clock for what is stored and shown
- * (epoch ms), the monotonic one for every wait, period and rate.  Before,
- * each daemon had its own pair in its loop file, which every other file of
- * the daemon then called back into.
+ * The clocks, in one leaf every layer may use (the collectors' waits, the
+ * health database, the daemons' loops, the notifier, the commands): the
+ * wall clock for what is stored and shown (epoch ms), the monotonic one for
+ * every wait, period and rate.  Before, dev.h had the library's monotonic
+ * reader and each daemon its own pair in its loop file, which every other
+ * file of the daemon then called back into.
  */
 #ifndef APENET_CLOCK_H
 #define APENET_CLOCK_H

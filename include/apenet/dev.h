@@ -114,13 +114,6 @@ static inline void apenet_wr32(struct apenet_dev *d, uint32_t off, uint32_t v)
 int apenet_dev_lock(struct apenet_dev *d, int timeout_ms, struct apenet_err *e);
 void apenet_dev_unlock(struct apenet_dev *d);
 
-/* The host's monotonic clock (the library's one reader of it). */
-int64_t apenet_mono_us(void);
-static inline int64_t apenet_mono_ms(void)
-{
-	return apenet_mono_us() / 1000;
-}
-
 /*
  * A wait for the card (a command's acknowledgement, a remote answer, a far
  * end going back to traffic) ends once its time has passed on both clocks:

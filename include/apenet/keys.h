@@ -8,6 +8,12 @@
  *                                auth: sha256:<64 hex digits>
  *                                priv: aes128:<64 hex digits>
  *
+ * and the SNMPv3 engine of a supervisor (its engine ID, made once, and its
+ * boots, one more at every start: supervisor/v3.c):
+ *
+ *   engine_id: <10..64 hex digits>
+ *   boots: N
+ *
  * A file that others can read or write is refused (as ssh refuses a private
  * key that is): the message names the file and its mode.  Files are created
  * 0600 and never overwritten.
@@ -48,5 +54,12 @@ int apenet_keys_write_secret(const char *path, const uint8_t secret[APENET_SITE_
 			     struct apenet_err *e);
 int apenet_keys_write_node(const char *path, const struct apenet_node_key *k, uid_t uid, gid_t gid,
 			   struct apenet_err *e);
+
+/* An engine file: 0 read, 1 when there is none yet, -1 with e. */
+int apenet_keys_read_engine(const char *path, uint8_t engine[APENET_USM_ENGINE_MAX], size_t *len, long *boots,
+			    struct apenet_err *e);
+/* Written in place of the old one (a temporary file, fsynced, renamed:
+ * the boots are on disk before anyone is answered with them), 0600. */
+int apenet_keys_write_engine(const char *path, const uint8_t *engine, size_t len, long boots, struct apenet_err *e);
 
 #endif

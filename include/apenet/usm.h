@@ -109,6 +109,10 @@ struct apenet_usm_head {
  * written, or 0 when they do not fit cap. */
 size_t apenet_usm_write(const struct apenet_usm_head *h, const uint8_t *scoped, size_t scoped_len,
 			const struct apenet_usm_keys *keys, uint8_t *out, size_t cap);
+/* A ScopedPDU around a PDU's TLV: SEQUENCE { contextEngineID engine,
+ * contextName "", pdu }.  Bytes written, or 0 when they do not fit cap. */
+size_t apenet_usm_scoped_write(const uint8_t *engine, size_t engine_len, const uint8_t *pdu, size_t pdu_len,
+			       uint8_t *out, size_t cap);
 /* The ScopedPDU of an INFORM's answer: the same ScopedPDU with its PDU a
  * Response (RFC 3416 4.2.7: same request-id and bindings), error-status
  * errstat (0..127).  In place; 0, or -1 when the PDU is not an INFORM with
