@@ -30,6 +30,7 @@
 #include "apenet/blackbox.h"
 #include "apenet/config.h"
 #include "apenet/hdb.h"
+#include "apenet/judge.h"
 #include "apenet/mibtab.h"
 #include "apenet/notify.h"
 #include "apenet/sampler.h"
@@ -43,6 +44,8 @@ struct agent_opts {
 	int foreground;         /* --foreground: log to stderr */
 	const char *card;       /* --card BDF */
 	const char *sim;        /* --sim DIR */
+	const char *replay;     /* --replay FILE: judge a recorded stream, print, exit */
+	int json;               /* --json: --replay writes JSON */
 };
 
 /* A connection to the control socket: it sends a request line, gets one
@@ -81,19 +84,12 @@ struct agent {
 	uint32_t host_hb;       /* the last value written to WD_HOST_HB */
 	int wd_armed;           /* WD_CTRL.ENABLE written (cleared by a clean stop) */
 
-	/* samples: this period's, the last one, and baselines for rates */
-	struct apenet_sample *cur, *prev;
-	int have_prev;
-	struct apenet_sample *base; /* one a second, the last baseline_s of them */
-	size_t base_cap, base_n, base_0;
+	/* samples and their judging (apenet/judge.h: the pairs, the baseline
+	 * ring, the latch); cur is where this period's sample is taken */
+	struct apenet_sample *cur;
 	int64_t next_pcie_ms, next_modules_ms;
-	struct apenet_view *vshort, *vlong; /* the pairs judged: (prev, cur), (baseline, cur) */
-	double long_dt;         /* the baseline pair's interval, s (0: none) */
-	int64_t long_next_ms;   /* when the baseline pair is judged again (host ms; 0: at once) */
-
-	/* the judge and what follows it */
-	struct apenet_latch latch;
-	struct apenet_findings now, longf, raised;
+	struct apenet_judge judge;
+	struct apenet_findings raised; /* what the judge holds, less what other paths report */
 	struct apenet_track track;
 	struct apenet_wd wd;
 	struct apenet_nbr nbr[APENET_MAX_LINKS];
@@ -175,6 +171,15 @@ int agent_card_setup(struct agent *a);      /* watchdog, THR_*, LDM_HOST, enable
 void agent_presets_apply(struct agent *a);
 void agent_card_disarm(struct agent *a);    /* WD_CTRL off: a planned stop */
 void agent_period(struct agent *a);
+/* After the judge took a sample: counter clears and transitions (period.c). */
+void agent_judged(struct agent *a);
+/* One event as agent-status writes it (ctl.c). */
+struct apenet_out;
+void agent_out_event(struct apenet_out *o, const struct apenet_event *ev);
+/* --replay FILE: every sample of a recorded stream through the agent's judge
+ * and transitions, one JSON document a sample on stdout (replay.c); the
+ * exit status. */
+int agent_replay(struct agent *a, const char *file);
 int agent_state_init(struct agent *a, struct apenet_err *e);
 void agent_state_free(struct agent *a);
 /* The service network's state, as the notifier sees it (both supervisors

@@ -29,13 +29,17 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: apenet-agent [--config FILE] [--foreground] [--card BDF | --sim DIR]\n\n"
+	fputs("usage: apenet-agent [--config FILE] [--foreground] [--card BDF | --sim DIR]\n"
+	      "       apenet-agent [--config FILE] --replay FILE [--json]\n\n"
 	      "The node agent: the host side of the mutual watchdog with the card's DNP, the host's\n"
 	      "part of the LDM, judging every sample, neighbours' LDM words, the black box.\n\n"
 	      "  --config FILE  the config (else $APENET_CONFIG, else " "the installed apenet.yaml, else defaults)\n"
 	      "  --foreground   log to stderr instead of syslog\n"
 	      "  --card BDF     the card, when there are several\n"
 	      "  --sim DIR      an emulated node directory (apenet-sim), also $APENET_SIM_DIR\n"
+	      "  --replay FILE  judge every sample of a snapshot or black-box file as the agent does and\n"
+	      "                 print, a sample at a time, what it holds and the transitions it would report\n"
+	      "  --json         --replay's documents in JSON\n"
 	      "  --version      the version and the JSON schema\n\n"
 	      "signals: TERM/INT stop (watchdog disabled first), HUP reload the config, USR1 dump the black box\n"
 	      "status:  apenet agent-status [--json]\n",
@@ -63,12 +67,17 @@ static int parse_args(int argc, char **argv, struct agent_opts *o)
 		} else if (!strcmp(s, "--foreground") || !strcmp(s, "-f")) {
 			o->foreground = 1;
 			continue;
+		} else if (!strcmp(s, "--json")) {
+			o->json = 1;
+			continue;
 		} else if (!strcmp(s, "--config")) {
 			val = &o->config;
 		} else if (!strcmp(s, "--card") || !strcmp(s, "--dev")) {
 			val = &o->card;
 		} else if (!strcmp(s, "--sim")) {
 			val = &o->sim;
+		} else if (!strcmp(s, "--replay")) {
+			val = &o->replay;
 		} else {
 			fprintf(stderr, "apenet-agent: unknown argument '%s'\n", s);
 			usage(stderr);
@@ -103,7 +112,7 @@ static int start(struct agent *a)
 	/* config space read once while root: on a real card libpci keeps the
 	 * sysfs file open, and what is opened as root reads past the first 64
 	 * bytes after the drop (docs/agent.md, "Privileges") */
-	if (apenet_sampler_take(&a->smp, APENET_SAMPLE_PCIE, a->prev, &e))
+	if (apenet_sampler_take(&a->smp, APENET_SAMPLE_PCIE, a->cur, &e))
 		return fail("first sample", &e);
 	/* nothing else needs root: every file below is the user's */
 	if (agent_drop_privileges(a))
@@ -146,7 +155,7 @@ static int start(struct agent *a)
 	if (agent_report_open(a, &e))
 		return fail("reports", &e);
 
-	unsigned me = (unsigned)a->prev->snap.g.NODE_COORD;
+	unsigned me = (unsigned)a->cur->snap.g.NODE_COORD;
 	a->xyz[0] = APENET_GET(NODE_COORD, X, me);
 	a->xyz[1] = APENET_GET(NODE_COORD, Y, me);
 	a->xyz[2] = APENET_GET(NODE_COORD, Z, me);
@@ -207,6 +216,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	snprintf(a.config_path, sizeof(a.config_path), "%s", path ? path : "");
+	if (a.opt.replay) {
+		int rc = agent_replay(&a, a.opt.replay);
+		apenet_config_free(&a.cfg);
+		return rc;
+	}
 	if (!a.opt.foreground)
 		apenet_log_to_syslog("apenet-agent");
 	apenet_log_set_level(apenet_log_level_parse(a.cfg.agent.log_level));

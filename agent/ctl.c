@@ -107,7 +107,7 @@ static void out_num(struct apenet_out *o, const char *key, double v, int prec)
 		apenet_out_null(o, key);
 }
 
-static void out_event(struct apenet_out *o, const struct apenet_event *ev)
+void agent_out_event(struct apenet_out *o, const struct apenet_event *ev)
 {
 	apenet_out_obj_begin(o, NULL);
 	apenet_out_uint(o, "seq", ev->seq);
@@ -171,8 +171,8 @@ static void write_status(struct agent *a, struct apenet_out *o)
 	apenet_out_uint(o, "sample_errors", a->sample_errors);
 	/* register reads of the last sample: on a real card each is a PCIe
 	 * round trip (~1 us), a cost no emulator figure shows */
-	apenet_out_uint(o, "reads_last", a->prev ? a->prev->reads : 0);
-	out_num(o, "baseline_s", a->long_dt, 1);
+	apenet_out_uint(o, "reads_last", apenet_judge_last(&a->judge) ? apenet_judge_last(&a->judge)->reads : 0);
+	out_num(o, "baseline_s", a->judge.long_dt, 1);
 	apenet_out_obj_end(o);
 
 	/* APENET-MIB through snmpd: connected, and how often it was read */
@@ -338,7 +338,7 @@ static void write_status(struct agent *a, struct apenet_out *o)
 	apenet_out_arr_end(o);
 	apenet_out_arr_begin_vertical(o, "transitions");
 	for (size_t i = 0; i < a->ev_n; i++)
-		out_event(o, &a->events[(a->ev_0 + a->ev_n - 1 - i) % a->ev_cap]); /* newest first */
+		agent_out_event(o, &a->events[(a->ev_0 + a->ev_n - 1 - i) % a->ev_cap]); /* newest first */
 	apenet_out_arr_end(o);
 }
 

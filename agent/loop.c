@@ -66,25 +66,16 @@ void agent_reload(struct agent *a)
 		apenet_log(APENET_LOG_NOTICE, "reload: agentx and agentx_ping_s take effect when the agent restarts");
 	n.agent.agentx = a->cfg.agent.agentx;
 	n.agent.agentx_ping_s = a->cfg.agent.agentx_ping_s;
-	double old_period = a->cfg.agent.period_ms, old_baseline = a->cfg.agent.baseline_s;
+	double old_period = a->cfg.agent.period_ms;
 	apenet_config_free(&a->cfg);
 	a->cfg = n;
 	const struct apenet_agent_config *c = &a->cfg.agent;
 	apenet_log_set_level(apenet_log_level_parse(c->log_level));
 	if (c->period_ms != old_period && agent_timer_arm(a))
 		apenet_log(APENET_LOG_ERR, "reload: timerfd: %s", strerror(errno));
-	a->latch.clear_after = a->cfg.thr.clear_after_samples ? (unsigned)a->cfg.thr.clear_after_samples : 1;
 	a->wd.stuck_limit = (unsigned)c->dnp_stuck_periods;
-	if (c->baseline_s != old_baseline) {
-		/* the baselines are kept one a second: a longer window starts over */
-		struct apenet_sample *b = calloc((size_t)ceil(c->baseline_s) + 2, sizeof(*b));
-		if (b) {
-			free(a->base);
-			a->base = b;
-			a->base_cap = (size_t)ceil(c->baseline_s) + 2;
-			a->base_n = a->base_0 = 0;
-		}
-	}
+	if (apenet_judge_reconfigure(&a->judge, &e))
+		apenet_log(APENET_LOG_ERR, "reload: %s (the baseline ring in force stays)", e.msg);
 	if (agent_bbox_apply(a, &e))
 		apenet_log(APENET_LOG_ERR, "reload: black box: %s (the ring in force stays)", e.msg);
 	if (agent_events_resize(a))

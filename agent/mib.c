@@ -22,7 +22,7 @@ static void refresh(struct apenet_mib *m, void *ctx)
 {
 	struct agent *a = ctx;
 	struct apenet_mib_node_in in = {
-		.v = a->vshort,
+		.v = a->judge.vshort,
 		.cfg = &a->cfg,
 		.raised = &a->raised,
 		.wd = &a->wd,
@@ -82,7 +82,7 @@ void agent_mib_close(struct agent *a)
  * windows (every agent.module_interval_s); 1 when one changed. */
 static int cable_serials(struct agent *a)
 {
-	const struct apenet_view *v = a->vshort;
+	const struct apenet_view *v = a->judge.vshort;
 	int changed = 0;
 	for (unsigned l = 0; v->prof && l < v->s1.nlinks && l < APENET_MAX_LINKS; l++) {
 		if (!v->ee_status[l])
@@ -161,7 +161,7 @@ void agent_mib_period(struct agent *a)
 		return;
 	if (!a->mib.registered) {
 		struct apenet_err e = { 0 };
-		if (!a->have_prev)
+		if (!a->judge.fed)
 			return;
 		if (apenet_mib_register(&a->mib, &e)) {
 			apenet_log(APENET_LOG_ERR, "AgentX: %s; APENET-MIB not served", e.msg);

@@ -101,17 +101,9 @@ int agent_bbox_apply(struct agent *a, struct apenet_err *e)
 int agent_state_init(struct agent *a, struct apenet_err *e)
 {
 	const struct apenet_agent_config *c = &a->cfg.agent;
-	a->cur = calloc(1, sizeof(*a->cur));
-	a->prev = calloc(1, sizeof(*a->prev));
-	a->vshort = calloc(1, sizeof(*a->vshort));
-	a->vlong = calloc(1, sizeof(*a->vlong));
-	a->base_cap = (size_t)ceil(c->baseline_s) + 2;
-	a->base = calloc(a->base_cap, sizeof(*a->base));
-	if (!a->cur || !a->prev || !a->vshort || !a->vlong || !a->base)
-		return apenet_err_set(e, APENET_EIO, "out of memory");
-	apenet_latch_init(&a->latch, 1, (unsigned)a->cfg.thr.clear_after_samples);
-	apenet_findings_init(&a->now);
-	apenet_findings_init(&a->longf);
+	if (apenet_judge_init(&a->judge, &a->cfg, e))
+		return -1;
+	a->cur = apenet_judge_slot(&a->judge);
 	apenet_findings_init(&a->raised);
 	apenet_track_init(&a->track);
 	apenet_wd_init(&a->wd, (unsigned)c->dnp_stuck_periods);
@@ -123,16 +115,8 @@ int agent_state_init(struct agent *a, struct apenet_err *e)
 
 void agent_state_free(struct agent *a)
 {
-	free(a->cur);
-	free(a->prev);
-	free(a->vshort);
-	free(a->vlong);
-	free(a->base);
-	a->cur = a->prev = a->base = NULL;
-	a->vshort = a->vlong = NULL;
-	apenet_latch_free(&a->latch);
-	apenet_findings_free(&a->now);
-	apenet_findings_free(&a->longf);
+	apenet_judge_free(&a->judge);
+	a->cur = NULL;
 	apenet_findings_free(&a->raised);
 	apenet_track_free(&a->track);
 	apenet_bbox_free(&a->bbox);
@@ -147,128 +131,25 @@ static void emit_all(struct agent *a, struct apenet_event *ev, unsigned n)
 		agent_emit(a, &ev[i]);
 }
 
-/* Rates need events: the rules that judge a rate (or a count over the
- * window) take the baseline pair's findings too. */
-static int rate_code(const char *code)
+/* After the judge took this sample: its counter clears as notices; what it
+ * holds, less what the watchdog and the neighbour trackers report on their
+ * own timing (the rule table's OWNED), as transitions.  Also what
+ * `apenet-agent --replay` runs after each recorded sample (agent/replay.c). */
+void agent_judged(struct agent *a)
 {
-	static const char *const rate[] = { "LINK_CRC", "LINK_PAYLOAD", "LANE_CODE_ERRORS", "LANE_ALIGN_RESTARTS",
-					    "LINK_FLAPPING", "FIFO_HIGH", NULL };
-	for (const char *const *r = rate; *r; r++)
-		if (!strcmp(*r, code))
-			return 1;
-	return 0;
-}
-
-/* Findings another path reports: the DNP's heartbeat and this host's expiry
- * are the watchdog's (agent_wd), a neighbour's word is the neighbour
- * tracker's (agent_nbr), which reports it on the neighbour's behalf. */
-static int owned_elsewhere(const char *code)
-{
-	static const char *const other[] = { "DNP_HUNG", "HOST_EXPIRED", "NEIGHBOUR_HOST_EXPIRED", "NEIGHBOUR_SICK",
-					     "LDM_STALE", "LDM_INVALID", NULL };
-	for (const char *const *o = other; *o; o++)
-		if (!strcmp(*o, code))
-			return 1;
-	return 0;
-}
-
-static int same_key(const struct apenet_finding *x, const struct apenet_finding *y)
-{
-	return x->subject == y->subject && x->link == y->link && x->lane == y->lane && !strcmp(x->code, y->code) &&
-	       !strcmp(x->where, y->where);
-}
-
-static void base_clear(struct agent *a)
-{
-	a->base_n = 0;
-	a->base_0 = 0;
-}
-
-static struct apenet_sample *base_at(struct agent *a, size_t i)
-{
-	return &a->base[(a->base_0 + i) % a->base_cap];
-}
-
-/* One sample a second goes into the baseline ring. */
-static void base_push(struct agent *a, const struct apenet_sample *s)
-{
-	if (a->base_n && s->host_ms - base_at(a, a->base_n - 1)->host_ms < 1000)
-		return;
-	if (a->base_n == a->base_cap) {
-		a->base_0 = (a->base_0 + 1) % a->base_cap;
-		a->base_n--;
-	}
-	*base_at(a, a->base_n++) = *s;
-	/* the ring needs registers, not module pages */
-	base_at(a, a->base_n - 1)->have_modules = 0;
-}
-
-/* The baseline for rates: the newest sample at least baseline_s old, else
- * the oldest there is; NULL when that is no older than prev. */
-static const struct apenet_sample *baseline(struct agent *a)
-{
-	if (a->cfg.agent.baseline_s <= 0 || !a->base_n)
-		return NULL;
-	int64_t want = a->cur->host_ms - (int64_t)(a->cfg.agent.baseline_s * 1000);
-	const struct apenet_sample *b = base_at(a, 0);
-	for (size_t i = 0; i < a->base_n; i++)
-		if (base_at(a, i)->host_ms <= want)
-			b = base_at(a, i);
-	if (b->snap.g.TIMESTAMP >= a->prev->snap.g.TIMESTAMP || b->snap.g.TIMESTAMP > a->cur->snap.g.TIMESTAMP)
-		return NULL;
-	return b;
-}
-
-/* The baseline pair's rate findings, judged again once a second: the pair
- * spans baseline_s (60 s), so a period more or less moves its rates by a
- * sixtieth, and judging it every period doubled the agent's cost (bench_agent).
- * A clear of the counters drops them at once (no baseline across it). */
-static void judge_long(struct agent *a, const struct apenet_sample *b)
-{
-	if (!b) {
-		a->long_dt = 0;
-		a->long_next_ms = 0;
-		apenet_findings_clear(&a->longf);
-		return;
-	}
-	if (a->long_next_ms && a->cur->host_ms < a->long_next_ms)
-		return;
-	a->long_next_ms = a->cur->host_ms + 1000;
-	apenet_view_pair(a->vlong, b, a->cur);
-	a->long_dt = apenet_view_dt(a->vlong);
-	apenet_findings_clear(&a->longf);
-	apenet_judge(a->vlong, &a->cfg, &a->raised, &a->longf);
-	size_t keep = 0;
-	for (size_t i = 0; i < a->longf.n; i++)
-		if (rate_code(a->longf.f[i].code))
-			a->longf.f[keep++] = a->longf.f[i];
-	a->longf.n = keep;
-}
-
-static void judge(struct agent *a, int reset)
-{
-	/* across a clear the short pair has no interval: states, no rates */
-	apenet_view_pair(a->vshort, reset ? a->cur : a->prev, a->cur);
-	apenet_findings_clear(&a->now);
-	apenet_judge(a->vshort, &a->cfg, &a->raised, &a->now);
-	judge_long(a, reset ? NULL : baseline(a));
-	for (size_t i = 0; i < a->longf.n; i++) {
-		const struct apenet_finding *f = &a->longf.f[i];
-		int dup = 0;
-		for (size_t k = 0; k < a->now.n && !dup; k++)
-			dup = same_key(f, &a->now.f[k]);
-		if (!dup)
-			*apenet_finding_add(&a->now, f->sev, f->subject, f->link, f->lane, f->where, f->code) = *f;
-	}
-	size_t keep = 0;
-	for (size_t i = 0; i < a->now.n; i++)
-		if (!owned_elsewhere(a->now.f[i].code))
-			a->now.f[keep++] = a->now.f[i];
-	a->now.n = keep;
-	apenet_findings_clear(&a->raised);
-	apenet_latch_step(&a->latch, &a->now, &a->raised);
+	const struct apenet_findings *held = &a->judge.held;
+	const struct apenet_sample *s = apenet_judge_last(&a->judge);
 	struct apenet_event ev[32];
 	unsigned n;
+	for (unsigned i = 0; i < a->judge.nresets; i++) {
+		apenet_reset_event(&s->snap, &a->judge.resets[i], &ev[0]);
+		agent_emit(a, &ev[0]);
+	}
+	apenet_findings_clear(&a->raised);
+	for (size_t i = 0; i < held->n; i++)
+		if (!(apenet_judge_flags(held->f[i].code) & APENET_RULE_OWNED))
+			*apenet_finding_add(&a->raised, held->f[i].sev, held->f[i].subject, held->f[i].link,
+					    held->f[i].lane, held->f[i].where, held->f[i].code) = held->f[i];
 	while ((n = apenet_track_step(&a->track, &a->raised, ev, 32)) > 0) {
 		emit_all(a, ev, n);
 		if (n < 32)
@@ -359,6 +240,7 @@ void agent_period(struct agent *a)
 		flags |= APENET_SAMPLE_MODULES;
 		a->next_modules_ms = now + (int64_t)(c->module_interval_s * 1000);
 	}
+	a->cur = apenet_judge_slot(&a->judge);
 	int rc = apenet_sampler_take(&a->smp, flags, a->cur, &e);
 	if (rc && e.code == APENET_EGONE) {
 		struct apenet_wd_input in = { 1, 0, 0, 0, c->period_ms };
@@ -382,7 +264,7 @@ void agent_period(struct agent *a)
 		a->card_gone = 0;
 		apenet_log(APENET_LOG_NOTICE, "%s: the card responds again: watchdog and thresholds written again", d->bdf);
 		agent_card_setup(a);
-		base_clear(a);
+		apenet_judge_rebase(&a->judge);
 	}
 	a->ev_time_ms = a->cur->host_ms;
 	unsigned me = (unsigned)a->cur->snap.g.NODE_COORD;
@@ -397,34 +279,15 @@ void agent_period(struct agent *a)
 	n = apenet_wd_step(&a->wd, &in, ev);
 	emit_all(a, ev, n);
 
-	int reset = 0;
-	if (a->have_prev) {
-		struct apenet_reset r[APENET_MAX_LINKS];
-		unsigned nr = apenet_counter_resets(&a->prev->snap, &a->cur->snap, r, APENET_MAX_LINKS);
-		for (unsigned i = 0; i < nr; i++) {
-			apenet_reset_event(&a->cur->snap, &r[i], &ev[0]);
-			agent_emit(a, &ev[0]);
-		}
-		if (nr) {
-			reset = 1;
-			base_clear(a); /* rates resume from the new base */
-		}
-	} else {
-		*a->prev = *a->cur;
-		a->have_prev = 1;
-	}
-	judge(a, reset);
+	apenet_judge_feed(&a->judge, a->cur);
+	agent_judged(a);
 	for (unsigned l = 0; l < d->prof->nlinks; l++) {
 		struct apenet_nbr_input ni;
-		apenet_nbr_input_of(a->vshort, l, &ni);
+		apenet_nbr_input_of(a->judge.vshort, l, &ni);
 		n = apenet_nbr_step(&a->nbr[l], &ni, &a->cfg.thr, d->prof->links[l].name, ev, APENET_NBR_MAX_EVENTS);
 		emit_all(a, ev, n);
 	}
 	host_fields(a, now);
-	base_push(a, a->cur);
-	struct apenet_sample *t = a->prev;
-	a->prev = a->cur;
-	a->cur = t;
 done:;
 	int64_t us = apenet_clock_mono_us() - t0;
 	a->step_us_last = us;

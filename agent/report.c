@@ -163,7 +163,7 @@ void agent_report_heartbeat(struct agent *a, int64_t now_ms)
 	boot_of(a, r.boot, sizeof(r.boot));
 	r.seq = ++a->seq; /* one sequence per boot for everything the agent reports */
 	r.time_ms = now_ms;
-	r.ldm = a->have_prev ? (uint32_t)a->prev->snap.g.LDM_OWN : 0;
+	r.ldm = a->judge.fed ? (uint32_t)apenet_judge_last(&a->judge)->snap.g.LDM_OWN : 0;
 	submit(a, &r);
 }
 

@@ -71,6 +71,15 @@ struct apenet_config;
  * and the one interval_s before it), else live (two samples interval_s
  * apart; module pages when modules is set). Exit code on failure. */
 int cli_view(struct cli *c, const char *from, double interval_s, int modules, struct apenet_view *v);
+/* The same view, and the findings the judging session j (apenet/judge.h,
+ * initialised by the caller) holds at its later sample: live, the two
+ * samples fed to j; from a file, every sample up to the one picked (what
+ * the agent held then).  cli/judged.c.  Exit code on failure. */
+struct apenet_judge;
+/* The config (cli_config) and a judging session over it; exit code on failure. */
+int cli_judge_open(const char *cmd, const char *config, struct apenet_config *cfg, struct apenet_judge *j);
+int cli_judged_view(struct cli *c, const char *from, double interval_s, int modules, struct apenet_judge *j,
+		    struct apenet_view *v);
 /* With --from: "replay" {samples in the file, the indexes and host times of
  * the pair shown, its interval}. */
 void cli_out_replay(struct apenet_out *o, const struct apenet_view *v);

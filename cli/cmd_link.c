@@ -1,11 +1,14 @@
 /* apenet link [LINK]: per link and per lane, state, partner, rates from
  * counter deltas over the interval, errors, FIFOs, bandwidth against the
- * efficiency model, and a verdict with a recommendation. */
+ * efficiency model, and a verdict with a recommendation: the findings the
+ * judging session holds (apenet/judge.h), as the agent would hold them for
+ * the same samples. */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "apenet/config.h"
+#include "apenet/judge.h"
 #include "apenet/verdict.h"
 #include "apenet/view.h"
 #include "cli.h"
@@ -33,8 +36,12 @@ int cmd_link(struct cli *c)
 	if (cli_parse(c, "link", opts, pos, 1, &npos) ||
 	    (interval && cli_number("link", "--interval", interval, 0, 3600, &iv)))
 		return CLI_EXIT_ERROR;
-	int rc = cli_config("link", config, &cfg);
-	if (rc || (rc = cli_view(c, from, iv, 0, &v))) {
+	struct apenet_judge j;
+	int rc = cli_judge_open("link", config, &cfg, &j);
+	if (rc)
+		return rc;
+	if ((rc = cli_judged_view(c, from, iv, 0, &j, &v))) {
+		apenet_judge_free(&j);
 		apenet_config_free(&cfg);
 		return rc;
 	}
@@ -43,6 +50,7 @@ int cmd_link(struct cli *c)
 		size_t n = 0;
 		for (unsigned l = 0; l < v.prof->nlinks; l++)
 			n += (size_t)snprintf(names + n, sizeof(names) - n, " %s", v.prof->links[l].name);
+		apenet_judge_free(&j);
 		apenet_config_free(&cfg);
 		return cli_usage_error("link", "no link '%s' on a %s (links:%s)", pos[0], v.prof->name, names);
 	}
@@ -62,7 +70,12 @@ int cmd_link(struct cli *c)
 			continue;
 		struct apenet_link_stats st;
 		apenet_link_stats(&v, l, &st);
-		apenet_rules_link(&v, l, &st, &cfg, &fs);
+		/* the link's and its lanes' findings, in the judge's order */
+		for (size_t i = 0; i < j.held.n; i++) {
+			const struct apenet_finding *f = &j.held.f[i];
+			if (f->link == (int)l && (f->subject == APENET_SUBJ_LINK || f->subject == APENET_SUBJ_LANE))
+				*apenet_finding_add(&fs, f->sev, f->subject, f->link, f->lane, f->where, f->code) = *f;
+		}
 		if (summary)
 			cli_out_link_row(o, &v, l, &st, &fs, &cfg);
 		else
@@ -71,6 +84,7 @@ int cmd_link(struct cli *c)
 	apenet_out_arr_end(o);
 	rc = cli_finish(o, &fs);
 	apenet_findings_free(&fs);
+	apenet_judge_free(&j);
 	apenet_config_free(&cfg);
 	return rc;
 }

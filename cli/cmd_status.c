@@ -78,7 +78,7 @@ int cmd_status(struct cli *c)
 	const struct apenet_snapshot *s = &v.s1;
 	struct apenet_findings fs;
 	apenet_findings_init(&fs);
-	apenet_judge(&v, &cfg, NULL, &fs);
+	apenet_judge_pair(&v, &cfg, NULL, &fs);
 
 	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "status");
 	apenet_out_obj_begin(o, "board");

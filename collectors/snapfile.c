@@ -546,6 +546,9 @@ int apenet_snapfile_each(const char *path, apenet_snapfile_sample_fn cb, void *a
 		goto out;
 	snprintf(info.bdf, sizeof(info.bdf), "%s", v->bdf);
 	info.prof = v->prof;
+	info.pcie_ok = v->pcie_ok;
+	info.pcie = v->pcie;
+	memcpy(info.pcie_err, v->pcie_err, sizeof(info.pcie_err));
 	for (const struct apenet_conf_node *x = samples->child; x; x = x->next)
 		info.nsamples++;
 	load_bbox_reason(c, &info);

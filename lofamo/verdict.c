@@ -521,7 +521,7 @@ void apenet_rules_board(const struct apenet_view *v, const struct apenet_config 
 	apenet_rules_pcie(v->pcie_ok, &v->pcie, v->pcie_err, out);
 }
 
-void apenet_judge(const struct apenet_view *v, const struct apenet_config *cfg, const struct apenet_findings *latched,
+void apenet_judge_pair(const struct apenet_view *v, const struct apenet_config *cfg, const struct apenet_findings *latched,
 		  struct apenet_findings *out)
 {
 	apenet_rules_board(v, cfg, latched, out);

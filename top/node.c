@@ -1,7 +1,7 @@
 /*
  * apenet-top's node scope: one card, sampled through the library's sampler
- * every refresh and judged by the same rules and hysteresis as `apenet
- * watch` (lofamo/), so the screen and the CLI agree.  Three views: the node
+ * every refresh and fed to a judging session (apenet/judge.h), the agent's
+ * and `apenet watch`'s, so the screen, the CLI and the agent agree.  Three views: the node
  * (board line, links worst first, LDM words, sensors), a link (its lanes),
  * a lane (8b/10b errors, alignment history, PMA settings).
  */
@@ -19,24 +19,23 @@
 int top_node_open(struct top *t)
 {
 	struct apenet_err e = { 0 };
-	t->s = calloc(2, sizeof(*t->s));
-	t->v = calloc(1, sizeof(*t->v));
-	if (!t->s || !t->v) {
-		fprintf(stderr, "apenet-top: out of memory\n");
+	if (apenet_judge_init(&t->judge, &t->cfg, &e)) {
+		fprintf(stderr, "apenet-top: %s\n", e.msg);
 		return -1;
 	}
-	apenet_latch_init(&t->latch, 1, t->cfg.thr.clear_after_samples ? (unsigned)t->cfg.thr.clear_after_samples : 1);
-	apenet_findings_init(&t->now);
-	apenet_findings_init(&t->held);
+	t->v = t->judge.vshort;
+	t->held = &t->judge.held;
 	if (t->from) {
-		/* a file: its last two samples, judged once; nothing to refresh */
-		if (apenet_snapfile_load(t->from, t->v, &e)) {
+		/* a file: every sample through the judge, as the agent judged them;
+		 * the screen is the last one's; nothing to refresh */
+		if (apenet_judge_replay(&t->judge, t->from, NULL, NULL, &e)) {
 			fprintf(stderr, "apenet-top: %s\n", e.msg);
 			return -1;
 		}
-		apenet_judge(t->v, &t->cfg, NULL, &t->now);
-		apenet_latch_step(&t->latch, &t->now, &t->held);
-		t->nsamples = 2;
+		if (!t->judge.fed) {
+			fprintf(stderr, "apenet-top: %s: no samples\n", t->from);
+			return -1;
+		}
 		return 0;
 	}
 	if (apenet_sampler_open(&t->smp, t->sim, t->dev, &e)) {
@@ -53,18 +52,16 @@ void top_node_close(struct top *t)
 	if (t->smp_open)
 		apenet_sampler_close(&t->smp);
 	t->smp_open = 0;
-	apenet_latch_free(&t->latch);
-	apenet_findings_free(&t->now);
-	apenet_findings_free(&t->held);
-	free(t->s);
-	free(t->v);
+	apenet_judge_free(&t->judge);
+	t->v = NULL;
+	t->held = NULL;
 }
 
 void top_node_refresh(struct top *t)
 {
 	struct apenet_err e = { 0 };
 	if (t->from) {
-		t->nrows = apenet_top_links(t->v, &t->held, t->rows, APENET_MAX_LINKS);
+		t->nrows = apenet_top_links(t->v, t->held, t->rows, APENET_MAX_LINKS);
 		apenet_top_sort_links(t->rows, t->nrows, t->sort);
 		t->nrows = apenet_top_filter_links(t->rows, t->nrows, t->filter);
 		return;
@@ -75,10 +72,10 @@ void top_node_refresh(struct top *t)
 			return;
 		}
 		t->smp_open = 1;
-		t->nsamples = 0;
+		apenet_judge_rebase(&t->judge); /* the card was away: rates start over */
 	}
-	int next = t->cur ^ 1;
-	if (apenet_sampler_take(&t->smp, t->nsamples ? 0 : APENET_SAMPLE_PCIE, &t->s[next], &e)) {
+	struct apenet_sample *s = apenet_judge_slot(&t->judge);
+	if (apenet_sampler_take(&t->smp, t->judge.fed ? 0 : APENET_SAMPLE_PCIE, s, &e)) {
 		snprintf(t->msg, sizeof(t->msg), "%s%s", e.msg,
 			 e.code == APENET_EGONE ? " (the card reads all ones: it fell off the bus)" : "");
 		if (e.code == APENET_EGONE) {
@@ -88,17 +85,8 @@ void top_node_refresh(struct top *t)
 		return;
 	}
 	t->msg[0] = 0;
-	if (t->nsamples == 0)
-		t->s[t->cur] = t->s[next];
-	apenet_view_pair(t->v, &t->s[t->cur], &t->s[next]);
-	t->cur = next;
-	if (t->nsamples < 2)
-		t->nsamples++;
-	apenet_findings_clear(&t->now); /* the judge appends */
-	apenet_judge(t->v, &t->cfg, NULL, &t->now);
-	apenet_findings_clear(&t->held);
-	apenet_latch_step(&t->latch, &t->now, &t->held);
-	t->nrows = apenet_top_links(t->v, &t->held, t->rows, APENET_MAX_LINKS);
+	apenet_judge_feed(&t->judge, s);
+	t->nrows = apenet_top_links(t->v, t->held, t->rows, APENET_MAX_LINKS);
 	apenet_top_sort_links(t->rows, t->nrows, t->sort);
 	t->nrows = apenet_top_filter_links(t->rows, t->nrows, t->filter);
 	/* the lanes' alignment restarts, for the lane view's history */
@@ -127,7 +115,7 @@ static void board_lines(struct top *t)
 	const struct apenet_snapshot *s = &v->s1;
 	unsigned nc = (unsigned)s->g.NODE_COORD;
 	long at = -1;
-	enum apenet_sev w = apenet_findings_worst(&t->held, &at);
+	enum apenet_sev w = apenet_findings_worst(t->held, &at);
 	attron(A_BOLD);
 	top_mvprintw(0, 0, "apenet-top  node %u,%u,%u  %s  %s%s", APENET_GET(NODE_COORD, X, nc),
 		 APENET_GET(NODE_COORD, Y, nc), APENET_GET(NODE_COORD, Z, nc), v->prof ? v->prof->name : "?", v->bdf,
@@ -136,7 +124,7 @@ static void board_lines(struct top *t)
 	top_printw("  ");
 	int a = top_attr_sev(t, w);
 	attron(a);
-	top_printw("%s", at >= 0 ? t->held.f[at].code : "OK");
+	top_printw("%s", at >= 0 ? t->held->f[at].code : "OK");
 	attroff(a);
 	if (v->pcie_ok && v->pcie.has_pcie) {
 		int pa = v->pcie.degraded ? top_attr_sev(t, APENET_SEV_WARN) : 0;
@@ -155,7 +143,7 @@ static void board_lines(struct top *t)
 	top_printw(", DNP beat %llu", (unsigned long long)s->g.WD_DNP_HB);
 	move(2, 0);
 	struct apenet_sensor sn[APENET_NSENSORS];
-	unsigned n = apenet_sensors(v, &t->cfg, &t->held, sn);
+	unsigned n = apenet_sensors(v, &t->cfg, t->held, sn);
 	for (unsigned i = 0, k = 0; i < n; i++) {
 		if (!sn[i].present || getcurx(stdscr) > COLS - 16)
 			continue;
@@ -258,7 +246,7 @@ static void link_view(struct top *t)
 	struct apenet_link_stats st;
 	apenet_link_stats(v, t->link, &st);
 	long at = -1;
-	enum apenet_sev w = apenet_findings_worst_at(&t->held, (int)t->link, &at);
+	enum apenet_sev w = apenet_findings_worst_at(t->held, (int)t->link, &at);
 	attron(A_BOLD);
 	top_mvprintw(0, 0, "apenet-top  link %s  %s  lanes %u/%u  %.0f Mbps a lane", v->prof->links[t->link].name,
 		 apenet_link_state_name(st.state), (unsigned)__builtin_popcount(st.lanes_up), st.nlanes,
@@ -266,9 +254,9 @@ static void link_view(struct top *t)
 	attroff(A_BOLD);
 	int a = top_attr_sev(t, w);
 	attron(a);
-	top_mvprintw(1, 0, "%s", at >= 0 ? t->held.f[at].code : "OK");
+	top_mvprintw(1, 0, "%s", at >= 0 ? t->held->f[at].code : "OK");
 	if (at >= 0)
-		top_printw(": %.70s", t->held.f[at].message);
+		top_printw(": %.70s", t->held->f[at].message);
 	attroff(a);
 	top_mvprintw(2, 0, "CRC %.2f/min  retransmissions %.2f/min  down events %llu  alignment restarts %llu",
 		 st.crc_per_min, st.retrans_per_min, (unsigned long long)v->s1.link[t->link].LINK_DOWN_EVENTS,
@@ -324,18 +312,18 @@ static void lane_view(struct top *t)
 		 (unsigned long long)l->LANE_PMA_VOD, (unsigned long long)l->LANE_PMA_PRE,
 		 (unsigned long long)l->LANE_PMA_POST1, (unsigned long long)l->LANE_PMA_POST2,
 		 (unsigned long long)l->LANE_PMA_RXEQ, (unsigned long long)l->LANE_PMA_DCGAIN);
-	for (size_t i = 0, y = 10; i < t->held.n && (int)y < LINES - 2; i++)
-		if (t->held.f[i].link == (int)t->link && t->held.f[i].lane == (int)t->lane) {
-			int a = top_attr_sev(t, t->held.f[i].sev);
+	for (size_t i = 0, y = 10; i < t->held->n && (int)y < LINES - 2; i++)
+		if (t->held->f[i].link == (int)t->link && t->held->f[i].lane == (int)t->lane) {
+			int a = top_attr_sev(t, t->held->f[i].sev);
 			attron(a);
-			top_mvprintw((int)y++, 0, "%s: %.70s", t->held.f[i].code, t->held.f[i].message);
+			top_mvprintw((int)y++, 0, "%s: %.70s", t->held->f[i].code, t->held->f[i].message);
 			attroff(a);
 		}
 }
 
 void top_node_draw(struct top *t)
 {
-	if (t->msg[0] && !t->nsamples) {
+	if (t->msg[0] && !t->judge.fed) {
 		top_mvprintw(0, 0, "apenet-top");
 		attron(top_attr_sev(t, APENET_SEV_FAIL));
 		top_mvprintw(2, 0, "%.*s", COLS > 0 ? COLS - 1 : 0, t->msg);

@@ -15,6 +15,7 @@
 
 #include "apenet/config.h"
 #include "apenet/hdb.h"
+#include "apenet/judge.h"
 #include "apenet/sampler.h"
 #include "apenet/top.h"
 #include "apenet/verdict.h"
@@ -27,7 +28,7 @@ enum { TOP_C_OK = 1, TOP_C_WARN, TOP_C_FAIL, TOP_C_SILENT, TOP_C_HEAD };
 struct top {
 	/* arguments */
 	const char *sim, *dev, *db, *config;
-	const char *from;       /* --from FILE: a snapshot or black-box dump, replayed (its last pair) */
+	const char *from;       /* --from FILE: a snapshot or black-box dump, every sample replayed */
 	int delay_ds;           /* -d: refresh every this many tenths of a second */
 	int color;              /* the terminal has colours and NO_COLOR is not set */
 	/* what is shown */
@@ -43,11 +44,9 @@ struct top {
 	/* the node scope */
 	struct apenet_sampler smp;
 	int smp_open;
-	struct apenet_sample *s;    /* two: the previous and the latest */
-	int cur, nsamples;
-	struct apenet_view *v;
-	struct apenet_latch latch;
-	struct apenet_findings now, held;
+	struct apenet_judge judge;  /* the samples, their pairs and what is held */
+	const struct apenet_view *v; /* the latest pair (the judge's) */
+	const struct apenet_findings *held; /* what the judge holds */
 	struct apenet_top_link rows[APENET_MAX_LINKS];
 	unsigned nrows;
 	/* alignment restarts of every lane, the last 60 refreshes */

@@ -69,6 +69,9 @@ struct apenet_snapfile_info {
 	const struct apenet_profile *prof;
 	unsigned nsamples;
 	char reason[200];      /* a black-box dump's "blackbox" member: why it was written, "" none */
+	int pcie_ok;           /* its PCIe state (the "pcie" member), as a view holds it */
+	struct apenet_pcie_info pcie;
+	char pcie_err[160];
 	/* its modules' EEPROM windows (the "modules" member) as a view holds
 	 * them; NULL when the document has none */
 	const uint32_t *ee_status;

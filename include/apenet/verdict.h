@@ -33,7 +33,7 @@ void apenet_rules_pcie(int ok, const struct apenet_pcie_info *p, const char *err
 /* A card as the PCI scan found it: gone (all ones) or its PCIe state. */
 void apenet_rules_card(const struct apenet_card *c, struct apenet_findings *out);
 /* Board, sensors and every link. */
-void apenet_judge(const struct apenet_view *v, const struct apenet_config *cfg, const struct apenet_findings *latched,
+void apenet_judge_pair(const struct apenet_view *v, const struct apenet_config *cfg, const struct apenet_findings *latched,
 		  struct apenet_findings *out);
 
 /*
