@@ -58,14 +58,14 @@ CPPFLAGS += -std=c11 -D_GNU_SOURCE -Iinclude -I$(B)/gen $(LIBPCI_CFLAGS) $(YAML_
 ALL_CFLAGS = $(CPPFLAGS) $(WARN) $(CFLAGS)
 
 # Libraries inside the project.
-LIB_SRCS := $(wildcard common/*.c collectors/*.c lofamo/*.c snmp/*.c db/*.c bertest/*.c report/*.c) top/model.c
+LIB_SRCS := $(wildcard common/*.c collectors/*.c lofamo/*.c snmp/*.c db/*.c bertest/*.c report/*.c) top/rows.c
 SIM_SRCS := $(filter-out sim/sim_main.c,$(wildcard sim/*.c))
 # check_apenet (the monitoring plugin) is its own program: not in apenet.
 CLI_SRCS := $(filter-out cli/check_apenet%.c,$(wildcard cli/*.c))
 AGENT_SRCS := $(wildcard agent/*.c)
 SUP_SRCS := $(wildcard supervisor/*.c)
-# apenet-top: its terminal parts (the model, top/model.c, is in the library)
-TOP_SRCS := $(filter-out top/model.c,$(wildcard top/*.c))
+# apenet-top: its terminal parts (the model, top/rows.c, is in the library)
+TOP_SRCS := $(filter-out top/rows.c,$(wildcard top/*.c))
 LIB_A := $(B)/libapenet.a
 SIM_A := $(B)/libapenetsim.a
 LIBS := $(LIBPCI_LIBS) $(YAML_LIBS) -lm

@@ -98,7 +98,9 @@ struct agent {
 	/* the host's part of the LDM */
 	unsigned service, memory, peripheral;
 	uint32_t ldm_host;      /* the word last written */
-	unsigned svc_configured, svc_acking; /* the notifier's view (agent_set_service) */
+	/* the notifier's view (report.c): both supervisors acknowledging: normal;
+	 * one: sick; none for service_timeout_s: broken */
+	unsigned svc_configured, svc_acking;
 	double svc_since_ack_s;
 	struct agent_edac edac;
 
@@ -182,9 +184,6 @@ void agent_out_event(struct apenet_out *o, const struct apenet_event *ev);
 int agent_replay(struct agent *a, const char *file);
 int agent_state_init(struct agent *a, struct apenet_err *e);
 void agent_state_free(struct agent *a);
-/* The service network's state, as the notifier sees it (both supervisors
- * acknowledging: normal; one: sick; none for service_timeout_s: broken). */
-void agent_set_service(struct agent *a, unsigned configured, unsigned acking, double since_last_ack_s);
 /* The LDM_HOST fields' reasons in words (service, memory, peripheral). */
 void agent_host_why(const struct agent *a, char *svc, char *mem, char *per, size_t n);
 /* Black box: sizes from the config (again after a reload). */

@@ -172,13 +172,6 @@ static void host_field_event(struct agent *a, const char *subject, const char *c
 	agent_emit(a, &ev);
 }
 
-void agent_set_service(struct agent *a, unsigned configured, unsigned acking, double since_last_ack_s)
-{
-	a->svc_configured = configured;
-	a->svc_acking = acking;
-	a->svc_since_ack_s = since_last_ack_s;
-}
-
 /* The three fields' reasons in words, for agent-status and a transition's
  * message: formatted when asked, not every period. */
 void agent_host_why(const struct agent *a, char *svc, char *mem, char *per, size_t n)

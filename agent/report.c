@@ -202,5 +202,8 @@ void agent_report_dispatch(struct agent *a, const struct pollfd *fds, unsigned n
 	/* never acknowledged: count from the start, so a fresh agent is not
 	 * broken before its first try could be answered */
 	double since = (double)(now - (last ? last : a->started_ms)) / 1000;
-	agent_set_service(a, st.nsupervisors, acking, since);
+	/* the service network's state as the period's host fields read it */
+	a->svc_configured = st.nsupervisors;
+	a->svc_acking = acking;
+	a->svc_since_ack_s = since;
 }

@@ -30,19 +30,6 @@ static int next_to(unsigned r, unsigned c, int step, unsigned dim)
 	return (r > 0 && c == r - 1) || (r == 0 && c > 0);
 }
 
-int apenet_report_boot_parse(const char *boot, unsigned xyz[3], uint64_t *gen)
-{
-	unsigned long long n;
-	int end = -1;
-	/* digits, commas and one '#' only: sscanf alone would take signs and blanks */
-	if (boot[strspn(boot, "0123456789,#")] != '\0')
-		return -1;
-	if (sscanf(boot, "%u,%u,%u#%llu%n", &xyz[0], &xyz[1], &xyz[2], &n, &end) != 4 || end < 0 || boot[end])
-		return -1;
-	*gen = n;
-	return 0;
-}
-
 int apenet_report_speaker_ok(const struct apenet_report *r, const unsigned who[3], const unsigned *dims, char *why,
 			     size_t whylen)
 {

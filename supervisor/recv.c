@@ -89,38 +89,14 @@ static int allowed(const struct sup *s, const netsnmp_pdu *pdu, char *why, size_
 	return 0;
 }
 
-/* A problem with what a sender sent: logged, at most once a second (a
- * misconfigured node must not flood the log), counted always. */
-static int complain_now(struct sup *s)
-{
-	int64_t now = apenet_clock_mono_ms();
-	if (now - s->last_reject_log_ms < 1000)
-		return 0;
-	s->last_reject_log_ms = now;
-	return 1;
-}
-
 static void complain(struct sup *s, const netsnmp_pdu *pdu, const char *what, const char *why)
 {
-	if (!complain_now(s))
+	if (!sup_complain_now(s))
 		return;
 	char peer[128];
 	peer_of(s, pdu, peer, sizeof(peer));
 	apenet_log(APENET_LOG_WARN, "%s from %s: %s (%llu refused, %llu rejected so far)", what, peer, why,
 		   (unsigned long long)s->n.refused, (unsigned long long)s->n.rejected);
-}
-
-/* The same for what v3.c refuses before there is a PDU (its sender is the
- * datagram's). */
-void sup_v3_complain(struct sup *s, const struct sup_v3_rx *rx, enum sup_v3_why why, const char *detail)
-{
-	if (!complain_now(s))
-		return;
-	char ip[INET_ADDRSTRLEN];
-	inet_ntop(AF_INET, &rx->from.sin_addr, ip, sizeof(ip));
-	apenet_log(APENET_LOG_WARN, "SNMPv3 notification refused from %s:%u: %s%s%s (%llu refused so far)", ip,
-		   ntohs(rx->from.sin_port), sup_v3_why_name[why], detail ? ": " : "", detail ? detail : "",
-		   (unsigned long long)s->n.refused);
 }
 
 /* The RESPONSE to an INFORM carries its request-id and its variable

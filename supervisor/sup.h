@@ -156,6 +156,9 @@ int sup_v3_take(struct sup *s, const struct sup_v3_rx *rx, struct apenet_v2c_msg
 int sup_v3_ack(struct sup *s, unsigned errstat, struct sup_item *it, const struct sup_v3_rx *rx);
 /* A refusal logged at most once a second (recv.c). */
 void sup_v3_complain(struct sup *s, const struct sup_v3_rx *rx, enum sup_v3_why why, const char *detail);
+/* A sender's problem is logged at most once a second (a misconfigured node
+ * must not flood the log); 1 when now is such a moment (v3.c). */
+int sup_complain_now(struct sup *s);
 
 int sup_loop(struct sup *s);
 /* SIGHUP: the config again; a bad file is logged and the old one stays. */

@@ -19,6 +19,7 @@
  * encrypted under the node's key with a fresh salt) is made here and sent
  * after the batch's commit as the SNMPv2c ones are (ack.c).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,30 @@ const char *const sup_v3_why_name[SUP_V3_NWHY] = {
 	[SUP_V3_NOT_NOTIFICATION] = "not a notification",
 	[SUP_V3_SPEAKS_FOR_OTHER] = "spoke for another node",
 };
+
+/* A problem with what a sender sent: logged, at most once a second (a
+ * misconfigured node must not flood the log), counted always. */
+int sup_complain_now(struct sup *s)
+{
+	int64_t now = apenet_clock_mono_ms();
+	if (now - s->last_reject_log_ms < 1000)
+		return 0;
+	s->last_reject_log_ms = now;
+	return 1;
+}
+
+/* What the SNMPv3 reader refuses before there is a PDU (its sender is the
+ * datagram's), and what recv.c refuses after (a node speaking for another). */
+void sup_v3_complain(struct sup *s, const struct sup_v3_rx *rx, enum sup_v3_why why, const char *detail)
+{
+	if (!sup_complain_now(s))
+		return;
+	char ip[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &rx->from.sin_addr, ip, sizeof(ip));
+	apenet_log(APENET_LOG_WARN, "SNMPv3 notification refused from %s:%u: %s%s%s (%llu refused so far)", ip,
+		   ntohs(rx->from.sin_port), sup_v3_why_name[why], detail ? ": " : "", detail ? detail : "",
+		   (unsigned long long)s->n.refused);
+}
 
 static int secrets_read(const struct apenet_supervisor_config *c, uint8_t secret[2][APENET_SITE_SECRET_LEN],
 			int *n, struct apenet_err *e)

@@ -11,12 +11,10 @@
  */
 #include <curses.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "apenet/esc.h"
 #include "apenet_version.h"
 #include "top.h"
 
@@ -36,66 +34,6 @@ static int usage(FILE *f, int rc)
 		   "  --version  the version and the JSON schema\n"
 		   "  keys: F1 or h in the program; exit status: 0 after q or a signal, 2 could not start\n");
 	return rc;
-}
-
-/* The formatted line escaped whole and cut at the right edge (top.h). */
-static void vdraw(const char *fmt, va_list ap)
-{
-	char raw[2048], esc[4 * sizeof(raw)];
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	apenet_esc_text(esc, sizeof(esc), raw);
-	int room = COLS - getcurx(stdscr), cols = 0;
-	if (room <= 0)
-		return;
-	size_t i = 0;
-	/* the escaped text is printable: one column per UTF-8 lead byte */
-	for (; esc[i]; i++)
-		if (((unsigned char)esc[i] & 0xc0) != 0x80 && cols++ == room)
-			break;
-	esc[i] = 0;
-	addstr(esc);
-}
-
-void top_printw(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vdraw(fmt, ap);
-	va_end(ap);
-}
-
-void top_mvprintw(int y, int x, const char *fmt, ...)
-{
-	if (move(y, x) == ERR)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vdraw(fmt, ap);
-	va_end(ap);
-}
-
-int top_attr_sev(const struct top *t, enum apenet_sev s)
-{
-	if (s == APENET_SEV_OK)
-		return t->color ? COLOR_PAIR(TOP_C_OK) : 0;
-	if (s == APENET_SEV_WARN)
-		return t->color ? COLOR_PAIR(TOP_C_WARN) | A_BOLD : A_UNDERLINE;
-	return t->color ? COLOR_PAIR(TOP_C_FAIL) | A_BOLD : A_BOLD | A_STANDOUT;
-}
-
-int top_attr_class(const struct top *t, int cls)
-{
-	if (cls == 3) /* silent */
-		return t->color ? COLOR_PAIR(TOP_C_SILENT) | A_BOLD : A_BOLD;
-	return top_attr_sev(t, cls == 2 ? APENET_SEV_FAIL : cls == 1 ? APENET_SEV_WARN : APENET_SEV_OK);
-}
-
-void top_hints(const struct top *t, const char *hints)
-{
-	(void)t;
-	attron(A_REVERSE);
-	top_mvprintw(LINES - 1, 0, "%-*.*s", COLS, COLS, hints);
-	attroff(A_REVERSE);
 }
 
 static void help(const struct top *t)

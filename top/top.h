@@ -6,7 +6,8 @@
  *              judge; node, link and lane views
  *   cluster.c  the cluster scope: a health database through db/; the map of
  *              a Z slice, the worst-first node list, a node's states
- *   model.c    rows, sorting, filtering, slice layout (no terminal)
+ *   draw.c     the drawing primitives: escaped, cut text; colours
+ *   rows.c     rows, sorting, filtering, slice layout (no terminal, in the library)
  */
 #ifndef APENET_TOP_DAEMON_H
 #define APENET_TOP_DAEMON_H

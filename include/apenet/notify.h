@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "apenet/boot_id.h"
 #include "apenet/err.h"
 
 struct pollfd;
@@ -82,10 +83,6 @@ struct apenet_report {
 	uint32_t ldm;              /* the node's own LDM word */
 };
 
-/* A boot id "x,y,z#N" (decimal digits, commas and one '#' only): the
- * reporting node and its run.  0, or -1 when boot is not one
- * (snmp/speaker.c). */
-int apenet_report_boot_parse(const char *boot, unsigned xyz[3], uint64_t *gen);
 
 /* An empty event of a kind: NaN value and threshold, path self. */
 void apenet_report_init(struct apenet_report *ev, enum apenet_report_kind kind);

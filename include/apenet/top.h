@@ -1,5 +1,5 @@
 /*
- * apenet-top's model (top/model.c): what the screen shows, computed without
+ * apenet-top's model (top/rows.c): what the screen shows, computed without
  * a terminal so that it can be unit-tested.  The node view's rows come from
  * a view and the judge's findings (the same library as `apenet link`); the
  * cluster view's from the health database's node list (as `apenet health`).
