@@ -286,7 +286,7 @@ static void write_status(struct agent *a, struct apenet_out *o)
 		const struct apenet_notify_sup_status *u = &ns.sup[i];
 		apenet_out_obj_begin(o, NULL);
 		apenet_out_str(o, "address", u->addr);
-		apenet_out_str(o, "state", apenet_notify_state_name(u->state));
+		apenet_out_str(o, "state", apenet_notifier_state_name(u->state));
 		apenet_out_bool(o, "answering", u->answering);
 		if (u->last_ack_ms)
 			apenet_out_dbl(o, "last_ack_s_ago", (double)(apenet_clock_epoch_ms() - u->last_ack_ms) / 1000, 1);

@@ -21,7 +21,7 @@
 /* ---- gathering ---- */
 
 struct gather {
-	struct apenet_cab_obs *obs;
+	struct apenet_cabling_obs *obs;
 	size_t n;
 	char **owned;           /* strings the observations point to */
 	size_t nowned;
@@ -34,7 +34,7 @@ static const char *own(struct gather *g, char *s)
 	return s;
 }
 
-static void obs_from_view(struct apenet_cab_obs *o, const struct apenet_view *v, const char *src)
+static void obs_from_view(struct apenet_cabling_obs *o, const struct apenet_view *v, const char *src)
 {
 	const struct apenet_snapshot *s = &v->s1;
 	memset(o, 0, sizeof(*o));
@@ -49,7 +49,7 @@ static void obs_from_view(struct apenet_cab_obs *o, const struct apenet_view *v,
 }
 
 /* Reads only what cabling needs from a live board: 2 + 2 x links registers. */
-static int read_live(struct apenet_cab_obs *o, const char *dir, struct apenet_err *e)
+static int read_live(struct apenet_cabling_obs *o, const char *dir, struct apenet_err *e)
 {
 	struct apenet_site site;
 	struct apenet_dev d;
@@ -113,7 +113,7 @@ static int gather_sim(struct gather *g, const char *root, struct apenet_err *e)
 	}
 	qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
-		struct apenet_cab_obs *o = &g->obs[g->n++];
+		struct apenet_cabling_obs *o = &g->obs[g->n++];
 		struct apenet_err ne = { 0 };
 		o->src = own(g, names[i]);
 		if (read_live(o, o->src, &ne) == 0)
@@ -158,7 +158,7 @@ static void gather_free(struct gather *g)
 
 /* ---- printing ---- */
 
-static void out_end(struct apenet_out *o, const char *key, const struct apenet_cab_end *e)
+static void out_end(struct apenet_out *o, const char *key, const struct apenet_cabling_end *e)
 {
 	if (!e->valid) {
 		apenet_out_null(o, key);
@@ -216,9 +216,9 @@ int cmd_cabling(struct cli *c)
 	apenet_out_obj_end(o);
 	apenet_out_arr_begin(o, "problems");
 	for (size_t i = 0; i < res.np; i++) {
-		const struct apenet_cab_problem *p = &res.p[i];
+		const struct apenet_cabling_problem *p = &res.p[i];
 		apenet_out_obj_begin(o, NULL);
-		apenet_out_str(o, "kind", apenet_cab_kind_name(p->kind));
+		apenet_out_str(o, "kind", apenet_cabling_kind_name(p->kind));
 		out_end(o, "a", &p->a);
 		out_end(o, "b", &p->b);
 		out_end(o, "a_expected", &p->a_expected);

@@ -25,7 +25,7 @@ enum obs_state { OBS_USED, OBS_FAILED, OBS_FAILED_NOWHERE, OBS_OUTSIDE, OBS_TWIC
 
 struct judge {
 	const struct apenet_config *cfg; /* names; may be NULL */
-	const struct apenet_cab_obs *obs;
+	const struct apenet_cabling_obs *obs;
 	size_t nobs;
 	unsigned dims[3], n;
 	int wrap[3];
@@ -39,14 +39,14 @@ struct judge {
 	int oom;
 };
 
-const char *apenet_cab_kind_name(enum apenet_cab_kind k)
+const char *apenet_cabling_kind_name(enum apenet_cabling_kind k)
 {
 	static const char *const names[] = { "swapped", "crossed", "wrong-port", "unexpected",
 					     "missing", "inconsistent", "unreachable", "layout" };
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
 }
 
-const char *apenet_cab_kind_code(enum apenet_cab_kind k)
+const char *apenet_cabling_kind_code(enum apenet_cabling_kind k)
 {
 	static const char *const codes[] = { "CABLE_SWAPPED",    "CABLE_CROSSED",      "CABLE_WRONG_PORT",
 					     "CABLE_UNEXPECTED", "CABLE_MISSING",      "CABLE_INCONSISTENT",
@@ -82,7 +82,7 @@ static void node_xyz(const struct judge *j, unsigned node, unsigned xyz[3])
 }
 
 /* The node's data, or NULL (not read, or could not be). */
-static const struct apenet_cab_obs *data(const struct judge *j, unsigned node)
+static const struct apenet_cabling_obs *data(const struct judge *j, unsigned node)
 {
 	int32_t k = j->at[node];
 	return k >= 0 && j->ostate[k] == OBS_USED ? &j->obs[k] : NULL;
@@ -90,7 +90,7 @@ static const struct apenet_cab_obs *data(const struct judge *j, unsigned node)
 
 static const struct apenet_profile *prof_of(const struct judge *j, int end)
 {
-	const struct apenet_cab_obs *o = data(j, (unsigned)end / NL);
+	const struct apenet_cabling_obs *o = data(j, (unsigned)end / NL);
 	return o ? o->prof : j->prof;
 }
 
@@ -126,7 +126,7 @@ static int expected(const struct judge *j, int end)
 /* The end this end's LINK_PARTNER names (or NONE, EXT, OUTSIDE). */
 static int observed(const struct judge *j, int end)
 {
-	const struct apenet_cab_obs *o = data(j, (unsigned)end / NL);
+	const struct apenet_cabling_obs *o = data(j, (unsigned)end / NL);
 	unsigned l = (unsigned)end % NL, f[3];
 	if (!o || l >= o->prof->nlinks)
 		return NONE;
@@ -142,9 +142,9 @@ static int observed(const struct judge *j, int end)
 	return (int)(node_index(j, f) * NL + port);
 }
 
-static struct apenet_cab_end mk_end(const struct judge *j, int end)
+static struct apenet_cabling_end mk_end(const struct judge *j, int end)
 {
-	struct apenet_cab_end e = { .link = -1 };
+	struct apenet_cabling_end e = { .link = -1 };
 	if (end < 0)
 		return e;
 	e.valid = 1;
@@ -155,9 +155,9 @@ static struct apenet_cab_end mk_end(const struct judge *j, int end)
 	return e;
 }
 
-static struct apenet_cab_end mk_node(const struct judge *j, const unsigned xyz[3])
+static struct apenet_cabling_end mk_node(const struct judge *j, const unsigned xyz[3])
 {
-	struct apenet_cab_end e = { .valid = 1, .link = -1 };
+	struct apenet_cabling_end e = { .valid = 1, .link = -1 };
 	memcpy(e.xyz, xyz, sizeof(e.xyz));
 	e.name = inside(j, xyz) ? node_name(j, xyz) : NULL;
 	return e;
@@ -189,7 +189,7 @@ static const char *node_label(const struct judge *j, const unsigned xyz[3], char
 static const char *reading(const struct judge *j, int end, char *buf, size_t n)
 {
 	char l[128], p[160], pl[128];
-	const struct apenet_cab_obs *o = data(j, (unsigned)end / NL);
+	const struct apenet_cabling_obs *o = data(j, (unsigned)end / NL);
 	unsigned li = (unsigned)end % NL;
 	label(j, end, l, sizeof(l));
 	if (!o) {
@@ -216,14 +216,14 @@ static const char *reading(const struct judge *j, int end, char *buf, size_t n)
 
 /* ---- problems ---- */
 
-static void problem(struct judge *j, enum apenet_cab_kind kind, enum apenet_sev sev, struct apenet_cab_end a,
-		    struct apenet_cab_end b, struct apenet_cab_end ea, struct apenet_cab_end eb, const char *msg,
+static void problem(struct judge *j, enum apenet_cabling_kind kind, enum apenet_sev sev, struct apenet_cabling_end a,
+		    struct apenet_cabling_end b, struct apenet_cabling_end ea, struct apenet_cabling_end eb, const char *msg,
 		    const char *rec, const char *evidence)
 {
 	struct apenet_cabling *r = j->res;
 	if (r->np == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 16;
-		struct apenet_cab_problem *p = realloc(r->p, cap * sizeof(*p));
+		struct apenet_cabling_problem *p = realloc(r->p, cap * sizeof(*p));
 		if (!p) {
 			j->oom = 1;
 			return;
@@ -238,7 +238,7 @@ static void problem(struct judge *j, enum apenet_cab_kind kind, enum apenet_sev 
 		return;
 	}
 	snprintf(text, len, "%s%s%s", msg, rec ? ": " : "", rec ? rec : "");
-	r->p[r->np++] = (struct apenet_cab_problem){ kind, a, b, ea, eb, text };
+	r->p[r->np++] = (struct apenet_cabling_problem){ kind, a, b, ea, eb, text };
 
 	char where[24] = "";
 	if (a.valid && a.link >= 0)
@@ -246,7 +246,7 @@ static void problem(struct judge *j, enum apenet_cab_kind kind, enum apenet_sev 
 	else if (a.valid)
 		snprintf(where, sizeof(where), "%u,%u,%u", a.xyz[0], a.xyz[1], a.xyz[2]);
 	struct apenet_finding *f = apenet_finding_add(j->fs, sev, APENET_SUBJ_CABLING, a.valid ? a.link : -1, -1, where,
-						      apenet_cab_kind_code(kind));
+						      apenet_cabling_kind_code(kind));
 	apenet_finding_message(f, "%s", msg);
 	if (rec)
 		apenet_finding_rec(f, "%s", rec);
@@ -291,7 +291,7 @@ static void find_swaps(struct judge *j, int nends)
 		snprintf(m, sizeof(m), "the plugs at %s and %s are swapped", label(j, sa, la, sizeof(la)),
 			 label(j, sb, lb, sizeof(lb)));
 		snprintf(ev, sizeof(ev), "%s; %s", reading(j, sa, r1, sizeof(r1)), reading(j, sb, r2, sizeof(r2)));
-		problem(j, APENET_CAB_SWAPPED, APENET_SEV_FAIL, mk_end(j, sa), mk_end(j, sb), mk_end(j, expected(j, sa)),
+		problem(j, APENET_CABLING_SWAPPED, APENET_SEV_FAIL, mk_end(j, sa), mk_end(j, sb), mk_end(j, expected(j, sa)),
 			mk_end(j, expected(j, sb)), m, "swap them back", ev);
 		mark(j, a);
 		mark(j, b);
@@ -317,13 +317,13 @@ static void find_misplaced(struct judge *j, int nends)
 			if (ea < 0) {
 				snprintf(m, sizeof(m), "%s is cabled to a node outside the %ux%ux%u torus, where the layout has no cable",
 					 la, j->dims[0], j->dims[1], j->dims[2]);
-				problem(j, APENET_CAB_UNEXPECTED, APENET_SEV_WARN, mk_end(j, a), mk_end(j, NONE), mk_end(j, NONE),
+				problem(j, APENET_CABLING_UNEXPECTED, APENET_SEV_WARN, mk_end(j, a), mk_end(j, NONE), mk_end(j, NONE),
 					mk_end(j, NONE), m, "check the layout (dims, wraparound) or remove the cable", r1);
 			} else {
 				snprintf(m, sizeof(m), "%s is cabled to %s", la,
 					 p == EXT ? "a device that is not a torus node" : "a node outside the torus");
 				snprintf(rec, sizeof(rec), "the layout wants %s <-> %s: re-cable it", la, label(j, ea, lc, sizeof(lc)));
-				problem(j, APENET_CAB_CROSSED, APENET_SEV_FAIL, mk_end(j, a), mk_end(j, NONE), mk_end(j, ea),
+				problem(j, APENET_CABLING_CROSSED, APENET_SEV_FAIL, mk_end(j, a), mk_end(j, NONE), mk_end(j, ea),
 					mk_end(j, NONE), m, rec, r1);
 				mark_if_empty(j, ea);
 			}
@@ -335,19 +335,19 @@ static void find_misplaced(struct judge *j, int nends)
 		snprintf(ev, sizeof(ev), "%s; %s", reading(j, a, r1, sizeof(r1)), reading(j, p, r2, sizeof(r2)));
 		if (back != a && data(j, (unsigned)p / NL)) {
 			snprintf(m, sizeof(m), "%s sees %s, which does not see it back", la, lb);
-			problem(j, APENET_CAB_INCONSISTENT, APENET_SEV_WARN, mk_end(j, a), mk_end(j, p), mk_end(j, ea),
+			problem(j, APENET_CABLING_INCONSISTENT, APENET_SEV_WARN, mk_end(j, a), mk_end(j, p), mk_end(j, ea),
 				mk_end(j, ep), m, "stale or inconsistent data; read both again", ev);
 			mark(j, a);
 			continue;
 		}
 		if (ea < 0 && ep < 0) {
 			snprintf(m, sizeof(m), "a cable joins %s and %s where the layout has none", la, lb);
-			problem(j, APENET_CAB_UNEXPECTED, APENET_SEV_WARN, mk_end(j, a), mk_end(j, p), mk_end(j, ea),
+			problem(j, APENET_CABLING_UNEXPECTED, APENET_SEV_WARN, mk_end(j, a), mk_end(j, p), mk_end(j, ea),
 				mk_end(j, ep), m, "check the layout (dims, wraparound) or remove the cable", ev);
 		} else if (ea >= 0 && ea / NL == p / NL) {
 			snprintf(m, sizeof(m), "%s reaches the right node but the wrong port", la);
 			snprintf(rec, sizeof(rec), "move the plug from %s to %s", lb, label(j, ea, lc, sizeof(lc)));
-			problem(j, APENET_CAB_WRONG_PORT, APENET_SEV_FAIL, mk_end(j, a), mk_end(j, p), mk_end(j, ea),
+			problem(j, APENET_CABLING_WRONG_PORT, APENET_SEV_FAIL, mk_end(j, a), mk_end(j, p), mk_end(j, ea),
 				mk_end(j, ep), m, rec, ev);
 		} else {
 			if (ea >= 0)
@@ -360,7 +360,7 @@ static void find_misplaced(struct judge *j, int nends)
 				snprintf(ld, sizeof(ld), "nothing");
 			snprintf(m, sizeof(m), "%s is cabled to %s", la, lb);
 			snprintf(rec, sizeof(rec), "the layout wants %s <-> %s and %s <-> %s: re-cable them", la, lc, lb, ld);
-			problem(j, APENET_CAB_CROSSED, APENET_SEV_FAIL, mk_end(j, a), mk_end(j, p), mk_end(j, ea), mk_end(j, ep),
+			problem(j, APENET_CABLING_CROSSED, APENET_SEV_FAIL, mk_end(j, a), mk_end(j, p), mk_end(j, ea), mk_end(j, ep),
 				m, rec, ev);
 		}
 		mark(j, a);
@@ -388,11 +388,11 @@ static void find_missing(struct judge *j, int nends)
 		snprintf(ev, sizeof(ev), "%s; %s", reading(j, a, r1, sizeof(r1)), reading(j, ea, r2, sizeof(r2)));
 		if (!data(j, (unsigned)ea / NL)) {
 			snprintf(m, sizeof(m), "%s has no link to %s, and that node could not be read", la, lb);
-			problem(j, APENET_CAB_MISSING, APENET_SEV_WARN, mk_end(j, a), mk_end(j, ea), mk_end(j, ea), mk_end(j, a),
+			problem(j, APENET_CABLING_MISSING, APENET_SEV_WARN, mk_end(j, a), mk_end(j, ea), mk_end(j, ea), mk_end(j, a),
 				m, "check that node first (powered? its card?), then the cable", ev);
 		} else {
 			snprintf(m, sizeof(m), "no cable between %s and %s", la, lb);
-			problem(j, APENET_CAB_MISSING, APENET_SEV_FAIL, mk_end(j, a), mk_end(j, ea), mk_end(j, ea), mk_end(j, a),
+			problem(j, APENET_CABLING_MISSING, APENET_SEV_FAIL, mk_end(j, a), mk_end(j, ea), mk_end(j, ea), mk_end(j, a),
 				m, "plug it (or replace it if it is plugged)", ev);
 		}
 		mark(j, a);
@@ -402,7 +402,7 @@ static void find_missing(struct judge *j, int nends)
 
 /* ---- the torus and the nodes ---- */
 
-static const char *src_of(const struct apenet_cab_obs *o)
+static const char *src_of(const struct apenet_cabling_obs *o)
 {
 	return o->src ? o->src : "(no source)";
 }
@@ -414,7 +414,7 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* The dimensions most boards declare (ties: the one read first), 0 when none does. */
-static uint32_t board_dims(const struct apenet_cab_obs *obs, size_t n, size_t *agree, size_t *declared)
+static uint32_t board_dims(const struct apenet_cabling_obs *obs, size_t n, size_t *agree, size_t *declared)
 {
 	uint32_t *v = malloc((n ? n : 1) * sizeof(*v));
 	size_t k = 0, best = 0;
@@ -446,7 +446,7 @@ static uint32_t board_dims(const struct apenet_cab_obs *obs, size_t n, size_t *a
 	return mode;
 }
 
-static int setup(struct judge *j, const struct apenet_cab_obs *obs, size_t n, const struct apenet_config *cfg,
+static int setup(struct judge *j, const struct apenet_cabling_obs *obs, size_t n, const struct apenet_config *cfg,
 		 size_t *agree, size_t *declared, struct apenet_err *e)
 {
 	struct apenet_cabling *r = j->res;
@@ -522,7 +522,7 @@ static void node_problems(struct judge *j, size_t agree, size_t declared)
 	char m[700], ev[200], lbl[160], t[64];
 	const char *cfgpath = j->cfg && j->cfg->path[0] ? j->cfg->path : "the config";
 	for (size_t i = 0; i < j->nobs; i++) {
-		const struct apenet_cab_obs *o = &j->obs[i];
+		const struct apenet_cabling_obs *o = &j->obs[i];
 		unsigned xyz[3], bd[3];
 		coord_xyz(o->node_coord, xyz);
 		coord_xyz(o->torus_dims, bd);
@@ -532,7 +532,7 @@ static void node_problems(struct judge *j, size_t agree, size_t declared)
 		case OBS_FAILED:
 		case OBS_FAILED_NOWHERE:
 			snprintf(m, sizeof(m), "%s", o->err);
-			problem(j, APENET_CAB_UNREACHABLE, APENET_SEV_WARN,
+			problem(j, APENET_CABLING_UNREACHABLE, APENET_SEV_WARN,
 				j->ostate[i] == OBS_FAILED ? mk_node(j, xyz) : mk_end(j, NONE), mk_end(j, NONE), mk_end(j, NONE),
 				mk_end(j, NONE), m, "check that node and its card, then read it again", src_of(o));
 			continue;
@@ -540,13 +540,13 @@ static void node_problems(struct judge *j, size_t agree, size_t declared)
 			snprintf(m, sizeof(m), "%s: %s is outside the %ux%ux%u torus %s", src_of(o),
 				 node_label(j, xyz, lbl, sizeof(lbl)), j->dims[0], j->dims[1], j->dims[2],
 				 j->res->dims_from_config ? "of the config" : "the boards declare");
-			problem(j, APENET_CAB_LAYOUT, APENET_SEV_FAIL, mk_node(j, xyz), mk_end(j, NONE), mk_end(j, NONE),
+			problem(j, APENET_CABLING_LAYOUT, APENET_SEV_FAIL, mk_node(j, xyz), mk_end(j, NONE), mk_end(j, NONE),
 				mk_end(j, NONE), m, "set the board's coordinates, or leave its data out", ev);
 			continue;
 		case OBS_TWICE:
 			snprintf(m, sizeof(m), "%s and %s both are %s: the second is left out", src_of(&j->obs[j->first[i]]),
 				 src_of(o), node_label(j, xyz, lbl, sizeof(lbl)));
-			problem(j, APENET_CAB_LAYOUT, APENET_SEV_FAIL, mk_node(j, xyz), mk_end(j, NONE), mk_end(j, NONE),
+			problem(j, APENET_CABLING_LAYOUT, APENET_SEV_FAIL, mk_node(j, xyz), mk_end(j, NONE), mk_end(j, NONE),
 				mk_end(j, NONE), m, "give each node once, or correct the board's coordinates", ev);
 			continue;
 		case OBS_USED:
@@ -562,7 +562,7 @@ static void node_problems(struct judge *j, size_t agree, size_t declared)
 			snprintf(m, sizeof(m), "%s: %s declares a %ux%ux%u torus; %zu of the %zu boards that declare one say %ux%ux%u",
 				 src_of(o), node_label(j, xyz, lbl, sizeof(lbl)), bd[0], bd[1], bd[2], agree, declared, j->dims[0],
 				 j->dims[1], j->dims[2]);
-		problem(j, APENET_CAB_LAYOUT, APENET_SEV_FAIL, mk_node(j, xyz), mk_end(j, NONE), mk_end(j, NONE),
+		problem(j, APENET_CABLING_LAYOUT, APENET_SEV_FAIL, mk_node(j, xyz), mk_end(j, NONE), mk_end(j, NONE),
 			mk_end(j, NONE), m, "set the same torus dimensions on every board (and in the config)", ev);
 	}
 	for (unsigned k = 0; k < j->n; k++) {
@@ -573,12 +573,12 @@ static void node_problems(struct judge *j, size_t agree, size_t declared)
 		snprintf(m, sizeof(m), "nothing was read from %s: no snapshot file or node directory gave it",
 			 node_label(j, xyz, lbl, sizeof(lbl)));
 		snprintf(t, sizeof(t), "%u nodes read of %u", j->res->nodes_read, j->n);
-		problem(j, APENET_CAB_UNREACHABLE, APENET_SEV_WARN, mk_node(j, xyz), mk_end(j, NONE), mk_end(j, NONE),
+		problem(j, APENET_CABLING_UNREACHABLE, APENET_SEV_WARN, mk_node(j, xyz), mk_end(j, NONE), mk_end(j, NONE),
 			mk_end(j, NONE), m, "gather its snapshot too (apenet snapshot on that node), or check that it is up", t);
 	}
 }
 
-int apenet_cabling_judge(const struct apenet_cab_obs *obs, size_t n, const struct apenet_config *cfg,
+int apenet_cabling_judge(const struct apenet_cabling_obs *obs, size_t n, const struct apenet_config *cfg,
 			 struct apenet_cabling *res, struct apenet_findings *fs, struct apenet_err *e)
 {
 	struct judge j = { .cfg = cfg, .obs = obs, .nobs = n, .res = res, .fs = fs };

@@ -28,7 +28,7 @@
 #define APENET_CABLING_MAX_NODES (1u << 20)
 
 /* What was read from one node. */
-struct apenet_cab_obs {
+struct apenet_cabling_obs {
 	const char *src;          /* where it came from (directory, file), for messages; the caller's */
 	const char *err;          /* NULL, or why it could not be read: nothing below but node_coord is set */
 	int coord_known;          /* with err: node_coord is known anyway (from where it was looked for) */
@@ -39,18 +39,18 @@ struct apenet_cab_obs {
 	uint32_t link_partner[APENET_MAX_LINKS]; /* LINK_PARTNER per link of prof */
 };
 
-enum apenet_cab_kind {
-	APENET_CAB_SWAPPED,       /* two plugs exchanged: one record for the pair */
-	APENET_CAB_CROSSED,       /* a cable joins two ends the layout does not pair */
-	APENET_CAB_WRONG_PORT,    /* right node, wrong port */
-	APENET_CAB_UNEXPECTED,    /* a cable where the layout has none */
-	APENET_CAB_MISSING,       /* an expected cable is not there */
-	APENET_CAB_INCONSISTENT,  /* one end sees the other, not back: stale data */
-	APENET_CAB_UNREACHABLE,   /* a node that could not be read, or has no data */
-	APENET_CAB_LAYOUT,        /* a board that disagrees with the torus */
+enum apenet_cabling_kind {
+	APENET_CABLING_SWAPPED,       /* two plugs exchanged: one record for the pair */
+	APENET_CABLING_CROSSED,       /* a cable joins two ends the layout does not pair */
+	APENET_CABLING_WRONG_PORT,    /* right node, wrong port */
+	APENET_CABLING_UNEXPECTED,    /* a cable where the layout has none */
+	APENET_CABLING_MISSING,       /* an expected cable is not there */
+	APENET_CABLING_INCONSISTENT,  /* one end sees the other, not back: stale data */
+	APENET_CABLING_UNREACHABLE,   /* a node that could not be read, or has no data */
+	APENET_CABLING_LAYOUT,        /* a board that disagrees with the torus */
 };
 
-struct apenet_cab_end {
+struct apenet_cabling_end {
 	int valid;                /* 0: no such end (null) */
 	unsigned xyz[3];
 	int link;                 /* index in the node's variant; -1: the node itself */
@@ -58,9 +58,9 @@ struct apenet_cab_end {
 	const char *name;         /* the node's name in the config, or NULL (the config's memory) */
 };
 
-struct apenet_cab_problem {
-	enum apenet_cab_kind kind;
-	struct apenet_cab_end a, b, a_expected, b_expected;
+struct apenet_cabling_problem {
+	enum apenet_cabling_kind kind;
+	struct apenet_cabling_end a, b, a_expected, b_expected;
 	char *text;               /* what is wrong and what to do, one line */
 };
 
@@ -70,19 +70,19 @@ struct apenet_cabling {
 	int dims_from_config;     /* 1: the config's cluster section, 0: the boards */
 	unsigned nodes, nodes_read;
 	unsigned cables_expected, cables_ok;
-	struct apenet_cab_problem *p;
+	struct apenet_cabling_problem *p;
 	size_t np, cap;
 };
 
-const char *apenet_cab_kind_name(enum apenet_cab_kind k);
+const char *apenet_cabling_kind_name(enum apenet_cabling_kind k);
 /* The finding code of a kind ("CABLE_SWAPPED"). */
-const char *apenet_cab_kind_code(enum apenet_cab_kind k);
+const char *apenet_cabling_kind_code(enum apenet_cabling_kind k);
 
 /* Judges n observations (any order).  cfg may be NULL; its cluster section,
  * when it has one, gives the torus and the names.  Problems go to res (free
  * with apenet_cabling_free), one finding per problem to fs.  -1 only when
  * nothing can be judged (no torus known, too large, out of memory). */
-int apenet_cabling_judge(const struct apenet_cab_obs *obs, size_t n, const struct apenet_config *cfg,
+int apenet_cabling_judge(const struct apenet_cabling_obs *obs, size_t n, const struct apenet_config *cfg,
 			 struct apenet_cabling *res, struct apenet_findings *fs, struct apenet_err *e);
 void apenet_cabling_free(struct apenet_cabling *res);
 

@@ -192,12 +192,14 @@ struct apenet_notify_status {
 /* For `apenet agent-status`: per supervisor, its state, last ack and what it
  * still has to receive; the spool's depth in events and bytes. */
 void apenet_notifier_status(const struct apenet_notifier *n, struct apenet_notify_status *st);
-const char *apenet_notify_state_name(int state);
+const char *apenet_notifier_state_name(int state);
 
 /* net-snmp once per process: its log into apenet_log, no config files, no
  * MIB files, no SIGALRM, its persistent directory dir (created).
  * apenet_notifier_open calls it; a program that also runs net-snmp for
  * something else (AgentX) calls it first.  0 or -1. */
 int apenet_snmp_init(const char *dir, struct apenet_err *e);
+/* Whether apenet_snmp_init has run (net-snmp's tables exist to be cleaned). */
+int apenet_snmp_started(void);
 
 #endif

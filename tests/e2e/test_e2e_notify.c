@@ -654,7 +654,7 @@ static void test_v3_authpriv(void **state)
 	apenet_notifier_status(n, &st);
 	if (!refused)
 		fail_msg("wrong key: state %s, sent %llu, acked %llu, unanswered %llu, outstanding %llu: %s",
-			 apenet_notify_state_name(st.sup[0].state), (unsigned long long)st.sup[0].sent,
+			 apenet_notifier_state_name(st.sup[0].state), (unsigned long long)st.sup[0].sent,
 			 (unsigned long long)st.sup[0].acked, (unsigned long long)st.sup[0].unanswered,
 			 (unsigned long long)st.sup[0].outstanding, st.sup[0].last_error);
 	print_message("wrong key: %s\n", st.sup[0].last_error);

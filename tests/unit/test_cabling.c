@@ -24,7 +24,7 @@
 
 struct cluster {
 	unsigned dims[3];
-	struct apenet_cab_obs *obs;
+	struct apenet_cabling_obs *obs;
 	size_t n;
 	struct apenet_cabling res;
 	struct apenet_findings fs;
@@ -35,12 +35,12 @@ static uint32_t xyz_reg(unsigned x, unsigned y, unsigned z)
 	return x | y << 8 | z << 16;
 }
 
-static struct apenet_cab_obs *node(struct cluster *c, unsigned x, unsigned y, unsigned z)
+static struct apenet_cabling_obs *node(struct cluster *c, unsigned x, unsigned y, unsigned z)
 {
 	return &c->obs[x + c->dims[0] * (y + c->dims[1] * z)];
 }
 
-static int link_of(const struct apenet_cab_obs *o, const char *name)
+static int link_of(const struct apenet_cabling_obs *o, const char *name)
 {
 	for (unsigned l = 0; l < o->prof->nlinks; l++)
 		if (!strcmp(o->prof->links[l].name, name))
@@ -57,7 +57,7 @@ struct end {
 
 static void plug(struct cluster *c, struct end a, struct end b)
 {
-	struct apenet_cab_obs *oa = node(c, a.x, a.y, a.z), *ob = node(c, b.x, b.y, b.z);
+	struct apenet_cabling_obs *oa = node(c, a.x, a.y, a.z), *ob = node(c, b.x, b.y, b.z);
 	int la = link_of(oa, a.link), lb = link_of(ob, b.link);
 	oa->link_partner[la] = 1u << 31 | xyz_reg(b.x, b.y, b.z) | (uint32_t)lb << 24;
 	ob->link_partner[lb] = 1u << 31 | xyz_reg(a.x, a.y, a.z) | (uint32_t)la << 24;
@@ -66,7 +66,7 @@ static void plug(struct cluster *c, struct end a, struct end b)
 
 static void unplug(struct cluster *c, struct end a)
 {
-	struct apenet_cab_obs *o = node(c, a.x, a.y, a.z);
+	struct apenet_cabling_obs *o = node(c, a.x, a.y, a.z);
 	int l = link_of(o, a.link);
 	o->link_partner[l] = 0;
 	o->link_state[l] = APENET_LINK_DOWN;
@@ -86,7 +86,7 @@ static void build(struct cluster *c, unsigned x, unsigned y, unsigned z, enum ap
 	assert_non_null(c->obs);
 	apenet_findings_init(&c->fs);
 	for (unsigned k = 0; k < c->n; k++) {
-		struct apenet_cab_obs *o = &c->obs[k];
+		struct apenet_cabling_obs *o = &c->obs[k];
 		unsigned me[3] = { k % x, k / x % y, k / x / y };
 		if (k < 64) {
 			snprintf(srcs[k], sizeof(srcs[k]), "n%u", k);
@@ -118,7 +118,7 @@ static void judge_cfg(struct cluster *c, const struct apenet_config *cfg)
 	/* one finding per problem, with the kind's code */
 	assert_int_equal(c->fs.n, c->res.np);
 	for (size_t i = 0; i < c->res.np; i++) {
-		assert_string_equal(c->fs.f[i].code, apenet_cab_kind_code(c->res.p[i].kind));
+		assert_string_equal(c->fs.f[i].code, apenet_cabling_kind_code(c->res.p[i].kind));
 		assert_int_equal(c->fs.f[i].subject, APENET_SUBJ_CABLING);
 		assert_true(c->fs.f[i].message[0]);
 		assert_true(c->fs.f[i].rec[0]);
@@ -137,7 +137,7 @@ static void done(struct cluster *c)
 	free(c->obs);
 }
 
-static void end_is(const struct apenet_cab_end *e, unsigned x, unsigned y, unsigned z, const char *link)
+static void end_is(const struct apenet_cabling_end *e, unsigned x, unsigned y, unsigned z, const char *link)
 {
 	if (!link && !e->valid)
 		return;
@@ -150,7 +150,7 @@ static void end_is(const struct apenet_cab_end *e, unsigned x, unsigned y, unsig
 		assert_string_equal(e->link_name, link);
 }
 
-static size_t count(const struct cluster *c, enum apenet_cab_kind k)
+static size_t count(const struct cluster *c, enum apenet_cabling_kind k)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < c->res.np; i++)
@@ -161,14 +161,14 @@ static size_t count(const struct cluster *c, enum apenet_cab_kind k)
 static void dump(const struct cluster *c)
 {
 	for (size_t i = 0; i < c->res.np; i++)
-		print_message("  %s: %s\n", apenet_cab_kind_name(c->res.p[i].kind), c->res.p[i].text);
+		print_message("  %s: %s\n", apenet_cabling_kind_name(c->res.p[i].kind), c->res.p[i].text);
 }
 
-static void expect_only(const struct cluster *c, enum apenet_cab_kind k, size_t n)
+static void expect_only(const struct cluster *c, enum apenet_cabling_kind k, size_t n)
 {
 	if (c->res.np != n || count(c, k) != n) {
 		dump(c);
-		fail_msg("%zu problems, expected %zu %s", c->res.np, n, apenet_cab_kind_name(k));
+		fail_msg("%zu problems, expected %zu %s", c->res.np, n, apenet_cabling_kind_name(k));
 	}
 }
 
@@ -213,8 +213,8 @@ static void test_swap_on_one_node(void **state)
 	plug(&c, (struct end){ 0, 0, 0, "X+" }, (struct end){ 3, 0, 0, "X+" });
 	plug(&c, (struct end){ 0, 0, 0, "X-" }, (struct end){ 1, 0, 0, "X-" });
 	judge(&c);
-	expect_only(&c, APENET_CAB_SWAPPED, 1);
-	const struct apenet_cab_problem *p = &c.res.p[0];
+	expect_only(&c, APENET_CABLING_SWAPPED, 1);
+	const struct apenet_cabling_problem *p = &c.res.p[0];
 	end_is(&p->a, 0, 0, 0, "X+");
 	end_is(&p->b, 0, 0, 0, "X-");
 	end_is(&p->a_expected, 1, 0, 0, "X-");
@@ -236,7 +236,7 @@ static void test_swap_across_nodes(void **state)
 	plug(&c, (struct end){ 1, 1, 0, "Y+" }, (struct end){ 2, 2, 0, "Y-" });
 	plug(&c, (struct end){ 2, 1, 0, "Y+" }, (struct end){ 1, 2, 0, "Y-" });
 	judge(&c);
-	expect_only(&c, APENET_CAB_SWAPPED, 1);
+	expect_only(&c, APENET_CABLING_SWAPPED, 1);
 	end_is(&c.res.p[0].a, 1, 1, 0, "Y+");
 	end_is(&c.res.p[0].b, 2, 1, 0, "Y+");
 	done(&c);
@@ -252,8 +252,8 @@ static void test_crossed(void **state)
 	unplug(&c, (struct end){ 2, 1, 0, "Y+" });
 	plug(&c, (struct end){ 1, 1, 0, "Y+" }, (struct end){ 2, 2, 0, "Y-" });
 	judge(&c);
-	expect_only(&c, APENET_CAB_CROSSED, 1);
-	const struct apenet_cab_problem *p = &c.res.p[0];
+	expect_only(&c, APENET_CABLING_CROSSED, 1);
+	const struct apenet_cabling_problem *p = &c.res.p[0];
 	end_is(&p->a, 1, 1, 0, "Y+");
 	end_is(&p->b, 2, 2, 0, "Y-");
 	end_is(&p->a_expected, 1, 2, 0, "Y-");
@@ -271,8 +271,8 @@ static void test_missing(void **state)
 	unplug(&c, (struct end){ 3, 1, 0, "Y-" });
 	unplug(&c, (struct end){ 3, 0, 0, "Y+" });
 	judge(&c);
-	expect_only(&c, APENET_CAB_MISSING, 1);
-	const struct apenet_cab_problem *p = &c.res.p[0];
+	expect_only(&c, APENET_CABLING_MISSING, 1);
+	const struct apenet_cabling_problem *p = &c.res.p[0];
 	end_is(&p->a, 3, 0, 0, "Y+");
 	end_is(&p->b, 3, 1, 0, "Y-");
 	assert_string_equal(p->text, "no cable between 3,0,0 Y+ and 3,1,0 Y-: plug it (or replace it if it is plugged)");
@@ -293,12 +293,12 @@ static void test_wrong_port(void **state)
 	plug(&c, (struct end){ 1, 0, 0, "X+" }, (struct end){ 2, 0, 0, "Z-" });
 	judge(&c);
 	/* the wrong port, and then the Z loop still needs its cable */
-	if (c.res.np != 2 || count(&c, APENET_CAB_WRONG_PORT) != 1 || count(&c, APENET_CAB_MISSING) != 1) {
+	if (c.res.np != 2 || count(&c, APENET_CABLING_WRONG_PORT) != 1 || count(&c, APENET_CABLING_MISSING) != 1) {
 		dump(&c);
 		fail_msg("expected one wrong-port and one missing");
 	}
-	const struct apenet_cab_problem *p = &c.res.p[0];
-	assert_int_equal(p->kind, APENET_CAB_WRONG_PORT);
+	const struct apenet_cabling_problem *p = &c.res.p[0];
+	assert_int_equal(p->kind, APENET_CABLING_WRONG_PORT);
 	end_is(&p->a, 1, 0, 0, "X+");
 	end_is(&p->b, 2, 0, 0, "Z-");
 	end_is(&p->a_expected, 2, 0, 0, "X-");
@@ -326,10 +326,10 @@ static void test_unexpected(void **state)
 		fail_msg("%s", e.msg);
 	unlink(path);
 	judge_cfg(&c, &cfg);
-	expect_only(&c, APENET_CAB_UNEXPECTED, 16);
+	expect_only(&c, APENET_CABLING_UNEXPECTED, 16);
 	assert_int_equal(c.res.dims_from_config, 1);
 	assert_int_equal(c.res.cables_expected, 32);
-	const struct apenet_cab_problem *p = &c.res.p[0];
+	const struct apenet_cabling_problem *p = &c.res.p[0];
 	end_is(&p->a, 0, 0, 0, "Z+");
 	end_is(&p->b, 0, 0, 0, "Z-");
 	assert_false(p->a_expected.valid);
@@ -367,17 +367,17 @@ static void test_inconsistent(void **state)
 	struct cluster c;
 	build(&c, 4, 4, 1, APENET_V_APENETP);
 	/* 1,0,0 X+ claims 2,0,0 Y+, which faces 2,1,0 Y- as it should */
-	struct apenet_cab_obs *o = node(&c, 1, 0, 0);
+	struct apenet_cabling_obs *o = node(&c, 1, 0, 0);
 	o->link_partner[link_of(o, "X+")] = 1u << 31 | xyz_reg(2, 0, 0) | (uint32_t)link_of(o, "Y+") << 24;
 	judge(&c);
-	if (c.res.np < 1 || c.res.p[0].kind != APENET_CAB_INCONSISTENT) {
+	if (c.res.np < 1 || c.res.p[0].kind != APENET_CABLING_INCONSISTENT) {
 		dump(&c);
 		fail_msg("expected inconsistent first");
 	}
 	end_is(&c.res.p[0].a, 1, 0, 0, "X+");
 	end_is(&c.res.p[0].b, 2, 0, 0, "Y+");
 	assert_int_equal(c.fs.f[0].sev, APENET_SEV_WARN);
-	assert_int_equal(count(&c, APENET_CAB_INCONSISTENT), 1);
+	assert_int_equal(count(&c, APENET_CABLING_INCONSISTENT), 1);
 	done(&c);
 }
 
@@ -387,11 +387,11 @@ static void test_external_partner(void **state)
 	struct cluster c;
 	build(&c, 4, 4, 1, APENET_V_APENETP);
 	/* a torus link plugged into a detector: crossed, with no far end */
-	struct apenet_cab_obs *o = node(&c, 1, 0, 0);
+	struct apenet_cabling_obs *o = node(&c, 1, 0, 0);
 	o->link_partner[link_of(o, "X+")] = 1u << 31 | 1u << 30;
 	unplug(&c, (struct end){ 2, 0, 0, "X-" });
 	judge(&c);
-	expect_only(&c, APENET_CAB_CROSSED, 1);
+	expect_only(&c, APENET_CABLING_CROSSED, 1);
 	end_is(&c.res.p[0].a, 1, 0, 0, "X+");
 	assert_false(c.res.p[0].b.valid);
 	end_is(&c.res.p[0].a_expected, 2, 0, 0, "X-");
@@ -402,7 +402,7 @@ static void test_external_partner(void **state)
 	o->link_partner[link_of(o, "X+")] = 1u << 31 | xyz_reg(7, 0, 0);
 	unplug(&c, (struct end){ 2, 0, 0, "X-" });
 	judge(&c);
-	expect_only(&c, APENET_CAB_CROSSED, 1);
+	expect_only(&c, APENET_CABLING_CROSSED, 1);
 	assert_non_null(strstr(c.fs.f[0].evidence, "partner 7,0,0 port 0 (outside the torus)"));
 	done(&c);
 	/* NaNet-10's channels face external devices: that is no problem */
@@ -421,11 +421,11 @@ static void test_unreachable(void **state)
 	struct cluster c;
 	build(&c, 4, 4, 1, APENET_V_APENETP);
 	/* 1,1,0 could not be read, but its place is known; its neighbours still see it */
-	struct apenet_cab_obs *o = node(&c, 1, 1, 0);
+	struct apenet_cabling_obs *o = node(&c, 1, 1, 0);
 	o->err = "n5: card not responding at 0000:03:00.0: BAR0 reads all ones";
 	o->coord_known = 1;
 	judge(&c);
-	expect_only(&c, APENET_CAB_UNREACHABLE, 1);
+	expect_only(&c, APENET_CABLING_UNREACHABLE, 1);
 	end_is(&c.res.p[0].a, 1, 1, 0, "-");
 	assert_non_null(strstr(c.res.p[0].text, "card not responding"));
 	assert_string_equal(c.fs.f[0].where, "1,1,0");
@@ -438,11 +438,11 @@ static void test_unreachable(void **state)
 	memmove(node(&c, 2, 2, 0), node(&c, 2, 2, 0) + 1, (c.n - 11) * sizeof(*c.obs));
 	c.n--;
 	judge(&c);
-	assert_int_equal(count(&c, APENET_CAB_UNREACHABLE), 1);
-	assert_int_equal(count(&c, APENET_CAB_MISSING), 1);
+	assert_int_equal(count(&c, APENET_CABLING_UNREACHABLE), 1);
+	assert_int_equal(count(&c, APENET_CABLING_MISSING), 1);
 	assert_int_equal(c.res.np, 2);
 	for (size_t i = 0; i < c.res.np; i++)
-		if (c.res.p[i].kind == APENET_CAB_MISSING) {
+		if (c.res.p[i].kind == APENET_CABLING_MISSING) {
 			end_is(&c.res.p[i].a, 1, 2, 0, "X+");
 			assert_non_null(strstr(c.res.p[i].text, "could not be read"));
 			assert_int_equal(c.fs.f[i].sev, APENET_SEV_WARN);
@@ -457,7 +457,7 @@ static void test_unreachable(void **state)
 	c.obs[1].coord_known = 0;
 	judge(&c);
 	/* 1,0,0 has no data then: one record for the error, one for the node */
-	assert_int_equal(count(&c, APENET_CAB_UNREACHABLE), 2);
+	assert_int_equal(count(&c, APENET_CABLING_UNREACHABLE), 2);
 	done(&c);
 }
 
@@ -469,7 +469,7 @@ static void test_layout(void **state)
 	build(&c, 4, 4, 1, APENET_V_APENETP);
 	node(&c, 3, 2, 0)->torus_dims = xyz_reg(4, 4, 2);
 	judge(&c);
-	expect_only(&c, APENET_CAB_LAYOUT, 1);
+	expect_only(&c, APENET_CABLING_LAYOUT, 1);
 	assert_int_equal(c.res.dims[2], 1);
 	end_is(&c.res.p[0].a, 3, 2, 0, "-");
 	assert_non_null(strstr(c.res.p[0].text, "declares a 4x4x2 torus; 15 of the 16 boards that declare one say 4x4x1"));
@@ -486,8 +486,8 @@ static void test_layout(void **state)
 	cfg.cl.dims[2] = 2;
 	build(&c, 4, 4, 1, APENET_V_APENETP);
 	judge_cfg(&c, &cfg);
-	assert_int_equal(count(&c, APENET_CAB_LAYOUT), 16);
-	assert_int_equal(count(&c, APENET_CAB_UNREACHABLE), 16); /* the z = 1 half was never read */
+	assert_int_equal(count(&c, APENET_CABLING_LAYOUT), 16);
+	assert_int_equal(count(&c, APENET_CABLING_UNREACHABLE), 16); /* the z = 1 half was never read */
 	assert_int_equal(c.res.nodes, 32);
 	done(&c);
 
@@ -496,15 +496,15 @@ static void test_layout(void **state)
 	c.obs[3].node_coord = xyz_reg(5, 0, 0);
 	c.obs[3].torus_dims = xyz_reg(2, 2, 1);
 	judge(&c);
-	assert_int_equal(count(&c, APENET_CAB_LAYOUT), 1);
+	assert_int_equal(count(&c, APENET_CABLING_LAYOUT), 1);
 	assert_non_null(strstr(c.res.p[c.res.np - 2].text, "node 5,0,0 is outside the 2x2x1 torus"));
 	done(&c);
 	build(&c, 2, 2, 1, APENET_V_APENETP);
 	c.obs[3].node_coord = c.obs[2].node_coord;
 	judge(&c);
-	assert_int_equal(count(&c, APENET_CAB_LAYOUT), 1);
+	assert_int_equal(count(&c, APENET_CABLING_LAYOUT), 1);
 	size_t i = 0;
-	while (c.res.p[i].kind != APENET_CAB_LAYOUT)
+	while (c.res.p[i].kind != APENET_CABLING_LAYOUT)
 		i++;
 	assert_non_null(strstr(c.res.p[i].text, "n2 and n3 both are node 0,1,0"));
 	done(&c);
@@ -526,7 +526,7 @@ static void test_32k(void **state)
 	plug(&c, (struct end){ 31, 31, 31, "Z+" }, (struct end){ 31, 31, 30, "Z+" });
 	plug(&c, (struct end){ 31, 31, 31, "Z-" }, (struct end){ 31, 31, 0, "Z-" });
 	judge(&c);
-	expect_only(&c, APENET_CAB_SWAPPED, 1);
+	expect_only(&c, APENET_CABLING_SWAPPED, 1);
 	end_is(&c.res.p[0].a, 31, 31, 31, "Z+");
 	end_is(&c.res.p[0].b, 31, 31, 31, "Z-");
 	assert_int_equal(c.res.nodes_read, 32768);

@@ -189,7 +189,7 @@ static void test_names(void **state)
 	assert_string_equal(apenet_report_subject_name(APENET_REPORT_SUBJ_HOST), "host");
 	assert_string_equal(apenet_report_subject_name(99), "?");
 	assert_string_equal(apenet_report_path_name(APENET_REPORT_PATH_NEIGHBOUR_LDM), "neighbour-ldm");
-	assert_string_equal(apenet_notify_state_name(APENET_NOTIFY_SENDING), "sending");
+	assert_string_equal(apenet_notifier_state_name(APENET_NOTIFY_SENDING), "sending");
 	struct apenet_report ev;
 	apenet_report_init(&ev, APENET_REPORT_HEALTH);
 	assert_true(isnan(ev.value) && isnan(ev.threshold));
