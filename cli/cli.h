@@ -44,6 +44,10 @@ int cli_fail(const struct apenet_err *e);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Opens the selected board; on failure prints the error and returns its exit code. */
 int cli_open(struct cli *c, struct apenet_dev *d, struct apenet_site *site);
+/* Opens the selected board and finds the link named (ber, latency-check,
+ * sweep, qualify): 0 with *l (-1 when link is NULL); else the exit code
+ * after saying why, the board closed. */
+int cli_open_link(struct cli *c, const char *cmd, const char *link, struct apenet_dev *d, int *l);
 /* Adds KEY {x, y, z} shown as "x,y,z", from coordinates or a NODE_COORD-style register. */
 void cli_out_xyz(struct apenet_out *o, const char *key, const unsigned xyz[3]);
 void cli_out_coord(struct apenet_out *o, const char *key, uint32_t coord);

@@ -78,17 +78,11 @@ int cmd_ber(struct cli *c)
 		return cli_usage_error("ber", "--loopback %s: the APEnet+ family's register map has no loopback mode: test "
 					      "across the cable (both ends from this host through the remote window)",
 				       loopback);
-	struct apenet_site site;
 	struct apenet_dev d;
 	struct apenet_err e = { 0 };
-	int rc = cli_open(c, &d, &site);
+	int l, rc = cli_open_link(c, "ber", link, &d, &l);
 	if (rc)
 		return rc;
-	int l = cli_link_index(d.prof, link);
-	if (l < 0) {
-		apenet_dev_close(&d);
-		return cli_usage_error("ber", "no link '%s' on a %s", link, d.prof->name);
-	}
 	o.link = (unsigned)l;
 	if (lanes && cli_parse_lanes(lanes, d.prof->links[l].lanes, &o.lanes)) {
 		apenet_dev_close(&d);

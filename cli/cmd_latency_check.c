@@ -28,17 +28,11 @@ int cmd_latency_check(struct cli *c)
 	if ((resets && cli_number("latency-check", "--resets", resets, 1, 100000, &n)) ||
 	    (tmo && cli_number("latency-check", "--timeout-ms", tmo, 10, 600000, &timeout)))
 		return CLI_EXIT_ERROR;
-	struct apenet_site site;
 	struct apenet_dev d;
 	struct apenet_err e = { 0 };
-	int rc = cli_open(c, &d, &site);
+	int l, rc = cli_open_link(c, "latency-check", link, &d, &l);
 	if (rc)
 		return rc;
-	int l = cli_link_index(d.prof, link);
-	if (l < 0) {
-		apenet_dev_close(&d);
-		return cli_usage_error("latency-check", "no link '%s' on a %s", link, d.prof->name);
-	}
 	size_t want = (size_t)n, got = 0;
 	uint32_t *ps = calloc(want, sizeof(*ps)), *val = calloc(want, sizeof(*val));
 	unsigned *cnt = calloc(want, sizeof(*cnt));

@@ -407,9 +407,9 @@ int cmd_qualify(struct cli *c)
 	rc = cli_view(c, NULL, 0, 1, &v);
 	if (rc)
 		return rc;
-	struct apenet_site site;
 	struct apenet_dev d;
-	rc = cli_open(c, &d, &site);
+	int only;
+	rc = cli_open_link(c, "qualify", link, &d, &only);
 	if (rc)
 		return rc;
 	/* the sweep's ranges, checked before anything runs */
@@ -422,12 +422,7 @@ int cmd_qualify(struct cli *c)
 		}
 	unsigned links[APENET_MAX_LINKS], nl = 0;
 	if (link) {
-		int l = cli_link_index(d.prof, link);
-		if (l < 0) {
-			apenet_dev_close(&d);
-			return cli_usage_error("qualify", "no link '%s' on a %s", link, d.prof->name);
-		}
-		links[nl++] = (unsigned)l;
+		links[nl++] = (unsigned)only;
 	} else {
 		for (unsigned l = 0; l < d.prof->nlinks; l++) {
 			uint32_t pt = apenet_rd32(&d, apenet_link_off(l, APENET_LINK_PARTNER));

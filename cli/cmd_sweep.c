@@ -160,18 +160,12 @@ int cmd_sweep(struct cli *c)
 		hb = 31 - __builtin_clz(hm);
 	}
 
-	struct apenet_site site;
 	struct apenet_dev d;
 	struct apenet_err e = { 0 };
-	int rc = cli_open(c, &d, &site);
+	int l, rc = cli_open_link(c, "sweep", link, &d, &l);
 	if (rc)
 		return rc;
-	int l = cli_link_index(d.prof, link);
 	struct apenet_sweep_link sl = { .d = &d, .pattern = pat, .target = tg, .cl = so.cl, .timeout_ms = 2000 };
-	if (l < 0) {
-		apenet_dev_close(&d);
-		return cli_usage_error("sweep", "no link '%s' on a %s", link, d.prof->name);
-	}
 	sl.link = (unsigned)l;
 	sl.reverse = !strcmp(direction, "out");
 	if (lanes && cli_parse_lanes(lanes, d.prof->links[l].lanes, &sl.lanes)) {
