@@ -2,7 +2,8 @@
  * One recommendation per code (include/apenet/finding.h, apenet_code_rec):
  * the wording of every code whose advice does not depend on where it is
  * found, stored once.  apenet_finding_add gives it to every finding of the
- * code, whichever rule adds it (the CLI's judges, the tests' verdicts), and the post-mortem report words its recommendations
+ * code, whichever rule adds it (the CLI's judges, the tests' verdicts, the
+ * report's trends), and the post-mortem report words its recommendations
  * about the same conditions with it (report/recommend.c), so one condition
  * is never advised two ways.  Facts of one finding (the --max-time that
  * would allow a test) follow the wording (apenet_finding_rec_fact).
@@ -25,11 +26,12 @@
 static const struct {
 	const char *code, *rec;
 } book[] = {
-	/* the board and its sensors (lofamo/verdict.c) */
+	/* the board and its sensors (lofamo/verdict.c; the report's trends) */
 	{ "FPGA_TEMP", COOLING },
 	{ "BOARD_TEMP", COOLING },
 	{ "VCORE_LOW", POWER },
 	{ "V12_RANGE", POWER },
+	{ "ICORE_HIGH", POWER },
 	{ "DNP_HUNG", "reset the card (reload its firmware or power-cycle the node); replace it if it happens again" },
 	{ "CARD_GONE", "reseat the card, check its slot, riser and power, then reboot the node; replace the card if it "
 		       "happens again" },

@@ -9,7 +9,7 @@
  * history ("replace the cable with serial S between nodes A and B" is the
  * report's own: no one code says it).  A black-box reading is worth one
  * only when it went past its rule's configured warn limit
- * (report/trend.c): a warm-up inside the limits stays a note in the
+ * (lofamo/rules_trend.c): a warm-up inside the limits stays a note in the
  * trends.
  */
 #include <math.h>
@@ -138,7 +138,7 @@ static int rec_incident(struct apenet_pm *pm, size_t *cap, const struct apenet_h
 			   rec_of("VCORE_LOW"));
 	if (!strcmp(c, "sensor:current"))
 		return add(pm, cap, c, in->node, e, "The card of node %s drew more current than allowed: %s.", a,
-			   rec_of("VCORE_LOW"));
+			   rec_of("ICORE_HIGH"));
 	if (!strcmp(c, "host"))
 		return add(pm, cap, c, in->node, e,
 			   "The host of node %s stopped beating its card's watchdog (its card kept the torus informed): %s.",
@@ -195,6 +195,7 @@ int apenet_pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 {
 	static const char *const cooling[] = { "sensor:temperature", NULL };
 	static const char *const power[] = { "sensor:voltage", "sensor:current", "node-power", NULL };
+	static const char *const temp_codes[] = { "FPGA_TEMP", "BOARD_TEMP", NULL };
 	pm->nrec = 0; /* derived again from what the model holds now */
 	size_t cap = 0;
 	/* the first fault's incident first, then the others in order */
@@ -213,18 +214,18 @@ int apenet_pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 		apenet_pm_node_label(pm, tr->node, a, sizeof(a));
 		for (unsigned s = 0; s < tr->nseries; s++) {
 			const struct apenet_pm_series *se = &tr->series[s];
-			if (!se->crossed)
+			if (!se->crossed || !se->crossed_code[0])
 				continue; /* inside its limits: a note at most */
-			char why[320];
-			snprintf(why, sizeof(why), "%s %s%s%s", se->label, se->crossed_note, se->notable ? "; it " : "",
-				 se->notable ? se->note : "");
-			int r = 0;
-			if (strstr(se->name, "temp") && !blamed(pm, tr->node, cooling))
-				r = add(pm, &cap, "sensor:temperature", tr->node, e, "Check the cooling of node %s too: %s.", a,
-					why);
-			else if ((se->name[0] == 'v' || se->name[0] == 'i') && !blamed(pm, tr->node, power))
-				r = add(pm, &cap, "sensor:voltage", tr->node, e, "Check the power of node %s too: %s.", a, why);
-			if (r)
+			/* the component an incident would blame for it: no second
+			 * sentence when one does */
+			int temp = 0;
+			for (const char *const *k = temp_codes; *k; k++)
+				temp |= !strcmp(se->crossed_code, *k);
+			if (blamed(pm, tr->node, temp ? cooling : power))
+				continue;
+			if (add(pm, &cap, temp ? "sensor:temperature" : "sensor:voltage", tr->node, e,
+				"On node %s too, the %s %s%s%s: %s.", a, se->label, se->crossed_note, se->notable ? "; it " : "",
+				se->notable ? se->note : "", rec_of(se->crossed_code)))
 				return -1;
 		}
 	}

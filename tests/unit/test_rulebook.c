@@ -31,8 +31,8 @@ static void test_rows(void **state)
 		}
 	}
 	/* the codes whose wording the post-mortem report takes (report/recommend.c) */
-	static const char *const report[] = { "FPGA_TEMP", "BOARD_TEMP", "VCORE_LOW", "V12_RANGE", "HOST_EXPIRED",
-					      "DNP_HUNG", "CARD_GONE" };
+	static const char *const report[] = { "FPGA_TEMP", "BOARD_TEMP", "VCORE_LOW", "V12_RANGE", "ICORE_HIGH",
+					      "HOST_EXPIRED", "DNP_HUNG", "CARD_GONE" };
 	for (size_t i = 0; i < sizeof(report) / sizeof(report[0]); i++)
 		assert_non_null(apenet_code_rec(report[i]));
 	assert_null(apenet_code_rec("LINK_DOWN")); /* its rule names the cable */
