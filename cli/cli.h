@@ -44,6 +44,10 @@ int cli_fail(const struct apenet_err *e);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Opens the selected board; on failure prints the error and returns its exit code. */
 int cli_open(struct cli *c, struct apenet_dev *d, struct apenet_site *site);
+/* Opens the selected board and finds the link named (ber, latency-check,
+ * sweep, qualify): 0 with *l (-1 when link is NULL); else the exit code
+ * after saying why, the board closed. */
+int cli_open_link(struct cli *c, const char *cmd, const char *link, struct apenet_dev *d, int *l);
 /* Adds KEY {x, y, z} shown as "x,y,z", from coordinates or a NODE_COORD-style register. */
 void cli_out_xyz(struct apenet_out *o, const char *key, const unsigned xyz[3]);
 void cli_out_coord(struct apenet_out *o, const char *key, uint32_t coord);
@@ -161,9 +165,7 @@ double cli_progress_elapsed(const struct cli_progress *p);
 /* "42 s", "3m05s", "2h10m", "8.8 d", "2.1 years". */
 const char *cli_progress_dur(double s, char *buf, size_t n);
 
-/* An inconclusive BER test as a warning finding CODE about link (name):
- * what it saw, how many more bits (and how long at this rate) would prove
- * the target, the --max-time that allows it (cli/out_ber.c). */
+/* A BER test's progress line (cli/out_ber.c). */
 struct apenet_bertest;
 void cli_ber_progress(const struct apenet_bertest *t, struct cli_progress *p);
 /* Runs a started test to its end (apenet ber, apenet qualify): polls every
@@ -187,8 +189,10 @@ struct cli_sweep_prog {
 	int timed_out;
 };
 void cli_sweep_progress(void *ctx, const struct apenet_sweep_point *p, uint64_t bits, unsigned npoints);
-void cli_ber_inconclusive(struct apenet_findings *fs, const struct apenet_bertest *t, int link, const char *name,
-			  const char *code, const char *what);
+/* What a test that ended without a verdict saw, for its rule
+ * (apenet_rules_ber_not_proven, apenet_rules_cable). */
+struct apenet_ber_short;
+void cli_ber_short(const struct apenet_bertest *t, struct apenet_ber_short *s);
 
 int cmd_list(struct cli *c);
 int cmd_regs(struct cli *c);

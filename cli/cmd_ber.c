@@ -1,6 +1,6 @@
 /* apenet ber: a PRBS bit error rate test of a link's lanes, both ends
  * started from this host (bertest/run.c), judged with honest statistics
- * (lofamo/ber_stats.c, docs/ber.md).  Exit 0 pass, 1 fail, 3 inconclusive
+ * (lofamo/ber_stats.c, docs/ber.md) and said by lofamo/rules_ber.c.  Exit 0 pass, 1 fail, 3 inconclusive
  * (not proven either way within the time allowed: how many more bits it
  * needs is said), 2 could not run or interrupted; the link is back in
  * traffic on every way out, Ctrl-C included. */
@@ -14,6 +14,7 @@
 
 #include "apenet/bertest.h"
 #include "apenet/finding.h"
+#include "apenet/rules_test.h"
 #include "cli.h"
 
 #define USAGE                                                                                                    \
@@ -34,15 +35,6 @@ static void out_end(struct apenet_out *o, const char *key, const unsigned xyz[3]
 	apenet_out_strf(o, "node", "%u,%u,%u", xyz[0], xyz[1], xyz[2]);
 	apenet_out_str(o, "link", link);
 	apenet_out_obj_end(o);
-}
-
-static const char *verdict_of(const struct apenet_bertest_lane *l, int stopped)
-{
-	if (l->verdict == APENET_BER_PASS)
-		return "pass";
-	if (l->verdict == APENET_BER_FAIL)
-		return "fail";
-	return stopped ? "interrupted" : "inconclusive";
 }
 
 int cmd_ber(struct cli *c)
@@ -78,17 +70,11 @@ int cmd_ber(struct cli *c)
 		return cli_usage_error("ber", "--loopback %s: the APEnet+ family's register map has no loopback mode: test "
 					      "across the cable (both ends from this host through the remote window)",
 				       loopback);
-	struct apenet_site site;
 	struct apenet_dev d;
 	struct apenet_err e = { 0 };
-	int rc = cli_open(c, &d, &site);
+	int l, rc = cli_open_link(c, "ber", link, &d, &l);
 	if (rc)
 		return rc;
-	int l = cli_link_index(d.prof, link);
-	if (l < 0) {
-		apenet_dev_close(&d);
-		return cli_usage_error("ber", "no link '%s' on a %s", link, d.prof->name);
-	}
 	o.link = (unsigned)l;
 	if (lanes && cli_parse_lanes(lanes, d.prof->links[l].lanes, &o.lanes)) {
 		apenet_dev_close(&d);
@@ -168,7 +154,11 @@ int cmd_ber(struct cli *c)
 		apenet_out_dbl(o2, "upper", ln->dec.est.upper, 3);
 		apenet_out_dbl(o2, "lower", ln->dec.est.lower, 3);
 		apenet_out_dbl(o2, "cl", conf, 6);
-		apenet_out_str(o2, "verdict", verdict_of(ln, stopped));
+		/* a lane's verdict is final once it has one; one still open when
+		 * Ctrl-C came was interrupted, not inconclusive */
+		apenet_out_str(o2, "verdict", ln->verdict == APENET_BER_CONTINUE && stopped
+						      ? "interrupted"
+						      : apenet_test_verdict_word(ln->verdict));
 		if (both) {
 			int n2f = ln->dir == APENET_BERTEST_NEAR_TO_FAR;
 			out_end(o2, "from", n2f ? near : far, n2f ? d.prof->links[l].name : flink);
@@ -177,19 +167,9 @@ int cmd_ber(struct cli *c)
 		apenet_out_obj_end(o2);
 		cnt[ncnt].bits = ln->bits;
 		cnt[ncnt++].errors = ln->errors;
-		if (ln->verdict == APENET_BER_FAIL) {
-			struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_FAIL, APENET_SUBJ_LANE, l, (int)ln->lane,
-								      d.prof->links[l].name, "BER_FAIL");
-			apenet_finding_message(f, "%s lane %u%s: BER above %.3g at %.3g confidence (%llu errors in %llu bits)",
-					       d.prof->links[l].name, ln->lane,
-					       both ? (ln->dir == APENET_BERTEST_NEAR_TO_FAR ? " (this end -> far end)"
-											 : " (far end -> this end)")
-						    : "",
-					       tg, conf, (unsigned long long)ln->errors, (unsigned long long)ln->bits);
-			apenet_finding_measure(f, ln->dec.est.lower, tg, "");
-			apenet_finding_evidence(f, "LANE_PRBS_ERRS / LANE_PRBS_BITS, lower bound %.3g", ln->dec.est.lower);
-			apenet_finding_rec(f, "tune the lane's PMA settings (apenet sweep) or replace the cable");
-		}
+		struct apenet_ber_lane_result lr = { .lane = ln->lane, .dir = both ? (int)ln->dir : -1, .bits = ln->bits,
+						     .errors = ln->errors, .lower = ln->dec.est.lower, .verdict = ln->verdict };
+		apenet_rules_ber_lane(&lr, l, d.prof->links[l].name, tg, conf, &fs);
 	}
 	apenet_out_arr_end(o2);
 	struct apenet_ber_count sum;
@@ -204,13 +184,12 @@ int cmd_ber(struct cli *c)
 		apenet_out_dbl(o2, "lower", pe.lower, 3);
 		apenet_out_obj_end(o2);
 	}
-	const char *verdict = stopped			       ? "interrupted"
-			      : t.verdict == APENET_BER_PASS ? "pass"
-			      : t.verdict == APENET_BER_FAIL ? "fail"
-							     : "inconclusive";
-	if (!stopped && t.verdict == APENET_BER_CONTINUE)
-		cli_ber_inconclusive(&fs, &t, l, d.prof->links[l].name, "BER_NOT_PROVEN", "the test");
-	apenet_out_str(o2, "verdict", verdict);
+	if (!stopped && t.verdict == APENET_BER_CONTINUE) {
+		struct apenet_ber_short sh;
+		cli_ber_short(&t, &sh);
+		apenet_rules_ber_not_proven(&sh, l, d.prof->links[l].name, &fs);
+	}
+	apenet_out_str(o2, "verdict", stopped ? "interrupted" : apenet_test_verdict_word(t.verdict));
 	rc = cli_finish(o2, &fs);
 	apenet_findings_free(&fs);
 	apenet_dev_close(&d);

@@ -1,12 +1,14 @@
 /* apenet latency-check: realign a link N times and count the latencies it
- * measured (LINK_LATENCY_PS); deterministic (one value) passes.  KM3link
- * and APElink carry timing: a latency that changes from one alignment to
- * the next breaks it.  Exit 0 pass, 1 fail, 2 could not run. */
+ * measured (LINK_LATENCY_PS); deterministic (one value) passes, judged by
+ * lofamo/rules_latency.c.  KM3link and APElink carry timing: a latency that
+ * changes from one alignment to the next breaks it.  Exit 0 pass, 1 fail,
+ * 2 could not run. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "apenet/finding.h"
 #include "apenet/latency.h"
+#include "apenet/rules_test.h"
 #include "cli.h"
 
 #define USAGE "usage: apenet latency-check --link L [--resets N] [--timeout-ms MS]"
@@ -28,17 +30,11 @@ int cmd_latency_check(struct cli *c)
 	if ((resets && cli_number("latency-check", "--resets", resets, 1, 100000, &n)) ||
 	    (tmo && cli_number("latency-check", "--timeout-ms", tmo, 10, 600000, &timeout)))
 		return CLI_EXIT_ERROR;
-	struct apenet_site site;
 	struct apenet_dev d;
 	struct apenet_err e = { 0 };
-	int rc = cli_open(c, &d, &site);
+	int l, rc = cli_open_link(c, "latency-check", link, &d, &l);
 	if (rc)
 		return rc;
-	int l = cli_link_index(d.prof, link);
-	if (l < 0) {
-		apenet_dev_close(&d);
-		return cli_usage_error("latency-check", "no link '%s' on a %s", link, d.prof->name);
-	}
 	size_t want = (size_t)n, got = 0;
 	uint32_t *ps = calloc(want, sizeof(*ps)), *val = calloc(want, sizeof(*val));
 	unsigned *cnt = calloc(want, sizeof(*cnt));
@@ -69,16 +65,7 @@ int cmd_latency_check(struct cli *c)
 	size_t k = apenet_latency_hist(ps, got, val, cnt);
 	struct apenet_findings fs;
 	apenet_findings_init(&fs);
-	if (k > 1) {
-		struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_FAIL, APENET_SUBJ_LINK, l, -1,
-							      d.prof->links[l].name, "LATENCY_NOT_DETERMINISTIC");
-		apenet_finding_message(f, "%s: %zu different latencies in %zu alignments, %u to %u ps",
-				       d.prof->links[l].name, k, got, val[0], val[k - 1]);
-		apenet_finding_evidence(f, "LINK_LATENCY_PS after each REALIGN");
-		apenet_finding_measure(f, (double)(val[k - 1] - val[0]), 0, "ps");
-		apenet_finding_rec(f, "check the transceiver's word aligner and deskew settings; the link cannot carry "
-				      "timing until every alignment gives the same latency");
-	}
+	enum apenet_ber_verdict verdict = apenet_rules_latency(val, k, got, l, d.prof->links[l].name, &fs);
 	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "latency-check");
 	apenet_out_str(o, "bdf", d.bdf);
 	apenet_out_str(o, "link", d.prof->links[l].name);
@@ -93,7 +80,7 @@ int cmd_latency_check(struct cli *c)
 	apenet_out_arr_end(o);
 	apenet_out_uint(o, "distinct", k);
 	apenet_out_uint(o, "spread_ps", k ? val[k - 1] - val[0] : 0);
-	apenet_out_str(o, "verdict", k == 1 ? "pass" : "fail");
+	apenet_out_str(o, "verdict", apenet_test_verdict_word(verdict));
 	rc = cli_finish(o, &fs); /* 1 with the failure */
 	apenet_findings_free(&fs);
 	free(ps), free(val), free(cnt);

@@ -21,6 +21,7 @@
 #include "apenet/hdb.h"
 #include "apenet/module.h"
 #include "apenet/remote.h"
+#include "apenet/rules_test.h"
 #include "apenet/sweep.h"
 #include "apenet/view.h"
 #include "cli.h"
@@ -232,8 +233,9 @@ static int qualify(struct cli *c, struct apenet_dev *d, const struct apenet_view
 		double limit = q->max_s > 0 ? q->max_s : QUALIFY_SWEEP_MAX_S;
 		if (g.est_s > limit) {
 			char a[24], b[24];
-			snprintf(too_long, sizeof(too_long), "a sweep of %zu points would take about %s (allowed: %s)",
-				 plan.points, cli_progress_dur(g.est_s, a, sizeof(a)), cli_progress_dur(limit, b, sizeof(b)));
+			snprintf(too_long, sizeof(too_long), "a sweep of %zu points would take about %s, longer than the %s "
+				 "allowed", plan.points, cli_progress_dur(g.est_s, a, sizeof(a)),
+				 cli_progress_dur(limit, b, sizeof(b)));
 			break;
 		}
 		cli_progress_step(pg, "%s: sweeping %s", name, dir ? "this end -> far end" : "far end -> this end");
@@ -332,33 +334,13 @@ static int qualify(struct cli *c, struct apenet_dev *d, const struct apenet_view
 	apenet_out_str(o, "pma_far", cert.pma_far);
 	apenet_out_obj_end(o);
 	apenet_out_obj_end(o);
-	if (t->verdict == APENET_BER_FAIL) {
-		struct apenet_finding *f = apenet_finding_add(fs, APENET_SEV_FAIL, APENET_SUBJ_LINK, (int)l, -1, name,
-							      "CABLE_NOT_QUALIFIED");
-		apenet_finding_message(f, "%s: cable %s fails %.3g at %.3g confidence%s (%llu errors in %llu bits)", name,
-				       id.serial, q->target, q->cl,
-				       swept	       ? " even at the setting a sweep chose"
-				       : too_long[0] ? " at the settings it has (not swept)"
-						     : "",
-				       (unsigned long long)cert.errors, (unsigned long long)cert.bits);
-		if (too_long[0])
-			apenet_finding_rec(f, "%s: narrow it (--params rxeq,dcgain, --range, --dwell-bits) or allow it "
-					      "(--max-time), then replace the cable (serial %s) if it still fails",
-					   too_long, id.serial);
-		else if (!swept && !q->sweep)
-			apenet_finding_rec(f, "tune it (apenet qualify without --no-sweep), or replace the cable (serial %s)",
-					   id.serial);
-		else
-			apenet_finding_rec(f, "replace the cable (serial %s)", id.serial);
-		return 1;
-	}
-	if (t->verdict != APENET_BER_PASS) {
-		char what[96];
-		snprintf(what, sizeof(what), "the test of cable %s", id.serial);
-		cli_ber_inconclusive(fs, t, (int)l, name, "CABLE_INCONCLUSIVE", what);
-		return 3;
-	}
-	return 0;
+	/* the verdict, by lofamo/rules_ber.c */
+	struct apenet_cable_result res = { .serial = id.serial, .verdict = t->verdict, .bits = cert.bits,
+					   .errors = cert.errors, .swept = swept,
+					   .not_swept = swept ? NULL : too_long[0] ? too_long : !q->sweep ? "--no-sweep" : NULL };
+	cli_ber_short(t, &res.test);
+	apenet_rules_cable(&res, (int)l, name, fs);
+	return t->verdict == APENET_BER_FAIL ? 1 : t->verdict == APENET_BER_PASS ? 0 : 3;
 }
 
 int cmd_qualify(struct cli *c)
@@ -407,9 +389,9 @@ int cmd_qualify(struct cli *c)
 	rc = cli_view(c, NULL, 0, 1, &v);
 	if (rc)
 		return rc;
-	struct apenet_site site;
 	struct apenet_dev d;
-	rc = cli_open(c, &d, &site);
+	int only;
+	rc = cli_open_link(c, "qualify", link, &d, &only);
 	if (rc)
 		return rc;
 	/* the sweep's ranges, checked before anything runs */
@@ -422,12 +404,7 @@ int cmd_qualify(struct cli *c)
 		}
 	unsigned links[APENET_MAX_LINKS], nl = 0;
 	if (link) {
-		int l = cli_link_index(d.prof, link);
-		if (l < 0) {
-			apenet_dev_close(&d);
-			return cli_usage_error("qualify", "no link '%s' on a %s", link, d.prof->name);
-		}
-		links[nl++] = (unsigned)l;
+		links[nl++] = (unsigned)only;
 	} else {
 		for (unsigned l = 0; l < d.prof->nlinks; l++) {
 			uint32_t pt = apenet_rd32(&d, apenet_link_off(l, APENET_LINK_PARTNER));

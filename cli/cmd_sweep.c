@@ -8,7 +8,7 @@
  * chosen setting's upper bound is below the target, 1 when not, 3 when
  * --max-time ended it first (inconclusive), 2 could not run (also: it
  * would take longer than --max-time, said before anything is written) or
- * interrupted. */
+ * interrupted (the verdict: lofamo/rules_sweep.c). */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -23,6 +23,7 @@
 #include "apenet/config.h"
 #include "apenet/finding.h"
 #include "apenet/preset.h"
+#include "apenet/rules_test.h"
 #include "apenet/sweep.h"
 #include "cli.h"
 
@@ -160,18 +161,12 @@ int cmd_sweep(struct cli *c)
 		hb = 31 - __builtin_clz(hm);
 	}
 
-	struct apenet_site site;
 	struct apenet_dev d;
 	struct apenet_err e = { 0 };
-	int rc = cli_open(c, &d, &site);
+	int l, rc = cli_open_link(c, "sweep", link, &d, &l);
 	if (rc)
 		return rc;
-	int l = cli_link_index(d.prof, link);
 	struct apenet_sweep_link sl = { .d = &d, .pattern = pat, .target = tg, .cl = so.cl, .timeout_ms = 2000 };
-	if (l < 0) {
-		apenet_dev_close(&d);
-		return cli_usage_error("sweep", "no link '%s' on a %s", link, d.prof->name);
-	}
 	sl.link = (unsigned)l;
 	sl.reverse = !strcmp(direction, "out");
 	if (lanes && cli_parse_lanes(lanes, d.prof->links[l].lanes, &sl.lanes)) {
@@ -359,28 +354,18 @@ int cmd_sweep(struct cli *c)
 		apenet_out_str(o, "out", outdir);
 	if (saved_to[0])
 		apenet_out_str(o, "saved", saved_to);
-	int ok = best->upper <= tg;
-	if (!ok && g.timed_out) {
-		char m[24];
-		struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_WARN, APENET_SUBJ_LINK, l, -1,
-							      d.prof->links[l].name, "SWEEP_INCOMPLETE");
-		apenet_finding_message(f, "%s: inconclusive: the sweep reached --max-time (%s) after %zu points, before a "
-					  "setting below %.3g was proven (best upper bound %.3g)",
-				       d.prof->links[l].name, cli_progress_dur(maxs, m, sizeof(m)), sw.n, tg, best->upper);
-		apenet_finding_rec(f, "allow it longer (--max-time) or narrow it (--params, --range, --dwell-bits)");
-	} else if (!ok) {
-		struct apenet_finding *f = apenet_finding_add(&fs, APENET_SEV_FAIL, APENET_SUBJ_LINK, l, -1,
-							      d.prof->links[l].name, "SWEEP_NO_SETTING");
-		apenet_finding_message(f, "%s: no setting measured below %.3g at %.3g confidence (best upper bound %.3g)",
-				       d.prof->links[l].name, tg, so.cl, best->upper);
-		apenet_finding_rec(f, "dwell longer (--dwell-bits), widen the ranges, or replace the cable");
-	}
-	apenet_out_str(o, "verdict", ok ? "pass" : g.timed_out ? "inconclusive" : "fail");
+	struct apenet_sweep_result res = { .target = tg, .cl = so.cl, .best_upper = best->upper, .points = sw.n,
+					   .timed_out = g.timed_out, .max_s = maxs };
+	enum apenet_ber_verdict verdict = apenet_rules_sweep(&res, l, d.prof->links[l].name, &fs);
+	apenet_out_str(o, "verdict", apenet_test_verdict_word(verdict));
 	rc = cli_finish(o, &fs);
 	apenet_findings_free(&fs);
 	apenet_sweep_free(&sw);
 	apenet_dev_close(&d);
 	if (stopped)
 		return CLI_EXIT_ERROR;
-	return rc == CLI_EXIT_ERROR ? rc : ok ? CLI_EXIT_OK : g.timed_out ? CLI_EXIT_INCONCLUSIVE : CLI_EXIT_FAULT;
+	return rc == CLI_EXIT_ERROR		? rc
+	       : verdict == APENET_BER_PASS ? CLI_EXIT_OK
+	       : verdict == APENET_BER_FAIL ? CLI_EXIT_FAULT
+					    : CLI_EXIT_INCONCLUSIVE;
 }

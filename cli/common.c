@@ -154,6 +154,20 @@ int cli_config(const char *cmd, const char *path, struct apenet_config *cfg)
 	return 0;
 }
 
+int cli_open_link(struct cli *c, const char *cmd, const char *link, struct apenet_dev *d, int *l)
+{
+	struct apenet_site site;
+	int rc = cli_open(c, d, &site);
+	*l = -1;
+	if (rc || !link)
+		return rc;
+	if ((*l = cli_link_index(d->prof, link)) < 0) {
+		apenet_dev_close(d);
+		return cli_usage_error(cmd, "no link '%s' on a %s", link, d->prof->name);
+	}
+	return 0;
+}
+
 int cli_finish(struct apenet_out *o, const struct apenet_findings *fs)
 {
 	apenet_findings_write(o, fs);

@@ -1,14 +1,13 @@
-/* What an inconclusive BER test says (apenet ber, apenet qualify): it did
- * not run long enough to prove the target or to disprove it, so it says
- * how many more bits would prove it if no more errors come, how long that
- * is at this rate, and the --max-time that allows it.  Never a reason to
- * replace anything: a warning, not a failure. */
+/* A BER test for the command line (apenet ber, apenet qualify): its
+ * progress line, its run to the end, and what an inconclusive one saw, for
+ * its rule (lofamo/rules_ber.c: a warning that says how many more bits
+ * would prove the target, never a reason to replace anything). */
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
 
 #include "apenet/bertest.h"
-#include "apenet/finding.h"
+#include "apenet/rules_test.h"
 #include "apenet/sweep.h"
 #include "cli.h"
 
@@ -51,8 +50,7 @@ void cli_ber_progress(const struct apenet_bertest *t, struct cli_progress *p)
 			  (unsigned long long)errs, upper);
 }
 
-void cli_ber_inconclusive(struct apenet_findings *fs, const struct apenet_bertest *t, int link, const char *name,
-			  const char *code, const char *what)
+void cli_ber_short(const struct apenet_bertest *t, struct apenet_ber_short *s)
 {
 	uint64_t bits = UINT64_MAX, errs = 0;
 	for (unsigned i = 0; i < t->n; i++) {
@@ -60,30 +58,9 @@ void cli_ber_inconclusive(struct apenet_findings *fs, const struct apenet_bertes
 			bits = t->l[i].bits;
 		errs += t->l[i].errors;
 	}
-	if (bits == UINT64_MAX)
-		bits = 0;
-	double more = apenet_bertest_more_bits(t);
-	struct apenet_finding *f = apenet_finding_add(fs, APENET_SEV_WARN, APENET_SUBJ_LINK, link, -1, name, code);
-	apenet_finding_measure(f, isfinite(more) ? more : -1, 0, "bits");
-	apenet_finding_evidence(f, "%llu errors, at least %.3g bits a lane checked in %.1f s; upper bound above %.3g",
-				(unsigned long long)errs, (double)bits, apenet_bertest_elapsed(t), t->o.target);
-	if (!isfinite(more)) {
-		apenet_finding_message(f, "%s: inconclusive: %s neither proves nor disproves %.3g at %.3g confidence "
-					  "with the errors it saw",
-				       name, what, t->o.target, t->o.cl);
-		apenet_finding_rec(f, "run a test fixed in advance (--bits) long enough to decide, or tune the link "
-				      "(apenet sweep)");
-		return;
-	}
-	char dur[24], lim[24];
-	double s = t->lane_bps > 0 ? more / t->lane_bps : -1;
-	/* what --max-time must allow: what ran plus what is missing, with room */
-	double allow = ceil((apenet_bertest_elapsed(t) + s) * 1.25 + 10);
-	apenet_finding_message(f, "%s: inconclusive: %s did not run long enough to prove %.3g at %.3g confidence; "
-				  "%.3g more bits a lane (about %s at this rate) would prove it if no more errors come",
-			       name, what, t->o.target, t->o.cl, more, cli_progress_dur(s, dur, sizeof(dur)));
-	apenet_finding_rec(f, "run it longer: --max-time %.0f (%s); nothing here says the cable is bad", allow,
-			   cli_progress_dur(allow, lim, sizeof(lim)));
+	*s = (struct apenet_ber_short){ .target = t->o.target, .cl = t->o.cl, .least_bits = bits == UINT64_MAX ? 0 : bits,
+					.errors = errs, .elapsed_s = apenet_bertest_elapsed(t),
+					.more_bits = apenet_bertest_more_bits(t), .lane_bps = t->lane_bps };
 }
 
 void cli_sweep_progress(void *ctx, const struct apenet_sweep_point *p, uint64_t bits, unsigned npoints)

@@ -11,6 +11,7 @@
 
 #include "apenet/clock.h"
 #include "apenet/dev.h"
+#include "apenet/timeparse.h"
 #include "cli.h"
 
 void cli_progress_init(struct cli_progress *p, const struct cli *c, const char *cmd, double max_s)
@@ -40,21 +41,7 @@ void cli_progress_step(struct cli_progress *p, const char *fmt, ...)
 
 const char *cli_progress_dur(double s, char *buf, size_t n)
 {
-	if (!isfinite(s) || s < 0)
-		snprintf(buf, n, "?");
-	else if (s < 10)
-		snprintf(buf, n, "%.1f s", s);
-	else if (s < 60)
-		snprintf(buf, n, "%.0f s", s);
-	else if (s < 3600)
-		snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
-	else if (s < 86400 * 2)
-		snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
-	else if (s < 86400 * 365.0 * 2)
-		snprintf(buf, n, "%.1f d", s / 86400);
-	else
-		snprintf(buf, n, "%.1f years", s / (86400 * 365.25));
-	return buf;
+	return apenet_duration_str(s, buf, n);
 }
 
 void cli_progress_show(struct cli_progress *p, double frac, double eta_s, const char *fmt, ...)

@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <strings.h>
 
 #include "apenet/timeparse.h"
@@ -207,4 +208,23 @@ int apenet_time_parse(const char *s, int64_t now_ms, int64_t *out)
 		return -1;
 	*out = now_ms - d;
 	return 0;
+}
+
+const char *apenet_duration_str(double s, char *buf, size_t n)
+{
+	if (!isfinite(s) || s < 0)
+		snprintf(buf, n, "?");
+	else if (s < 10)
+		snprintf(buf, n, "%.1f s", s);
+	else if (s < 60)
+		snprintf(buf, n, "%.0f s", s);
+	else if (s < 3600)
+		snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+	else if (s < 86400 * 2)
+		snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+	else if (s < 86400 * 365.0 * 2)
+		snprintf(buf, n, "%.1f d", s / 86400);
+	else
+		snprintf(buf, n, "%.1f years", s / (86400 * 365.25));
+	return buf;
 }

@@ -82,6 +82,9 @@ struct apenet_finding *apenet_finding_add(struct apenet_findings *fs, enum apene
 	snprintf(f->code, sizeof(f->code), "%s", code);
 	f->value = NAN;
 	f->threshold = NAN;
+	const char *rec = apenet_code_rec(code);
+	if (rec)
+		snprintf(f->rec, sizeof(f->rec), "%s", rec);
 	return f;
 }
 
@@ -106,6 +109,19 @@ void apenet_finding_rec(struct apenet_finding *f, const char *fmt, ...)
 void apenet_finding_evidence(struct apenet_finding *f, const char *fmt, ...)
 {
 	VSET(evidence);
+}
+
+void apenet_finding_rec_fact(struct apenet_finding *f, const char *fmt, ...)
+{
+	size_t n = strlen(f->rec);
+	if (n && n + 2 < sizeof(f->rec)) {
+		memcpy(f->rec + n, "; ", 3);
+		n += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->rec + n, sizeof(f->rec) - n, fmt, ap);
+	va_end(ap);
 }
 
 void apenet_finding_measure(struct apenet_finding *f, double value, double threshold, const char *unit)

@@ -1,7 +1,10 @@
 /*
  * Local fault rules: a sample pair in, findings out.  Every rule reads only
  * what a real card offers (registers, config space) and compares it with a
- * threshold of the config (docs/config.md).  Codes: docs/verdicts.md.
+ * threshold of the config (docs/config.md).  Codes: docs/verdicts.md.  The
+ * board's and the sensors' codes get their one recommendation from
+ * lofamo/rulebook.c as they are added; the links' say here which cable or
+ * node to check.
  */
 #include <math.h>
 #include <stdio.h>
@@ -427,19 +430,15 @@ static void sensor_findings(const struct apenet_view *v, const struct apenet_con
 		apenet_finding_measure(f, x->value, x->crossed, x->unit);
 		if (!strcmp(x->code, "FPGA_TEMP")) {
 			apenet_finding_message(f, "FPGA at %.1f C (%s at %g C)", x->value, fail ? "fail" : "warn", x->crossed);
-			apenet_finding_rec(f, fail ? "check the node's cooling and fans now" : "check the airflow");
 		} else if (!strcmp(x->code, "BOARD_TEMP")) {
 			apenet_finding_message(f, "board at %.1f C (%s at %g C)", x->value, fail ? "fail" : "warn", x->crossed);
-			apenet_finding_rec(f, "check the node's cooling");
 		} else if (!strcmp(x->code, "VCORE_LOW")) {
 			double droop = 100.0 * ((double)s->g.SENS_VCORE_NOM - x->value) / (double)s->g.SENS_VCORE_NOM;
 			apenet_finding_message(f, "core supply %.0f mV, %.1f%% under its %llu mV%s", x->value, droop,
 					       (unsigned long long)s->g.SENS_VCORE_NOM, fail ? ": the card may fail" : "");
-			apenet_finding_rec(f, "check the PSU and the slot");
 		} else {
 			apenet_finding_message(f, "12 V input at %.0f mV (%.1f%% off)", x->value,
 					       fabs(x->value - 12000.0) / 120.0);
-			apenet_finding_rec(f, "check the PSU and the card's power cable");
 		}
 		if (latched_find(latched, x->code))
 			apenet_finding_evidence(f, "held by hysteresis until the value is back past the limit by the clear margin");
@@ -456,17 +455,14 @@ void apenet_rules_pcie(int ok, const struct apenet_pcie_info *p, const char *err
 		apenet_finding_message(f, "PCIe trained at %s x%u, the card can do %s x%u: host bandwidth is cut",
 				       apenet_pcie_speed_str(p->sta_gen), p->sta_width,
 				       apenet_pcie_speed_str(p->cap_gen), p->cap_width);
-		apenet_finding_rec(f, "reseat the card or move it to a full slot");
 		apenet_finding_measure(f, p->sta_width, p->cap_width, "lanes");
 	}
 	if (ok && p->has_aer && (p->aer_uncor_status & ~p->aer_uncor_mask)) {
 		f = BOARDF(APENET_SEV_FAIL, "PCIE_AER_UNCORRECTABLE");
 		apenet_finding_message(f, "uncorrectable PCIe errors logged (AER 0x%08x)", p->aer_uncor_status);
-		apenet_finding_rec(f, "check the slot and the card");
 	} else if (ok && p->has_aer && (p->aer_cor_status & ~p->aer_cor_mask)) {
 		f = BOARDF(APENET_SEV_WARN, "PCIE_AER_CORRECTABLE");
 		apenet_finding_message(f, "correctable PCIe errors logged (AER 0x%08x)", p->aer_cor_status);
-		apenet_finding_rec(f, "watch it; clear the AER status and see whether it comes back");
 	}
 	if (!ok && err[0]) {
 		f = BOARDF(APENET_SEV_WARN, "PCIE_UNREADABLE");
@@ -479,8 +475,8 @@ void apenet_rules_card(const struct apenet_card *c, struct apenet_findings *out)
 	if (c->gone) {
 		struct apenet_finding *f = BOARDF(APENET_SEV_FAIL, "CARD_GONE");
 		snprintf(f->where, sizeof(f->where), "%s", c->bdf);
-		apenet_finding_message(f, "the card at %s does not respond: its config space reads all ones", c->bdf);
-		apenet_finding_rec(f, "it fell off the bus: check the slot and power, then reboot the node");
+		apenet_finding_message(f, "the card at %s does not respond: its config space reads all ones: it fell off "
+				       "the bus", c->bdf);
 		return;
 	}
 	apenet_rules_pcie(c->pcie_ok, &c->pcie, c->pcie_err, out);
@@ -501,7 +497,6 @@ void apenet_rules_board(const struct apenet_view *v, const struct apenet_config 
 		f = BOARDF(APENET_SEV_FAIL, "DNP_HUNG");
 		apenet_finding_message(f, "the DNP's heartbeat stopped (WD_DNP_HB stuck at %llu for %.1f s): its firmware is "
 				       "hung and its neighbours hear nothing from it", (unsigned long long)s->g.WD_DNP_HB, dt);
-		apenet_finding_rec(f, "reset the card");
 		apenet_finding_measure(f, dt, 2.5 * period, "s");
 		apenet_finding_evidence(f, "no change in %.1f s, %.1f heartbeat periods", dt, dt / period);
 	}
@@ -509,14 +504,12 @@ void apenet_rules_board(const struct apenet_view *v, const struct apenet_config 
 		f = BOARDF(APENET_SEV_WARN, "HOST_EXPIRED");
 		apenet_finding_message(f, "the DNP declared this host dead after %llu missed heartbeats",
 				       (unsigned long long)APENET_GET(WD_STATUS, MISSED, s->g.WD_STATUS));
-		apenet_finding_rec(f, "is the node agent running?");
 		apenet_finding_evidence(f, "WD_STATUS 0x%08x", (unsigned)s->g.WD_STATUS);
 	}
 	struct apenet_ldm own;
 	if (apenet_ldm_decode((uint32_t)s->g.LDM_OWN, &own) && s->g.LDM_TX_COUNT) {
 		f = BOARDF(APENET_SEV_WARN, "LDM_OWN_INVALID");
 		apenet_finding_message(f, "this DNP sends an invalid LDM (0x%08x)", own.word);
-		apenet_finding_rec(f, "reset the card; if it persists, update its firmware");
 	}
 	apenet_rules_pcie(v->pcie_ok, &v->pcie, v->pcie_err, out);
 }

@@ -1,18 +1,23 @@
 /*
  * The report's recommendations: one plain sentence per blamed component,
- * saying what to do with which part, with the evidence that backs it (the
- * cable's serial and certificate history, what the black box saw before
- * the fault).  The wording is the operator's, not the deduction's: "replace
- * the cable with serial S between nodes A and B", "check the cooling of
- * node C".  A black-box reading is worth one only when it went past its
- * rule's configured warn limit (report/trend.c): a warm-up inside the
- * limits stays a note in the trends.
+ * saying what happened to which part and what to do, with the evidence
+ * that backs it (the cable's serial and certificate history, what the
+ * black box saw before the fault).  What to do is the judge's wording for
+ * the same condition (apenet_code_rec: lofamo/rulebook.c, the words
+ * `apenet status` prints), never a second one; the report adds the facts
+ * only it has: which node, what the deduction blamed, the cable's
+ * history ("replace the cable with serial S between nodes A and B" is the
+ * report's own: no one code says it).  A black-box reading is worth one
+ * only when it went past its rule's configured warn limit
+ * (lofamo/rules_trend.c): a warm-up inside the limits stays a note in the
+ * trends.
  */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "apenet/finding.h"
 #include "apenet/out.h"
 #include "pm_int.h"
 
@@ -85,6 +90,13 @@ static void cable_history(const struct apenet_pm_cable *c, char *buf, size_t n)
 	}
 }
 
+/* What the judge says to do about a code, for the report's sentences. */
+static const char *rec_of(const char *code)
+{
+	const char *r = apenet_code_rec(code);
+	return r ? r : "look at it";
+}
+
 static int rec_incident(struct apenet_pm *pm, size_t *cap, const struct apenet_hdb_incident *in, struct apenet_err *e)
 {
 	char a[96], b[96], hist[300];
@@ -116,28 +128,25 @@ static int rec_incident(struct apenet_pm *pm, size_t *cap, const struct apenet_h
 			   a, in->link[0] ? in->link : "?", b, in->far_link[0] ? in->far_link : "?", in->node[0], in->node[1],
 			   in->node[2], hist, in->link[0] ? in->link : "?");
 	}
+	/* the components one judge code stands for: its wording */
 	if (!strcmp(c, "sensor:temperature"))
-		return add(pm, cap, c, in->node, e,
-			   "Check the cooling of node %s (fans, air flow, blocked vents, the rack's inlet temperature): "
-			   "its card overheated.", a);
-	if (!strcmp(c, "sensor:voltage") || !strcmp(c, "sensor:current") || !strcmp(c, "node-power"))
-		return add(pm, cap, c, in->node, e,
-			   "Check the power of node %s (its supply, the PDU feed, the 12 V cable to the card): %s.", a,
-			   !strcmp(c, "node-power") ? "it lost power"
-			   : !strcmp(c, "sensor:voltage") ? "a supply rail of its card drooped"
-							   : "its card drew more current than allowed");
+		return add(pm, cap, c, in->node, e, "The card of node %s overheated: %s.", a, rec_of("FPGA_TEMP"));
+	if (!strcmp(c, "node-power"))
+		return add(pm, cap, c, in->node, e, "Node %s lost power: %s.", a, rec_of("VCORE_LOW"));
+	if (!strcmp(c, "sensor:voltage"))
+		return add(pm, cap, c, in->node, e, "A supply rail of the card of node %s drooped: %s.", a,
+			   rec_of("VCORE_LOW"));
+	if (!strcmp(c, "sensor:current"))
+		return add(pm, cap, c, in->node, e, "The card of node %s drew more current than allowed: %s.", a,
+			   rec_of("ICORE_HIGH"));
 	if (!strcmp(c, "host"))
 		return add(pm, cap, c, in->node, e,
-			   "Check the host of node %s: it stopped beating the card's watchdog (kernel log for hung tasks "
-			   "or panics, the BMC's event log); its card kept the torus informed.", a);
+			   "The host of node %s stopped beating its card's watchdog (its card kept the torus informed): %s.",
+			   a, rec_of("HOST_EXPIRED"));
 	if (!strcmp(c, "dnp"))
-		return add(pm, cap, c, in->node, e,
-			   "The DNP of node %s stopped (%s): reload the card's firmware or power-cycle the node; replace "
-			   "the card if it happens again.", a, in->rule);
+		return add(pm, cap, c, in->node, e, "The DNP of node %s stopped (%s): %s.", a, in->rule, rec_of("DNP_HUNG"));
 	if (!strcmp(c, "card"))
-		return add(pm, cap, c, in->node, e,
-			   "The card of node %s fell off the PCIe bus: reseat it and check its slot and riser; replace it "
-			   "if it happens again.", a);
+		return add(pm, cap, c, in->node, e, "The card of node %s fell off the PCIe bus: %s.", a, rec_of("CARD_GONE"));
 	if (!strcmp(c, "service-network"))
 		return add(pm, cap, c, in->node, e,
 			   "Check the service network of node %s (its Ethernet port, cable and switch port): the "
@@ -186,6 +195,7 @@ int apenet_pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 {
 	static const char *const cooling[] = { "sensor:temperature", NULL };
 	static const char *const power[] = { "sensor:voltage", "sensor:current", "node-power", NULL };
+	static const char *const temp_codes[] = { "FPGA_TEMP", "BOARD_TEMP", NULL };
 	pm->nrec = 0; /* derived again from what the model holds now */
 	size_t cap = 0;
 	/* the first fault's incident first, then the others in order */
@@ -204,18 +214,18 @@ int apenet_pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 		apenet_pm_node_label(pm, tr->node, a, sizeof(a));
 		for (unsigned s = 0; s < tr->nseries; s++) {
 			const struct apenet_pm_series *se = &tr->series[s];
-			if (!se->crossed)
+			if (!se->crossed || !se->crossed_code[0])
 				continue; /* inside its limits: a note at most */
-			char why[320];
-			snprintf(why, sizeof(why), "%s %s%s%s", se->label, se->crossed_note, se->notable ? "; it " : "",
-				 se->notable ? se->note : "");
-			int r = 0;
-			if (strstr(se->name, "temp") && !blamed(pm, tr->node, cooling))
-				r = add(pm, &cap, "sensor:temperature", tr->node, e, "Check the cooling of node %s too: %s.", a,
-					why);
-			else if ((se->name[0] == 'v' || se->name[0] == 'i') && !blamed(pm, tr->node, power))
-				r = add(pm, &cap, "sensor:voltage", tr->node, e, "Check the power of node %s too: %s.", a, why);
-			if (r)
+			/* the component an incident would blame for it: no second
+			 * sentence when one does */
+			int temp = 0;
+			for (const char *const *k = temp_codes; *k; k++)
+				temp |= !strcmp(se->crossed_code, *k);
+			if (blamed(pm, tr->node, temp ? cooling : power))
+				continue;
+			if (add(pm, &cap, temp ? "sensor:temperature" : "sensor:voltage", tr->node, e,
+				"On node %s too, the %s %s%s%s: %s.", a, se->label, se->crossed_note, se->notable ? "; it " : "",
+				se->notable ? se->note : "", rec_of(se->crossed_code)))
 				return -1;
 		}
 	}

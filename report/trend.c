@@ -12,11 +12,12 @@
  * are searched three levels down: operators collect the nodes' black-box
  * directories into one tree, a directory per host.
  *
- * Two judgements per series: "notable" (it moved before the fault: a note
- * for whoever reads the trends) and "crossed" (a reading went past the
- * configured warn limit of its rule: worth a recommendation).  A warm-up
- * from 45 to 52 C is notable and nothing more.  The dump's modules (their
- * EEPROM pages) say which cable is in each port.
+ * Two judgements per series, by lofamo/rules_trend.c: "notable" (it moved
+ * before the fault: a note for whoever reads the trends) and "crossed" (a
+ * reading went past the configured warn limit of its rule: worth that
+ * rule's recommendation).  A warm-up from 45 to 52 C is notable and nothing
+ * more.  The dump's modules (their EEPROM pages) say which cable is in each
+ * port.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +29,7 @@
 #include <time.h>
 
 #include "apenet/module.h"
+#include "apenet/rules_trend.h"
 #include "apenet/snapfile.h"
 #include "pm_int.h"
 
@@ -113,23 +115,26 @@ enum { S_FPGA, S_BOARD, S_VCORE, S_VXCVR, S_V12, S_ICORE, S_I12, S_NFIXED };
 enum { L_CRC, L_RETRANS, L_FIFO, L_N };
 #define NSER (S_NFIXED + APENET_MAX_LINKS * L_N)
 
-static const struct {
+/* Each series, what its rule reads it as, and the code of the rule whose
+ * warn limits it has (limits() below). */
+struct ser_info {
 	const char *name, *label, *unit;
-} fixed[S_NFIXED] = {
-	[S_FPGA] = { "fpga_temp", "FPGA temperature", "C" },
-	[S_BOARD] = { "board_temp", "board temperature", "C" },
-	[S_VCORE] = { "vcore", "core supply", "V" },
-	[S_VXCVR] = { "vxcvr", "transceiver supply", "V" },
-	[S_V12] = { "v12", "12 V input", "V" },
-	[S_ICORE] = { "icore", "core current", "A" },
-	[S_I12] = { "i12", "12 V input current", "A" },
+	enum apenet_trend_kind kind;
+	const char *code;
 };
-static const struct {
-	const char *name, *label, *unit;
-} perlink[L_N] = {
-	[L_CRC] = { "crc_errors", "CRC errors", "/s" },
-	[L_RETRANS] = { "retransmissions", "retransmissions", "/s" },
-	[L_FIFO] = { "fifo", "RX FIFO level", "%" },
+static const struct ser_info fixed[S_NFIXED] = {
+	[S_FPGA] = { "fpga_temp", "FPGA temperature", "C", APENET_TREND_TEMP, "FPGA_TEMP" },
+	[S_BOARD] = { "board_temp", "board temperature", "C", APENET_TREND_TEMP, "BOARD_TEMP" },
+	[S_VCORE] = { "vcore", "core supply", "V", APENET_TREND_SUPPLY, "VCORE_LOW" },
+	[S_VXCVR] = { "vxcvr", "transceiver supply", "V", APENET_TREND_SUPPLY, NULL },
+	[S_V12] = { "v12", "12 V input", "V", APENET_TREND_SUPPLY, "V12_RANGE" },
+	[S_ICORE] = { "icore", "core current", "A", APENET_TREND_CURRENT, "ICORE_HIGH" },
+	[S_I12] = { "i12", "12 V input current", "A", APENET_TREND_CURRENT, NULL },
+};
+static const struct ser_info perlink[L_N] = {
+	[L_CRC] = { "crc_errors", "CRC errors", "/s", APENET_TREND_ERRORS, NULL },
+	[L_RETRANS] = { "retransmissions", "retransmissions", "/s", APENET_TREND_ERRORS, NULL },
+	[L_FIFO] = { "fifo", "RX FIFO level", "%", APENET_TREND_FIFO, NULL },
 };
 
 /* Every sample's values (NaN: none), before they are thinned. */
@@ -286,34 +291,30 @@ static void thin(const struct raw *r, unsigned c, int64_t t_ms, struct apenet_pm
 	}
 }
 
-/* Whether a series moved before the fault, and how, in words.  The bounds
- * are an operator's "worth a look", below the rules' thresholds (those
- * raise transitions of their own, in the timeline). */
-static void judge(struct apenet_pm_series *se, const struct raw *r, int64_t t_ms)
+/* Whether a series moved before the fault, and whether a reading went
+ * past its warn limit, in words (lofamo/rules_trend.c). */
+static void judge(struct apenet_pm_series *se, const struct ser_info *info, const struct raw *r, int64_t t_ms)
 {
-	double first = se->first, at = se->at_fault;
-	double span_min = r->n ? (double)((t_ms < r->t[r->n - 1] ? t_ms : r->t[r->n - 1]) - r->t[0]) / 60000.0 : 0;
-	if (isnan(first) || isnan(at))
-		return;
-	if (!strcmp(se->unit, "C") && at - first >= 5.0) {
-		se->notable = 1;
-		snprintf(se->note, sizeof(se->note), "rose from %.1f to %.1f C in the %.1f min before the fault", first, at,
-			 span_min);
-	} else if (!strcmp(se->unit, "V") && first > 0 && (first - se->min) / first >= 0.05) {
-		se->notable = 1;
-		snprintf(se->note, sizeof(se->note), "dropped %.1f%% (%.3f to %.3f V)", 100 * (first - se->min) / first, first,
-			 se->min);
-	} else if (!strcmp(se->unit, "A") && first > 0 && (se->max - first) / first >= 0.2) {
-		se->notable = 1;
-		snprintf(se->note, sizeof(se->note), "rose %.0f%% (%.2f to %.2f A)", 100 * (se->max - first) / first, first,
-			 se->max);
-	} else if (!strcmp(se->unit, "/s") && se->max > 0) {
-		se->notable = 1;
-		snprintf(se->note, sizeof(se->note), "up to %.3g/s", se->max);
-	} else if (!strcmp(se->unit, "%") && se->max >= 75) {
-		se->notable = 1;
-		snprintf(se->note, sizeof(se->note), "filled to %.0f%%", se->max);
+	struct apenet_trend t = { .kind = info->kind, .unit = se->unit, .code = info->code, .first = se->first,
+				  .at_fault = se->at_fault, .min = se->min, .max = se->max, .warn_low = se->warn_low,
+				  .warn_high = se->warn_high };
+	t.span_min = r->n ? (double)((t_ms < r->t[r->n - 1] ? t_ms : r->t[r->n - 1]) - r->t[0]) / 60000.0 : 0;
+	struct apenet_findings fs;
+	apenet_findings_init(&fs);
+	apenet_rules_trend(&t, se->name, &fs);
+	for (size_t i = 0; i < fs.n; i++) { /* the rules' messages are short: they fit the notes */
+		const struct apenet_finding *f = &fs.f[i];
+		if (f->sev == APENET_SEV_OK) {
+			se->notable = 1;
+			snprintf(se->note, sizeof(se->note), "%.*s", (int)sizeof(se->note) - 1, f->message);
+		} else {
+			se->crossed = 1;
+			snprintf(se->crossed_note, sizeof(se->crossed_note), "%.*s", (int)sizeof(se->crossed_note) - 1,
+				 f->message);
+			snprintf(se->crossed_code, sizeof(se->crossed_code), "%s", f->code);
+		}
 	}
+	apenet_findings_free(&fs);
 }
 
 /* The warn limits of the rules that judge the fixed series (lofamo's
@@ -340,21 +341,6 @@ static void limits(struct apenet_pm_series *se, unsigned c, const struct raw *r,
 	}
 }
 
-/* Whether a reading went past its warn limit, and how, in words. */
-static void crossed(struct apenet_pm_series *se)
-{
-	const char *u = se->unit;
-	if (!isnan(se->warn_high) && se->max >= se->warn_high) {
-		se->crossed = 1;
-		snprintf(se->crossed_note, sizeof(se->crossed_note), "reached %.4g %s, past its warn limit %.4g %s", se->max, u,
-			 se->warn_high, u);
-	} else if (!isnan(se->warn_low) && se->min <= se->warn_low) {
-		se->crossed = 1;
-		snprintf(se->crossed_note, sizeof(se->crossed_note), "fell to %.4g %s, past its warn limit %.4g %s", se->min, u,
-			 se->warn_low, u);
-	}
-}
-
 static int make_series(struct raw *r, int64_t t_ms, const char *focus, const struct apenet_thresholds *thr,
 		       struct apenet_pm_trend *out, struct apenet_err *e)
 {
@@ -365,20 +351,22 @@ static int make_series(struct raw *r, int64_t t_ms, const char *focus, const str
 	}
 	for (unsigned c = 0; c < NSER; c++) {
 		struct apenet_pm_series *se = &out->series[out->nseries];
+		const struct ser_info *info;
 		memset(se, 0, sizeof(*se));
 		if (c < S_NFIXED) {
-			snprintf(se->name, sizeof(se->name), "%s", fixed[c].name);
-			snprintf(se->label, sizeof(se->label), "%s", fixed[c].label);
-			snprintf(se->unit, sizeof(se->unit), "%s", fixed[c].unit);
+			info = &fixed[c];
+			snprintf(se->name, sizeof(se->name), "%s", info->name);
+			snprintf(se->label, sizeof(se->label), "%s", info->label);
 		} else {
 			unsigned l = (c - S_NFIXED) / L_N, k = (c - S_NFIXED) % L_N;
 			if (!r->prof || l >= r->prof->nlinks)
 				continue;
 			const char *ln = r->prof->links[l].name;
-			snprintf(se->name, sizeof(se->name), "%s %s", ln, perlink[k].name);
-			snprintf(se->label, sizeof(se->label), "%s %s", ln, perlink[k].label);
-			snprintf(se->unit, sizeof(se->unit), "%s", perlink[k].unit);
+			info = &perlink[k];
+			snprintf(se->name, sizeof(se->name), "%s %s", ln, info->name);
+			snprintf(se->label, sizeof(se->label), "%s %s", ln, info->label);
 		}
+		snprintf(se->unit, sizeof(se->unit), "%s", info->unit);
 		thin(r, c, t_ms, se);
 		limits(se, c, r, thr);
 		if (!se->n)
@@ -391,8 +379,7 @@ static int make_series(struct raw *r, int64_t t_ms, const char *focus, const str
 			if (!is_focus && !(se->max > 0))
 				continue;
 		}
-		judge(se, r, t_ms);
-		crossed(se);
+		judge(se, info, r, t_ms);
 		out->nseries++;
 	}
 	return 0;

@@ -67,7 +67,20 @@ void apenet_findings_init(struct apenet_findings *fs);
 void apenet_findings_clear(struct apenet_findings *fs);
 void apenet_findings_free(struct apenet_findings *fs);
 
-/* Adds a finding with NaN value/threshold and empty texts, and returns it
+/*
+ * The one recommendation of a code whose advice is the same wherever it is
+ * found (lofamo/rulebook.c, docs/verdicts.md word for word); NULL for a
+ * code whose rule words its own because it names a place ("the cable to
+ * node 2,0,0"), or that recommends nothing.  Whoever words advice about the
+ * same condition elsewhere (the post-mortem report) takes it from here.
+ */
+const char *apenet_code_rec(const char *code);
+/* The i-th code and its recommendation; 0 past the last (for the test
+ * that holds docs/verdicts.md to them). */
+int apenet_code_rec_row(size_t i, const char **code, const char **rec);
+
+/* Adds a finding with NaN value/threshold, empty message and evidence and
+ * its code's recommendation (apenet_code_rec; else empty), and returns it
  * for the rule to fill (never NULL). */
 struct apenet_finding *apenet_finding_add(struct apenet_findings *fs, enum apenet_sev sev,
 					  enum apenet_subject subj, int link, int lane, const char *where,
@@ -77,6 +90,9 @@ void apenet_finding_where(struct apenet_finding *f, const char *where);
 void apenet_finding_message(struct apenet_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void apenet_finding_rec(struct apenet_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void apenet_finding_evidence(struct apenet_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends "; " and a fact of this finding to its recommendation (the
+ * --max-time that would allow a test): the code's wording stays as it is. */
+void apenet_finding_rec_fact(struct apenet_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* value, threshold and unit in one call. */
 void apenet_finding_measure(struct apenet_finding *f, double value, double threshold, const char *unit);
 /* Appends a copy of every finding of src. */

@@ -104,11 +104,12 @@ struct apenet_pm_series {
 	double v[APENET_PM_MAX_POINTS];
 	double first, last, min, max, at_fault; /* NaN: no sample */
 	int64_t max_ms;
-	int notable;             /* it moved before the fault (see report/trend.c): a note */
+	int notable;             /* it moved before the fault (lofamo/rules_trend.c): a note */
 	char note[120];
 	double warn_low, warn_high; /* the configured warn limits of the reading (NaN: none) */
 	int crossed;             /* a reading went past one: worth a recommendation */
 	char crossed_note[120];  /* "reached 86.2 C, past its warn limit 80 C" */
+	char crossed_code[32];   /* the code of the rule whose limit it is (FPGA_TEMP): its recommendation's */
 };
 
 /* A link's module as its agent read it (the black box's EEPROM pages). */

@@ -9,6 +9,7 @@
 #ifndef APENET_TIMEPARSE_H
 #define APENET_TIMEPARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The forms, for messages: what a refused time should have been. */
@@ -37,5 +38,12 @@ int apenet_time_parse(const char *s, int64_t now_ms, int64_t *out);
  * 0 with *ms, or -1.
  */
 int apenet_duration_parse(const char *s, int64_t unit_ms, int64_t *ms);
+
+/*
+ * A duration in seconds as a person reads it: "4.2 s", "42 s", "3m05s",
+ * "2h10m", "8.8 d", "2.1 years"; "?" for a negative or non-finite one.
+ * Returns buf.
+ */
+const char *apenet_duration_str(double s, char *buf, size_t n);
 
 #endif

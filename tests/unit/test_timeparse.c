@@ -4,6 +4,7 @@
  * every zone form, epoch milliseconds, and what is refused.  The calendar
  * is checked against timegm for every day of 1970..2200.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -153,6 +154,23 @@ static void test_duration(void **state)
 }
 
 /* Every day of 1970..2200 at a time of day, as timegm has it. */
+/* Durations as the long commands and the BER verdicts print them. */
+static void test_duration_str(void **state)
+{
+	(void)state;
+	static const struct {
+		double s;
+		const char *want;
+	} c[] = {
+		{ 0, "0.0 s" },		{ 9.94, "9.9 s" },	    { 42, "42 s" },	     { 185, "3m05s" },
+		{ 3599, "59m59s" },	{ 7800, "2h10m" },	    { 86400 * 2 - 60, "47h59m" }, { 86400 * 8.8, "8.8 d" },
+		{ 86400 * 365.25 * 2.1, "2.1 years" }, { -1, "?" }, { NAN, "?" },	     { INFINITY, "?" },
+	};
+	char buf[24];
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		assert_string_equal(apenet_duration_str(c[i].s, buf, sizeof(buf)), c[i].want);
+}
+
 static void test_calendar(void **state)
 {
 	(void)state;
@@ -173,6 +191,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ago),      cmocka_unit_test(test_words),    cmocka_unit_test(test_iso),
 		cmocka_unit_test(test_epoch_ms), cmocka_unit_test(test_duration), cmocka_unit_test(test_calendar),
+		cmocka_unit_test(test_duration_str),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
