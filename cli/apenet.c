@@ -410,59 +410,6 @@ static const struct cli_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
-int cli_fail(const struct apenet_err *e)
-{
-	fprintf(stderr, "apenet: %s\n", e->msg);
-	return CLI_EXIT_ERROR;
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "apenet%s%s: ", cmd[0] ? " " : "", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see apenet %s%s--help)\n", cmd, cmd[0] ? " " : "");
-	return CLI_EXIT_ERROR;
-}
-
-int cli_open(struct cli *c, struct apenet_dev *d, struct apenet_site *site)
-{
-	struct apenet_err e = { 0 };
-	if (apenet_site_init(site, c->sim, &e) || apenet_dev_open(d, site, c->bdf, &e))
-		return cli_fail(&e);
-	return 0;
-}
-
-void cli_out_time(struct apenet_out *o, const char *key, int64_t ms)
-{
-	if (ms <= 0) {
-		apenet_out_null(o, key);
-		return;
-	}
-	char buf[40];
-	apenet_out_str(o, key, apenet_out_iso_ms(ms, buf, sizeof(buf)));
-}
-
-void cli_out_xyz(struct apenet_out *o, const char *key, const unsigned xyz[3])
-{
-	char t[32];
-	snprintf(t, sizeof(t), "%u,%u,%u", xyz[0], xyz[1], xyz[2]);
-	apenet_out_obj_begin_text(o, key, t);
-	apenet_out_uint(o, "x", xyz[0]);
-	apenet_out_uint(o, "y", xyz[1]);
-	apenet_out_uint(o, "z", xyz[2]);
-	apenet_out_obj_end(o);
-}
-
-void cli_out_coord(struct apenet_out *o, const char *key, uint32_t coord)
-{
-	unsigned xyz[3] = { APENET_GET(NODE_COORD, X, coord), APENET_GET(NODE_COORD, Y, coord),
-			    APENET_GET(NODE_COORD, Z, coord) };
-	cli_out_xyz(o, key, xyz);
-}
-
 static int take_value(int argc, char **argv, int *i, const char **val)
 {
 	const char *a = argv[*i];

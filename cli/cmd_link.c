@@ -5,23 +5,12 @@
  * the same samples. */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "apenet/config.h"
 #include "apenet/judge.h"
 #include "apenet/verdict.h"
 #include "apenet/view.h"
 #include "cli.h"
-
-int cli_link_index(const struct apenet_profile *p, const char *name)
-{
-	for (unsigned l = 0; l < p->nlinks; l++)
-		if (!strcasecmp(p->links[l].name, name))
-			return (int)l;
-	if (name[0] >= '0' && name[0] <= '9' && !name[1] && (unsigned)(name[0] - '0') < p->nlinks)
-		return name[0] - '0';
-	return -1;
-}
 
 int cmd_link(struct cli *c)
 {

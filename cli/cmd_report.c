@@ -24,16 +24,16 @@
 #include "apenet/timeparse.h"
 #include "cli.h"
 
-static int write_report(const struct apenet_pm *pm, const char *format, FILE *f)
+static int write_report(const struct apenet_postmortem *pm, const char *format, FILE *f)
 {
 	if (!strcmp(format, "json"))
-		return apenet_pm_write_json(pm, f);
+		return apenet_postmortem_write_json(pm, f);
 	if (!strcmp(format, "html"))
-		return apenet_pm_write_html(pm, f);
-	return apenet_pm_write_text(pm, f);
+		return apenet_postmortem_write_html(pm, f);
+	return apenet_postmortem_write_text(pm, f);
 }
 
-static int to_file(const struct apenet_pm *pm, const char *format, const char *path)
+static int to_file(const struct apenet_postmortem *pm, const char *format, const char *path)
 {
 	char tmp[4200];
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
@@ -60,9 +60,9 @@ int cmd_report(struct cli *c)
 {
 	const char *db = NULL, *incident = NULL, *since = NULL, *until = NULL, *node = NULL, *format = NULL,
 		   *max_events = NULL, *before = NULL, *config = NULL;
-	const char *bb[APENET_PM_MAX_BBDIRS], *outs[1];
+	const char *bb[APENET_POSTMORTEM_MAX_BBDIRS], *outs[1];
 	int nbb = 0, nout = 0, npos;
-	if (cli_take_repeated(c, "report", "--blackbox", bb, APENET_PM_MAX_BBDIRS, &nbb) ||
+	if (cli_take_repeated(c, "report", "--blackbox", bb, APENET_POSTMORTEM_MAX_BBDIRS, &nbb) ||
 	    cli_take_repeated(c, "report", "-o", outs, 1, &nout))
 		return CLI_EXIT_ERROR;
 	const char *output = nout ? outs[0] : NULL;
@@ -82,8 +82,8 @@ int cmd_report(struct cli *c)
 	if (cli_parse(c, "report", opts, NULL, 0, &npos))
 		return CLI_EXIT_ERROR;
 
-	struct apenet_pm_query q;
-	apenet_pm_query_defaults(&q);
+	struct apenet_postmortem_query q;
+	apenet_postmortem_query_defaults(&q);
 	q.now_ms = apenet_clock_epoch_ms();
 
 	if (!format)
@@ -147,8 +147,8 @@ int cmd_report(struct cli *c)
 		apenet_config_free(&cfg);
 		return cli_input_error(c, "report", "BAD_DATABASE", "%s", e.msg);
 	}
-	struct apenet_pm *pm;
-	rc = apenet_pm_build(h, path, &q, &pm, &e);
+	struct apenet_postmortem *pm;
+	rc = apenet_postmortem_build(h, path, &q, &pm, &e);
 	apenet_hdb_close(h);
 	apenet_config_free(&cfg);
 	if (rc)
@@ -158,6 +158,6 @@ int cmd_report(struct cli *c)
 		rc = to_file(pm, format, output);
 	else
 		rc = write_report(pm, format, stdout) || fflush(stdout) ? -1 : 0;
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 	return rc ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 }

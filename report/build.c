@@ -19,12 +19,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "pm_int.h"
+#include "postmortem_int.h"
 
 struct ctx {
-	struct apenet_pm *pm;
+	struct apenet_postmortem *pm;
 	struct apenet_hdb *db;
-	const struct apenet_pm_query *q;
+	const struct apenet_postmortem_query *q;
 	struct apenet_err *e;
 	size_t general;          /* the window's own transitions kept */
 	int full;                /* max_events reached */
@@ -38,15 +38,15 @@ struct ctx {
 	struct apenet_hdb_incident *tmp; /* merged incidents / earlier faults being collected */
 	unsigned ntmp;
 	size_t cap_tmp;
-	struct apenet_pm_cable *cable; /* the one whose certificates are being read */
+	struct apenet_postmortem_cable *cable; /* the one whose certificates are being read */
 };
 
 static int on_transition(void *arg, const struct apenet_hdb_transition *t)
 {
 	struct ctx *c = arg;
-	struct apenet_pm_event ev;
-	apenet_pm_event_from_transition(&ev, t);
-	if (apenet_pm_add_event(c->pm, &ev, c->e)) {
+	struct apenet_postmortem_event ev;
+	apenet_postmortem_event_from_transition(&ev, t);
+	if (apenet_postmortem_add_event(c->pm, &ev, c->e)) {
 		c->failed = 1;
 		return 1;
 	}
@@ -67,11 +67,11 @@ static int on_general(void *arg, const struct apenet_hdb_transition *t)
 static int on_incident(void *arg, const struct apenet_hdb_incident *in)
 {
 	struct ctx *c = arg;
-	const struct apenet_pm_query *q = c->q;
+	const struct apenet_postmortem_query *q = c->q;
 	if (q->has_node && !(in->node[0] == q->node[0] && in->node[1] == q->node[1] && in->node[2] == q->node[2]) &&
 	    !(in->has_far && in->far[0] == q->node[0] && in->far[1] == q->node[1] && in->far[2] == q->node[2]))
 		return 0;
-	if (apenet_pm_add_incident(c->pm, in, c->e)) {
+	if (apenet_postmortem_add_incident(c->pm, in, c->e)) {
 		c->failed = 1;
 		return 1;
 	}
@@ -83,7 +83,7 @@ static int on_evidence(void *arg, const struct apenet_hdb_evidence *x)
 	struct ctx *c = arg;
 	if (x->transition_id) {
 		void *p = c->links;
-		if (apenet_pm_grow(&p, &c->cap_links, c->nlinks, sizeof(*c->links), c->e)) {
+		if (apenet_postmortem_grow(&p, &c->cap_links, c->nlinks, sizeof(*c->links), c->e)) {
 			c->failed = 1;
 			return 1;
 		}
@@ -94,19 +94,19 @@ static int on_evidence(void *arg, const struct apenet_hdb_evidence *x)
 	}
 	/* the supervisor's own (silence, absence), or a transition retention
 	 * removed: told as the evidence row says it */
-	struct apenet_pm_event ev;
+	struct apenet_postmortem_event ev;
 	memset(&ev, 0, sizeof(ev));
 	ev.time_ms = x->time_ms;
-	ev.kind = APENET_PM_EVIDENCE;
+	ev.kind = APENET_POSTMORTEM_EVIDENCE;
 	ev.id = x->id;
 	ev.incident = c->incident;
 	ev.path = x->path;
 	ev.value = ev.threshold = NAN;
 	snprintf(ev.boot, sizeof(ev.boot), "%s", x->reporter);
 	ev.seq = x->seq;
-	ev.has_reporter = apenet_pm_boot_node(x->reporter, ev.reporter);
+	ev.has_reporter = apenet_postmortem_boot_node(x->reporter, ev.reporter);
 	snprintf(ev.text, sizeof(ev.text), "%s", x->text);
-	if (apenet_pm_add_event(c->pm, &ev, c->e)) {
+	if (apenet_postmortem_add_event(c->pm, &ev, c->e)) {
 		c->failed = 1;
 		return 1;
 	}
@@ -117,7 +117,7 @@ static int on_tmp(void *arg, const struct apenet_hdb_incident *in)
 {
 	struct ctx *c = arg;
 	void *p = c->tmp;
-	if (apenet_pm_grow(&p, &c->cap_tmp, c->ntmp, sizeof(*in), c->e)) {
+	if (apenet_postmortem_grow(&p, &c->cap_tmp, c->ntmp, sizeof(*in), c->e)) {
 		c->failed = 1;
 		return 1;
 	}
@@ -135,10 +135,10 @@ static int cmp_link(const void *x, const void *y)
 /* The deductions: an incident opened, closed or merged. */
 static int deductions(struct ctx *c, const struct apenet_hdb_incident *in)
 {
-	struct apenet_pm_event ev;
+	struct apenet_postmortem_event ev;
 	memset(&ev, 0, sizeof(ev));
 	ev.value = ev.threshold = NAN;
-	ev.kind = APENET_PM_OPENED;
+	ev.kind = APENET_POSTMORTEM_OPENED;
 	ev.time_ms = in->opened_ms;
 	ev.id = in->id;
 	ev.incident = in->id;
@@ -153,25 +153,25 @@ static int deductions(struct ctx *c, const struct apenet_hdb_incident *in)
 	else
 		snprintf(ev.text, sizeof(ev.text), "incident #%lld opened: %s of %u,%u,%u%s%s (rule %s)", (long long)in->id,
 			 in->component, in->node[0], in->node[1], in->node[2], in->link[0] ? " " : "", in->link, in->rule);
-	if (apenet_pm_add_event(c->pm, &ev, c->e))
+	if (apenet_postmortem_add_event(c->pm, &ev, c->e))
 		return -1;
 	if (!in->closed_ms)
 		return 0;
-	ev.kind = APENET_PM_CLOSED;
+	ev.kind = APENET_POSTMORTEM_CLOSED;
 	ev.time_ms = in->closed_ms;
 	if (in->state == APENET_HDB_MERGED)
 		snprintf(ev.text, sizeof(ev.text), "incident #%lld merged into #%lld", (long long)in->id,
 			 (long long)in->merged_into);
 	else
 		snprintf(ev.text, sizeof(ev.text), "incident #%lld closed: its evidence cleared", (long long)in->id);
-	return apenet_pm_add_event(c->pm, &ev, c->e);
+	return apenet_postmortem_add_event(c->pm, &ev, c->e);
 }
 
 /* An incident's story: what was said about its node(s) and their
  * neighbours while it lasted, its evidence, its deductions. */
 static int story(struct ctx *c, const struct apenet_hdb_incident *in)
 {
-	struct apenet_pm *pm = c->pm;
+	struct apenet_postmortem *pm = c->pm;
 	int64_t from = in->first.time_ms - c->q->before_ms;
 	int64_t to = (in->closed_ms ? in->closed_ms : c->q->now_ms) + c->q->after_ms;
 	unsigned set[14][3], n = 0;
@@ -207,7 +207,7 @@ static int story(struct ctx *c, const struct apenet_hdb_incident *in)
 
 static int cmp_event_id(const void *x, const void *y)
 {
-	const struct apenet_pm_event *a = x, *b = y;
+	const struct apenet_postmortem_event *a = x, *b = y;
 	if (a->kind != b->kind)
 		return a->kind - b->kind;
 	if (a->id != b->id)
@@ -219,7 +219,7 @@ static int cmp_event_id(const void *x, const void *y)
  * transitions it names. */
 static void dedupe_and_mark(struct ctx *c)
 {
-	struct apenet_pm *pm = c->pm;
+	struct apenet_postmortem *pm = c->pm;
 	if (!pm->nev)
 		return;
 	qsort(pm->ev, pm->nev, sizeof(*pm->ev), cmp_event_id);
@@ -234,8 +234,8 @@ static void dedupe_and_mark(struct ctx *c)
 	if (c->nlinks)
 		qsort(c->links, c->nlinks, sizeof(*c->links), cmp_link);
 	for (size_t i = 0; i < pm->nev; i++) {
-		struct apenet_pm_event *ev = &pm->ev[i];
-		if (ev->kind != APENET_PM_TRANSITION || !c->nlinks)
+		struct apenet_postmortem_event *ev = &pm->ev[i];
+		if (ev->kind != APENET_POSTMORTEM_TRANSITION || !c->nlinks)
 			continue;
 		struct ev_link key = { ev->id, 0 };
 		struct ev_link *l = bsearch(&key, c->links, c->nlinks, sizeof(*c->links), cmp_link);
@@ -250,7 +250,7 @@ static void dedupe_and_mark(struct ctx *c)
 
 static int fill_names(struct ctx *c, unsigned max)
 {
-	struct apenet_pm *pm = c->pm;
+	struct apenet_postmortem *pm = c->pm;
 	for (unsigned i = 0; i < pm->nnodes && i < max; i++) {
 		struct apenet_hdb_node n;
 		if (pm->nodes[i].name[0])
@@ -267,7 +267,7 @@ static int fill_names(struct ctx *c, unsigned max)
 static int on_cert(void *arg, const struct apenet_hdb_cert *k)
 {
 	struct ctx *c = arg;
-	struct apenet_pm_cable *cb = c->cable;
+	struct apenet_postmortem_cable *cb = c->cable;
 	if (cb->ncerts >= 10)
 		return 1;
 	struct apenet_hdb_cert *p = realloc(cb->certs, (cb->ncerts + 1) * sizeof(*p));
@@ -285,14 +285,14 @@ static int on_cert(void *arg, const struct apenet_hdb_cert *k)
  * the incidents on the same link ends before. */
 static int cable(struct ctx *c, const struct apenet_hdb_incident *in)
 {
-	struct apenet_pm *pm = c->pm;
-	struct apenet_pm_cable *p = realloc(pm->cable, (pm->ncable + 1) * sizeof(*p));
+	struct apenet_postmortem *pm = c->pm;
+	struct apenet_postmortem_cable *p = realloc(pm->cable, (pm->ncable + 1) * sizeof(*p));
 	if (!p) {
 		apenet_err_set(c->e, APENET_EIO, "report: out of memory for cables");
 		return -1;
 	}
 	pm->cable = p;
-	struct apenet_pm_cable *cb = &pm->cable[pm->ncable++];
+	struct apenet_postmortem_cable *cb = &pm->cable[pm->ncable++];
 	memset(cb, 0, sizeof(*cb));
 	memcpy(cb->node, in->node, sizeof(cb->node));
 	snprintf(cb->link, sizeof(cb->link), "%s", in->link);
@@ -326,8 +326,8 @@ static int cable(struct ctx *c, const struct apenet_hdb_incident *in)
 
 static int trends(struct ctx *c)
 {
-	struct apenet_pm *pm = c->pm;
-	const struct apenet_pm_query *q = c->q;
+	struct apenet_postmortem *pm = c->pm;
+	const struct apenet_postmortem_query *q = c->q;
 	if (!q->nbbdirs)
 		return 0;
 	/* the blamed nodes (both ends of a cable), the first fault's first */
@@ -367,12 +367,12 @@ static int trends(struct ctx *c)
 	}
 	for (unsigned i = 0; i < nw; i++) {
 		char note[sizeof(pm->notes[0])] = "";
-		int r = apenet_pm_trend_load(q->bbdirs, q->nbbdirs, want[i], at[i], focus[i], &pm->thr, &pm->trend[pm->ntrend],
+		int r = apenet_postmortem_trend_load(q->bbdirs, q->nbbdirs, want[i], at[i], focus[i], &pm->thr, &pm->trend[pm->ntrend],
 					     note, sizeof(note), c->e);
 		if (r < 0)
 			return -1;
 		if (note[0])
-			apenet_pm_note(pm, "%s", note);
+			apenet_postmortem_note(pm, "%s", note);
 		if (r > 0)
 			pm->ntrend++;
 	}
@@ -380,10 +380,10 @@ static int trends(struct ctx *c)
 }
 
 /* The module in a port, as the node's agent read it (its black box). */
-static const struct apenet_pm_module *module_at(const struct apenet_pm *pm, const unsigned xyz[3], const char *port)
+static const struct apenet_postmortem_module *module_at(const struct apenet_postmortem *pm, const unsigned xyz[3], const char *port)
 {
 	for (unsigned i = 0; i < pm->ntrend; i++) {
-		const struct apenet_pm_trend *t = &pm->trend[i];
+		const struct apenet_postmortem_trend *t = &pm->trend[i];
 		if (memcmp(t->node, xyz, sizeof(t->node)))
 			continue;
 		for (unsigned k = 0; k < t->nmodules; k++)
@@ -398,10 +398,10 @@ static const struct apenet_pm_module *module_at(const struct apenet_pm *pm, cons
  * when it was qualified in another port. */
 static int cable_modules(struct ctx *c)
 {
-	struct apenet_pm *pm = c->pm;
+	struct apenet_postmortem *pm = c->pm;
 	for (unsigned i = 0; i < pm->ncable; i++) {
-		struct apenet_pm_cable *cb = &pm->cable[i];
-		const struct apenet_pm_module *m[2] = { module_at(pm, cb->node, cb->link),
+		struct apenet_postmortem_cable *cb = &pm->cable[i];
+		const struct apenet_postmortem_module *m[2] = { module_at(pm, cb->node, cb->link),
 							 cb->has_far ? module_at(pm, cb->far, cb->far_link) : NULL };
 		for (int k = 0; k < 2; k++)
 			if (m[k])
@@ -425,8 +425,8 @@ static int cable_modules(struct ctx *c)
 
 static int build(struct ctx *c, const char *db_path)
 {
-	struct apenet_pm *pm = c->pm;
-	const struct apenet_pm_query *q = c->q;
+	struct apenet_postmortem *pm = c->pm;
+	const struct apenet_postmortem_query *q = c->q;
 	snprintf(pm->db, sizeof(pm->db), "%s", db_path);
 	pm->generated_ms = q->now_ms;
 	if (q->thr)
@@ -446,7 +446,7 @@ static int build(struct ctx *c, const char *db_path)
 		}
 		pm->by_incident = 1;
 		pm->incident = in.id;
-		if (apenet_pm_add_incident(pm, &in, c->e))
+		if (apenet_postmortem_add_incident(pm, &in, c->e))
 			return -1;
 		c->ntmp = 0;
 		if (apenet_hdb_merged_each(c->db, in.id, on_tmp, c, c->e) || c->failed)
@@ -454,7 +454,7 @@ static int build(struct ctx *c, const char *db_path)
 		pm->from_ms = in.first.time_ms;
 		pm->to_ms = in.closed_ms ? in.closed_ms : q->now_ms;
 		for (unsigned i = 0; i < c->ntmp; i++) {
-			if (apenet_pm_add_incident(pm, &c->tmp[i], c->e))
+			if (apenet_postmortem_add_incident(pm, &c->tmp[i], c->e))
 				return -1;
 			if (c->tmp[i].first.time_ms < pm->from_ms)
 				pm->from_ms = c->tmp[i].first.time_ms;
@@ -470,8 +470,8 @@ static int build(struct ctx *c, const char *db_path)
 	for (unsigned i = 0; i < pm->ninc; i++) {
 		const struct apenet_hdb_incident *in = &pm->inc[i];
 		/* the blamed nodes, named before the recommendations are worded */
-		if (story(c, in) || apenet_pm_add_node(pm, in->node, APENET_PM_NEARBY, c->e) ||
-		    (in->has_far && apenet_pm_add_node(pm, in->far, APENET_PM_NEARBY, c->e)))
+		if (story(c, in) || apenet_postmortem_add_node(pm, in->node, APENET_POSTMORTEM_NEARBY, c->e) ||
+		    (in->has_far && apenet_postmortem_add_node(pm, in->far, APENET_POSTMORTEM_NEARBY, c->e)))
 			return -1;
 		if (in->link[0] && strcmp(in->component, "supervisor") && cable(c, in))
 			return -1;
@@ -488,8 +488,8 @@ static int build(struct ctx *c, const char *db_path)
 		if (apenet_hdb_transitions_count(c->db, q->from_ms, q->to_ms, q->has_node ? q->node : NULL, &total, c->e))
 			return -1;
 		for (size_t i = 0; i < pm->nev; i++) {
-			const struct apenet_pm_event *ev = &pm->ev[i];
-			if (ev->kind == APENET_PM_TRANSITION && ev->time_ms >= q->from_ms && ev->time_ms < q->to_ms &&
+			const struct apenet_postmortem_event *ev = &pm->ev[i];
+			if (ev->kind == APENET_POSTMORTEM_TRANSITION && ev->time_ms >= q->from_ms && ev->time_ms < q->to_ms &&
 			    (!q->has_node || !memcmp(ev->node, q->node, sizeof(ev->node))))
 				kept++;
 		}
@@ -499,18 +499,18 @@ static int build(struct ctx *c, const char *db_path)
 		return -1;
 	/* the first fault is known once the timeline is in order; the trends
 	 * are read around it, and the recommendations use them */
-	apenet_pm_order(pm);
-	if (trends(c) || cable_modules(c) || apenet_pm_finish(pm, c->e))
+	apenet_postmortem_order(pm);
+	if (trends(c) || cable_modules(c) || apenet_postmortem_finish(pm, c->e))
 		return -1;
 	return fill_names(c, 512);
 }
 
-int apenet_pm_build(struct apenet_hdb *db, const char *db_path, const struct apenet_pm_query *q, struct apenet_pm **out,
+int apenet_postmortem_build(struct apenet_hdb *db, const char *db_path, const struct apenet_postmortem_query *q, struct apenet_postmortem **out,
 		    struct apenet_err *e)
 {
 	struct ctx c;
 	memset(&c, 0, sizeof(c));
-	c.pm = apenet_pm_new();
+	c.pm = apenet_postmortem_new();
 	c.db = db;
 	c.q = q;
 	c.e = e;
@@ -523,9 +523,20 @@ int apenet_pm_build(struct apenet_hdb *db, const char *db_path, const struct ape
 	free(c.links);
 	free(c.tmp);
 	if (rc) {
-		apenet_pm_free(c.pm);
+		apenet_postmortem_free(c.pm);
 		return -1;
 	}
 	*out = c.pm;
+	return 0;
+}
+
+/* The model's derivations, then the recommender over them, then the summary:
+ * here rather than in model.c, so that the model does not call its
+ * recommender (which reads the model). */
+int apenet_postmortem_finish(struct apenet_postmortem *pm, struct apenet_err *e)
+{
+	if (apenet_postmortem_derive(pm, e) || apenet_postmortem_recommend(pm, e))
+		return -1;
+	apenet_postmortem_summarize(pm);
 	return 0;
 }

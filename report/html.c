@@ -12,7 +12,7 @@
 
 #include "apenet/esc.h"
 #include "apenet/out.h"
-#include "pm_int.h"
+#include "postmortem_int.h"
 
 static const char css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}"
@@ -35,43 +35,43 @@ static void esc(FILE *f, const char *s)
 	apenet_esc_html_put(f, s);
 }
 
-static void td_time(FILE *f, const struct apenet_pm *pm, int64_t ms)
+static void td_time(FILE *f, const struct apenet_postmortem *pm, int64_t ms)
 {
 	char a[40], r[32];
 	fprintf(f, "<td class=\"t\">%s</td><td class=\"t\">%s</td>", apenet_out_iso_ms(ms, a, sizeof(a)),
-		apenet_pm_since_first(pm, ms, r, sizeof(r)));
+		apenet_postmortem_since_first(pm, ms, r, sizeof(r)));
 }
 
-static void node_td(FILE *f, const struct apenet_pm *pm, const unsigned xyz[3])
+static void node_td(FILE *f, const struct apenet_postmortem *pm, const unsigned xyz[3])
 {
 	char b[96];
 	fputs("<td class=\"t\">", f);
-	esc(f, apenet_pm_node_label(pm, xyz, b, sizeof(b)));
+	esc(f, apenet_postmortem_node_label(pm, xyz, b, sizeof(b)));
 	fputs("</td>", f);
 }
 
-static void timeline_table(FILE *f, const struct apenet_pm *pm)
+static void timeline_table(FILE *f, const struct apenet_postmortem *pm)
 {
 	fputs("<table><tr><th>time (UTC)</th><th>since first fault</th><th>reported by</th><th>path</th>"
 	      "<th>about</th><th>what</th><th>incident</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < pm->nev; i++) {
-		const struct apenet_pm_event *ev = &pm->ev[i];
+		const struct apenet_postmortem_event *ev = &pm->ev[i];
 		fprintf(f, "<tr%s>", ev->first ? " class=\"first\"" : "");
 		td_time(f, pm, ev->time_ms);
 		char who[24];
-		fprintf(f, "<td class=\"t\">%s</td>", apenet_pm_who(ev, who, sizeof(who)));
+		fprintf(f, "<td class=\"t\">%s</td>", apenet_postmortem_who(ev, who, sizeof(who)));
 		fprintf(f, "<td>%s ", apenet_hdb_path_name(ev->path));
 		esc(f, ev->via);
 		fputs("</td>", f);
-		if (ev->kind == APENET_PM_TRANSITION) {
+		if (ev->kind == APENET_POSTMORTEM_TRANSITION) {
 			fprintf(f, "<td class=\"t\">%u,%u,%u ", ev->node[0], ev->node[1], ev->node[2]);
 			esc(f, ev->where);
 			fputs("</td><td>", f);
 			esc(f, ev->code);
 			fprintf(f, " <span class=\"%s\">%s</span>&rarr;<span class=\"%s\">%s</span>",
-				apenet_pm_status_name(ev->old_status), apenet_pm_status_name(ev->old_status),
-				apenet_pm_status_name(ev->new_status), apenet_pm_status_name(ev->new_status));
+				apenet_postmortem_status_name(ev->old_status), apenet_postmortem_status_name(ev->old_status),
+				apenet_postmortem_status_name(ev->new_status), apenet_postmortem_status_name(ev->new_status));
 			if (!isnan(ev->value)) {
 				fprintf(f, " %g ", ev->value);
 				esc(f, ev->unit);
@@ -96,18 +96,18 @@ static void timeline_table(FILE *f, const struct apenet_pm *pm)
 			(unsigned long long)pm->omitted, (long long)pm->from_ms, (long long)pm->to_ms);
 }
 
-static void trends(FILE *f, const struct apenet_pm *pm)
+static void trends(FILE *f, const struct apenet_postmortem *pm)
 {
 	char a[40], b[40], ra[32], rb[32];
 	if (!pm->ntrend)
 		fputs("<p>No black box read (<code>--blackbox DIR</code>).</p>\n", f);
 	for (unsigned i = 0; i < pm->ntrend; i++) {
-		const struct apenet_pm_trend *t = &pm->trend[i];
+		const struct apenet_postmortem_trend *t = &pm->trend[i];
 		fprintf(f, "<h3>node %u,%u,%u</h3><p class=\"meta\">", t->node[0], t->node[1], t->node[2]);
 		esc(f, t->file);
 		fprintf(f, ": %u samples, %s .. %s (%s .. %s)", t->samples, apenet_out_iso_ms(t->from_ms, a, sizeof(a)),
-			apenet_out_iso_ms(t->to_ms, b, sizeof(b)), apenet_pm_since_first(pm, t->from_ms, ra, sizeof(ra)),
-			apenet_pm_since_first(pm, t->to_ms, rb, sizeof(rb)));
+			apenet_out_iso_ms(t->to_ms, b, sizeof(b)), apenet_postmortem_since_first(pm, t->from_ms, ra, sizeof(ra)),
+			apenet_postmortem_since_first(pm, t->to_ms, rb, sizeof(rb)));
 		if (t->reason[0]) {
 			fputs("; dumped: ", f);
 			esc(f, t->reason);
@@ -116,11 +116,11 @@ static void trends(FILE *f, const struct apenet_pm *pm)
 		      "<th>max</th><th>at the fault</th><th>unit</th><th></th></tr>\n",
 		      f);
 		for (unsigned k = 0; k < t->nseries; k++) {
-			const struct apenet_pm_series *s = &t->series[k];
+			const struct apenet_postmortem_series *s = &t->series[k];
 			fputs("<tr><td>", f);
 			esc(f, s->label);
 			fputs("</td><td>", f);
-			apenet_pm_svg_spark(f, pm, s, t->from_ms, t->to_ms);
+			apenet_postmortem_svg_spark(f, pm, s, t->from_ms, t->to_ms);
 			fprintf(f, "</td><td>%.4g</td><td>%.4g</td><td>%.4g</td><td>", s->min, s->max, s->at_fault);
 			esc(f, s->unit);
 			fprintf(f, "</td><td class=\"note\">");
@@ -151,13 +151,13 @@ static void cable_ident(FILE *f, const char *serial, const char *vendor, const c
 		fprintf(f, ", %.1f m", length_m);
 }
 
-static void cables(FILE *f, const struct apenet_pm *pm)
+static void cables(FILE *f, const struct apenet_postmortem *pm)
 {
 	char d[40];
 	if (!pm->ncable)
 		fputs("<p>No cable involved.</p>\n", f);
 	for (unsigned i = 0; i < pm->ncable; i++) {
-		const struct apenet_pm_cable *c = &pm->cable[i];
+		const struct apenet_postmortem_cable *c = &pm->cable[i];
 		fprintf(f, "<h3>%u,%u,%u ", c->node[0], c->node[1], c->node[2]);
 		esc(f, c->link);
 		if (c->has_far) {
@@ -165,9 +165,9 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 			esc(f, c->far_link);
 		}
 		fprintf(f, " (incident #%lld)</h3>\n<p>", (long long)c->incident);
-		const char *serial = apenet_pm_cable_serial(c, NULL);
+		const char *serial = apenet_postmortem_cable_serial(c, NULL);
 		if (!c->known && serial) {
-			const struct apenet_pm_module *m = c->ends[0].serial[0] ? &c->ends[0] : &c->ends[1];
+			const struct apenet_postmortem_module *m = c->ends[0].serial[0] ? &c->ends[0] : &c->ends[1];
 			cable_ident(f, m->serial, m->vendor, m->part, m->length_m);
 			fputs(" (its module, as the agent read it; no cable record)", f);
 		} else if (c->known) {
@@ -177,7 +177,7 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 		}
 		fputs("</p>\n", f);
 		for (int k = 0; k < 2; k++) {
-			const struct apenet_pm_module *m = &c->ends[k];
+			const struct apenet_postmortem_module *m = &c->ends[k];
 			const unsigned *xyz = k ? c->far : c->node;
 			if (!m->serial[0])
 				continue;
@@ -218,7 +218,7 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 	}
 }
 
-static void incidents(FILE *f, const struct apenet_pm *pm)
+static void incidents(FILE *f, const struct apenet_postmortem *pm)
 {
 	char r[32];
 	fputs("<table><tr><th>#</th><th>component</th><th>node</th><th>link</th><th>far end</th><th>rule</th>"
@@ -240,17 +240,17 @@ static void incidents(FILE *f, const struct apenet_pm *pm)
 		fputs("</td><td>", f);
 		esc(f, in->rule);
 		fprintf(f, "</td><td>%s</td><td class=\"t\">%s</td>", apenet_hdb_state_name(in->state),
-			apenet_pm_since_first(pm, in->opened_ms, r, sizeof(r)));
-		fprintf(f, "<td class=\"t\">%s</td><td>%u</td></tr>\n", in->closed_ms ? apenet_pm_since_first(pm, in->closed_ms, r, sizeof(r)) : "open",
+			apenet_postmortem_since_first(pm, in->opened_ms, r, sizeof(r)));
+		fprintf(f, "<td class=\"t\">%s</td><td>%u</td></tr>\n", in->closed_ms ? apenet_postmortem_since_first(pm, in->closed_ms, r, sizeof(r)) : "open",
 			in->evidence);
 	}
 	fputs("</table>\n", f);
 }
 
-int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
+int apenet_postmortem_write_html(const struct apenet_postmortem *pm, FILE *f)
 {
 	char a[40], b[40], g[40];
-	const struct apenet_hdb_incident *main = apenet_pm_main_incident(pm);
+	const struct apenet_hdb_incident *main = apenet_postmortem_main_incident(pm);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
 	      "img-src data:\">\n<meta name=\"generator\" content=\"apenet report\">\n<title>",
@@ -284,16 +284,16 @@ int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
 
 	fputs("<h2>First fault</h2>\n<div class=\"box\" id=\"first-fault\">", f);
 	if (pm->has_first) {
-		const struct apenet_pm_event *x = &pm->first;
+		const struct apenet_postmortem_event *x = &pm->first;
 		char who[96];
 		fprintf(f, "<b>%s</b>: node ", apenet_out_iso_ms(x->time_ms, a, sizeof(a)));
-		esc(f, apenet_pm_node_label(pm, x->node, who, sizeof(who)));
+		esc(f, apenet_postmortem_node_label(pm, x->node, who, sizeof(who)));
 		if (x->code[0]) {
 			fputc(' ', f);
 			esc(f, x->where);
 			fputs(" <b>", f);
 			esc(f, x->code);
-			fprintf(f, "</b> %s&rarr;%s", apenet_pm_status_name(x->old_status), apenet_pm_status_name(x->new_status));
+			fprintf(f, "</b> %s&rarr;%s", apenet_postmortem_status_name(x->old_status), apenet_postmortem_status_name(x->new_status));
 		}
 		if (x->has_reporter)
 			fprintf(f, ", reported by %u,%u,%u (%s) ", x->reporter[0], x->reporter[1], x->reporter[2],
@@ -304,7 +304,7 @@ int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
 		fputs("<br>blamed: <b>", f);
 		esc(f, pm->first_component);
 		fputs("</b> of node ", f);
-		esc(f, apenet_pm_node_label(pm, pm->first_blamed, who, sizeof(who)));
+		esc(f, apenet_postmortem_node_label(pm, pm->first_blamed, who, sizeof(who)));
 		if (pm->first_link[0]) {
 			fputs(" link ", f);
 			esc(f, pm->first_link);
@@ -325,15 +325,15 @@ int apenet_pm_write_html(const struct apenet_pm *pm, FILE *f)
 		fputs("</li>\n", f);
 	}
 	fputs("</ol>\n<h2>Affected region</h2>\n", f);
-	apenet_pm_svg_map(f, pm);
+	apenet_postmortem_svg_map(f, pm);
 	fputs("<h2>Timeline</h2>\n", f);
-	apenet_pm_svg_timeline(f, pm);
+	apenet_postmortem_svg_timeline(f, pm);
 	fputs("<h2>Propagation: who saw it, when</h2>\n<table id=\"propagation\"><tr><th>since first fault</th>"
 	      "<th>observer</th><th>path</th><th>count</th><th>what it saw first</th></tr>\n",
 	      f);
 	for (unsigned i = 0; i < pm->nseen; i++) {
-		const struct apenet_pm_seen *s = &pm->seen[i];
-		fprintf(f, "<tr><td class=\"t\">%s</td><td class=\"t\">", apenet_pm_rel(s->delta_ms, a, sizeof(a)));
+		const struct apenet_postmortem_seen *s = &pm->seen[i];
+		fprintf(f, "<tr><td class=\"t\">%s</td><td class=\"t\">", apenet_postmortem_rel(s->delta_ms, a, sizeof(a)));
 		esc(f, s->observer);
 		fprintf(f, "</td><td>%s ", apenet_hdb_path_name(s->path));
 		esc(f, s->via);

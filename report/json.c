@@ -10,14 +10,14 @@
 #include <string.h>
 
 #include "apenet/out.h"
-#include "pm_int.h"
+#include "postmortem_int.h"
 
 static void xyz(struct apenet_out *o, const char *key, const unsigned v[3])
 {
 	apenet_out_strf(o, key, "%u,%u,%u", v[0], v[1], v[2]);
 }
 
-static void when(struct apenet_out *o, const struct apenet_pm *pm, const char *key, int64_t ms)
+static void when(struct apenet_out *o, const struct apenet_postmortem *pm, const char *key, int64_t ms)
 {
 	char buf[40], k[48];
 	apenet_out_str(o, key, ms > 0 ? apenet_out_iso_ms(ms, buf, sizeof(buf)) : NULL);
@@ -30,7 +30,7 @@ static void when(struct apenet_out *o, const struct apenet_pm *pm, const char *k
 		apenet_out_null(o, k);
 }
 
-static void incident(struct apenet_out *o, const struct apenet_pm *pm, const char *key,
+static void incident(struct apenet_out *o, const struct apenet_postmortem *pm, const char *key,
 		     const struct apenet_hdb_incident *in)
 {
 	apenet_out_obj_begin(o, key);
@@ -56,30 +56,30 @@ static void incident(struct apenet_out *o, const struct apenet_pm *pm, const cha
 	apenet_out_obj_end(o);
 }
 
-static void event(struct apenet_out *o, const struct apenet_pm *pm, const char *key, const struct apenet_pm_event *ev)
+static void event(struct apenet_out *o, const struct apenet_postmortem *pm, const char *key, const struct apenet_postmortem_event *ev)
 {
 	apenet_out_obj_begin(o, key);
 	when(o, pm, "time", ev->time_ms);
-	apenet_out_str(o, "kind", apenet_pm_kind_name(ev->kind));
+	apenet_out_str(o, "kind", apenet_postmortem_kind_name(ev->kind));
 	xyz(o, "node", ev->node);
 	if (ev->has_reporter)
 		xyz(o, "reporter", ev->reporter);
 	else
-		apenet_out_str(o, "reporter", ev->kind == APENET_PM_TRANSITION ? NULL : "supervisor");
+		apenet_out_str(o, "reporter", ev->kind == APENET_POSTMORTEM_TRANSITION ? NULL : "supervisor");
 	apenet_out_str(o, "path", apenet_hdb_path_name(ev->path));
 	apenet_out_str(o, "via", ev->via);
-	if (ev->kind == APENET_PM_TRANSITION) {
+	if (ev->kind == APENET_POSTMORTEM_TRANSITION) {
 		apenet_out_str(o, "boot", ev->boot);
 		apenet_out_uint(o, "seq", ev->seq);
 		apenet_out_str(o, "subject", ev->subject);
 		apenet_out_str(o, "where", ev->where);
 		apenet_out_str(o, "code", ev->code);
-		apenet_out_str(o, "old", apenet_pm_status_name(ev->old_status));
-		apenet_out_str(o, "new", apenet_pm_status_name(ev->new_status));
+		apenet_out_str(o, "old", apenet_postmortem_status_name(ev->old_status));
+		apenet_out_str(o, "new", apenet_postmortem_status_name(ev->new_status));
 		apenet_out_dbl(o, "value", ev->value, 6);
 		apenet_out_dbl(o, "threshold", ev->threshold, 6);
 		apenet_out_str(o, "unit", ev->unit);
-	} else if (ev->kind == APENET_PM_OPENED) {
+	} else if (ev->kind == APENET_POSTMORTEM_OPENED) {
 		apenet_out_str(o, "where", ev->where);
 		apenet_out_str(o, "rule", ev->code);
 	}
@@ -92,7 +92,7 @@ static void event(struct apenet_out *o, const struct apenet_pm *pm, const char *
 	apenet_out_obj_end(o);
 }
 
-static void series(struct apenet_out *o, const struct apenet_pm *pm, const struct apenet_pm_series *s)
+static void series(struct apenet_out *o, const struct apenet_postmortem *pm, const struct apenet_postmortem_series *s)
 {
 	apenet_out_obj_begin(o, NULL);
 	apenet_out_str(o, "name", s->name);
@@ -122,7 +122,7 @@ static void series(struct apenet_out *o, const struct apenet_pm *pm, const struc
 	apenet_out_obj_end(o);
 }
 
-static void cable(struct apenet_out *o, const struct apenet_pm *pm, const struct apenet_pm_cable *c)
+static void cable(struct apenet_out *o, const struct apenet_postmortem *pm, const struct apenet_postmortem_cable *c)
 {
 	apenet_out_obj_begin(o, NULL);
 	apenet_out_int(o, "incident", c->incident);
@@ -133,8 +133,8 @@ static void cable(struct apenet_out *o, const struct apenet_pm *pm, const struct
 		apenet_out_str(o, "far_link", c->far_link);
 	}
 	/* the record's identity, else the module's (serial_from says which) */
-	const char *from, *serial = apenet_pm_cable_serial(c, &from);
-	const struct apenet_pm_module *m = c->ends[0].serial[0] ? &c->ends[0] : &c->ends[1];
+	const char *from, *serial = apenet_postmortem_cable_serial(c, &from);
+	const struct apenet_postmortem_module *m = c->ends[0].serial[0] ? &c->ends[0] : &c->ends[1];
 	apenet_out_str(o, "serial", serial);
 	apenet_out_str(o, "serial_from", from);
 	apenet_out_str(o, "vendor", c->known ? c->cable.vendor : serial ? m->vendor : NULL);
@@ -142,7 +142,7 @@ static void cable(struct apenet_out *o, const struct apenet_pm *pm, const struct
 	apenet_out_dbl(o, "length_m", c->known ? c->cable.length_m : serial ? m->length_m : NAN, 2);
 	apenet_out_arr_begin(o, "modules");
 	for (int k = 0; k < 2; k++) {
-		const struct apenet_pm_module *x = &c->ends[k];
+		const struct apenet_postmortem_module *x = &c->ends[k];
 		if (!x->serial[0])
 			continue;
 		apenet_out_obj_begin(o, NULL);
@@ -180,7 +180,7 @@ static void cable(struct apenet_out *o, const struct apenet_pm *pm, const struct
 	apenet_out_obj_end(o);
 }
 
-int apenet_pm_write_json(const struct apenet_pm *pm, FILE *f)
+int apenet_postmortem_write_json(const struct apenet_postmortem *pm, FILE *f)
 {
 	struct apenet_out *o = apenet_out_new(APENET_OUT_JSON, f, "report");
 	char buf[40];
@@ -202,7 +202,7 @@ int apenet_pm_write_json(const struct apenet_pm *pm, FILE *f)
 	apenet_out_obj_end(o);
 
 	/* the three lines first: what failed, since when, what it affected */
-	const struct apenet_hdb_incident *main = apenet_pm_main_incident(pm);
+	const struct apenet_hdb_incident *main = apenet_postmortem_main_incident(pm);
 	apenet_out_obj_begin(o, "summary");
 	apenet_out_str(o, "failed", pm->summary.failed);
 	apenet_out_str(o, "since", pm->summary.since);
@@ -243,7 +243,7 @@ int apenet_pm_write_json(const struct apenet_pm *pm, FILE *f)
 
 	apenet_out_arr_begin(o, "propagation");
 	for (unsigned i = 0; i < pm->nseen; i++) {
-		const struct apenet_pm_seen *s = &pm->seen[i];
+		const struct apenet_postmortem_seen *s = &pm->seen[i];
 		apenet_out_obj_begin(o, NULL);
 		apenet_out_str(o, "observer", s->observer);
 		apenet_out_str(o, "path", apenet_hdb_path_name(s->path));
@@ -262,7 +262,7 @@ int apenet_pm_write_json(const struct apenet_pm *pm, FILE *f)
 
 	apenet_out_arr_begin(o, "trends");
 	for (unsigned i = 0; i < pm->ntrend; i++) {
-		const struct apenet_pm_trend *t = &pm->trend[i];
+		const struct apenet_postmortem_trend *t = &pm->trend[i];
 		apenet_out_obj_begin(o, NULL);
 		xyz(o, "node", t->node);
 		apenet_out_str(o, "file", t->file);

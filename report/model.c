@@ -12,9 +12,9 @@
 #include "apenet/notify.h"
 #include "apenet/out.h"
 #include "apenet/postmortem.h"
-#include "pm_int.h"
+#include "postmortem_int.h"
 
-void apenet_pm_query_defaults(struct apenet_pm_query *q)
+void apenet_postmortem_query_defaults(struct apenet_postmortem_query *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->to_ms = INT64_MAX;
@@ -23,20 +23,20 @@ void apenet_pm_query_defaults(struct apenet_pm_query *q)
 	q->after_ms = 10000;
 }
 
-const char *apenet_pm_kind_name(int kind)
+const char *apenet_postmortem_kind_name(int kind)
 {
 	switch (kind) {
-	case APENET_PM_TRANSITION: return "transition";
-	case APENET_PM_EVIDENCE: return "evidence";
-	case APENET_PM_OPENED: return "incident-opened";
-	case APENET_PM_CLOSED: return "incident-closed";
+	case APENET_POSTMORTEM_TRANSITION: return "transition";
+	case APENET_POSTMORTEM_EVIDENCE: return "evidence";
+	case APENET_POSTMORTEM_OPENED: return "incident-opened";
+	case APENET_POSTMORTEM_CLOSED: return "incident-closed";
 	}
 	return "?";
 }
 
-struct apenet_pm *apenet_pm_new(void)
+struct apenet_postmortem *apenet_postmortem_new(void)
 {
-	struct apenet_pm *pm = calloc(1, sizeof(struct apenet_pm));
+	struct apenet_postmortem *pm = calloc(1, sizeof(struct apenet_postmortem));
 	struct apenet_config *cfg = malloc(sizeof(*cfg));
 	if (!pm || !cfg) {
 		free(pm);
@@ -50,14 +50,14 @@ struct apenet_pm *apenet_pm_new(void)
 	return pm;
 }
 
-void apenet_pm_trend_free(struct apenet_pm_trend *t)
+void apenet_postmortem_trend_free(struct apenet_postmortem_trend *t)
 {
 	free(t->series);
 	t->series = NULL;
 	t->nseries = 0;
 }
 
-void apenet_pm_free(struct apenet_pm *pm)
+void apenet_postmortem_free(struct apenet_postmortem *pm)
 {
 	if (!pm)
 		return;
@@ -65,7 +65,7 @@ void apenet_pm_free(struct apenet_pm *pm)
 	free(pm->ev);
 	free(pm->seen);
 	for (unsigned i = 0; i < pm->ntrend; i++)
-		apenet_pm_trend_free(&pm->trend[i]);
+		apenet_postmortem_trend_free(&pm->trend[i]);
 	free(pm->trend);
 	for (unsigned i = 0; i < pm->ncable; i++) {
 		free(pm->cable[i].certs);
@@ -77,7 +77,7 @@ void apenet_pm_free(struct apenet_pm *pm)
 	free(pm);
 }
 
-int apenet_pm_grow(void **p, size_t *cap, size_t n, size_t size, struct apenet_err *e)
+int apenet_postmortem_grow(void **p, size_t *cap, size_t n, size_t size, struct apenet_err *e)
 {
 	if (n < *cap)
 		return 0;
@@ -92,35 +92,35 @@ int apenet_pm_grow(void **p, size_t *cap, size_t n, size_t size, struct apenet_e
 	return 0;
 }
 
-int apenet_pm_add_incident(struct apenet_pm *pm, const struct apenet_hdb_incident *in, struct apenet_err *e)
+int apenet_postmortem_add_incident(struct apenet_postmortem *pm, const struct apenet_hdb_incident *in, struct apenet_err *e)
 {
 	for (unsigned i = 0; i < pm->ninc; i++)
 		if (pm->inc[i].id == in->id)
 			return 0;
 	size_t cap = pm->ninc; /* exact: incidents are few */
 	void *p = pm->inc;
-	if (apenet_pm_grow(&p, &cap, pm->ninc, sizeof(*in), e))
+	if (apenet_postmortem_grow(&p, &cap, pm->ninc, sizeof(*in), e))
 		return -1;
 	pm->inc = p;
 	pm->inc[pm->ninc++] = *in;
 	return 0;
 }
 
-int apenet_pm_add_event(struct apenet_pm *pm, const struct apenet_pm_event *ev, struct apenet_err *e)
+int apenet_postmortem_add_event(struct apenet_postmortem *pm, const struct apenet_postmortem_event *ev, struct apenet_err *e)
 {
 	void *p = pm->ev;
-	if (apenet_pm_grow(&p, &pm->cap_ev, pm->nev, sizeof(*ev), e))
+	if (apenet_postmortem_grow(&p, &pm->cap_ev, pm->nev, sizeof(*ev), e))
 		return -1;
 	pm->ev = p;
 	pm->ev[pm->nev++] = *ev;
 	return 0;
 }
 
-void apenet_pm_event_from_transition(struct apenet_pm_event *ev, const struct apenet_hdb_transition *t)
+void apenet_postmortem_event_from_transition(struct apenet_postmortem_event *ev, const struct apenet_hdb_transition *t)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->time_ms = t->time_ms;
-	ev->kind = APENET_PM_TRANSITION;
+	ev->kind = APENET_POSTMORTEM_TRANSITION;
 	ev->id = t->id;
 	memcpy(ev->node, t->node, sizeof(ev->node));
 	ev->has_reporter = 1;
@@ -140,7 +140,7 @@ void apenet_pm_event_from_transition(struct apenet_pm_event *ev, const struct ap
 	snprintf(ev->text, sizeof(ev->text), "%s", t->evidence);
 }
 
-void apenet_pm_note(struct apenet_pm *pm, const char *fmt, ...)
+void apenet_postmortem_note(struct apenet_postmortem *pm, const char *fmt, ...)
 {
 	if (pm->nnotes >= sizeof(pm->notes) / sizeof(pm->notes[0]))
 		return;
@@ -155,10 +155,10 @@ void apenet_pm_note(struct apenet_pm *pm, const char *fmt, ...)
  * closing); a reporter's own reports stay in their sequence. */
 static int kind_rank(int kind)
 {
-	return kind == APENET_PM_TRANSITION ? 0 : kind == APENET_PM_EVIDENCE ? 1 : kind == APENET_PM_OPENED ? 2 : 3;
+	return kind == APENET_POSTMORTEM_TRANSITION ? 0 : kind == APENET_POSTMORTEM_EVIDENCE ? 1 : kind == APENET_POSTMORTEM_OPENED ? 2 : 3;
 }
 
-int apenet_pm_event_cmp(const struct apenet_pm_event *a, const struct apenet_pm_event *b)
+int apenet_postmortem_event_cmp(const struct apenet_postmortem_event *a, const struct apenet_postmortem_event *b)
 {
 	if (a->time_ms != b->time_ms)
 		return a->time_ms < b->time_ms ? -1 : 1;
@@ -177,12 +177,12 @@ int apenet_pm_event_cmp(const struct apenet_pm_event *a, const struct apenet_pm_
 
 static int ev_cmp(const void *x, const void *y)
 {
-	return apenet_pm_event_cmp(x, y);
+	return apenet_postmortem_event_cmp(x, y);
 }
 
 /* The primary incident: the one asked for, else the one whose first fault
  * came first (not merged: a merged one's story is its survivor's). */
-static const struct apenet_hdb_incident *primary(const struct apenet_pm *pm)
+static const struct apenet_hdb_incident *primary(const struct apenet_postmortem *pm)
 {
 	const struct apenet_hdb_incident *best = NULL;
 	for (unsigned i = 0; i < pm->ninc; i++) {
@@ -199,18 +199,18 @@ static const struct apenet_hdb_incident *primary(const struct apenet_pm *pm)
 }
 
 /* "x,y,z#N" -> x,y,z; 0 when the reporter is not an agent's boot id. */
-int apenet_pm_boot_node(const char *boot, unsigned xyz[3])
+int apenet_postmortem_boot_node(const char *boot, unsigned xyz[3])
 {
 	char hash;
 	return sscanf(boot, "%u,%u,%u%c", &xyz[0], &xyz[1], &xyz[2], &hash) == 4 && hash == '#';
 }
 
-static void find_first(struct apenet_pm *pm)
+static void find_first(struct apenet_postmortem *pm)
 {
 	const struct apenet_hdb_incident *in = primary(pm);
 	pm->has_first = 0;
 	if (in) {
-		struct apenet_pm_event *f = &pm->first;
+		struct apenet_postmortem_event *f = &pm->first;
 		memset(f, 0, sizeof(*f));
 		f->time_ms = in->first.time_ms;
 		f->path = in->first.path;
@@ -219,8 +219,8 @@ static void find_first(struct apenet_pm *pm)
 		snprintf(f->text, sizeof(f->text), "%s", in->first.text);
 		snprintf(f->boot, sizeof(f->boot), "%s", in->first.reporter);
 		f->seq = in->first.seq;
-		f->has_reporter = apenet_pm_boot_node(in->first.reporter, f->reporter);
-		f->kind = f->has_reporter && f->seq ? APENET_PM_TRANSITION : APENET_PM_EVIDENCE;
+		f->has_reporter = apenet_postmortem_boot_node(in->first.reporter, f->reporter);
+		f->kind = f->has_reporter && f->seq ? APENET_POSTMORTEM_TRANSITION : APENET_POSTMORTEM_EVIDENCE;
 		snprintf(pm->first_component, sizeof(pm->first_component), "%s", in->component);
 		memcpy(pm->first_blamed, in->node, sizeof(pm->first_blamed));
 		pm->first_incident = in->id;
@@ -232,8 +232,8 @@ static void find_first(struct apenet_pm *pm)
 		pm->has_first = 1;
 		/* the timeline's copy of it, when the transition is there */
 		for (size_t i = 0; i < pm->nev; i++) {
-			struct apenet_pm_event *ev = &pm->ev[i];
-			if (ev->kind == APENET_PM_TRANSITION && f->seq && ev->seq == f->seq && !strcmp(ev->boot, f->boot)) {
+			struct apenet_postmortem_event *ev = &pm->ev[i];
+			if (ev->kind == APENET_POSTMORTEM_TRANSITION && f->seq && ev->seq == f->seq && !strcmp(ev->boot, f->boot)) {
 				ev->first = 1;
 				/* the node it is about: the blamed end of a cable may
 				 * be the other one */
@@ -256,8 +256,8 @@ static void find_first(struct apenet_pm *pm)
 	}
 	/* no incident: the first thing that went wrong */
 	for (size_t i = 0; i < pm->nev; i++) {
-		struct apenet_pm_event *ev = &pm->ev[i];
-		if (ev->kind == APENET_PM_TRANSITION && ev->new_status > ev->old_status && ev->new_status > 0) {
+		struct apenet_postmortem_event *ev = &pm->ev[i];
+		if (ev->kind == APENET_POSTMORTEM_TRANSITION && ev->new_status > ev->old_status && ev->new_status > 0) {
 			ev->first = 1;
 			pm->first = *ev;
 			memcpy(pm->first_blamed, ev->node, sizeof(pm->first_blamed));
@@ -278,44 +278,44 @@ static int same_xyz(const unsigned a[3], const unsigned b[3])
 
 /* Whether an event belongs to the story of the first fault's incident: its
  * evidence, or an agent's report about the blamed node(s). */
-static int about_first(const struct apenet_pm *pm, const struct apenet_pm_event *ev)
+static int about_first(const struct apenet_postmortem *pm, const struct apenet_postmortem_event *ev)
 {
 	if (ev->incident && ev->incident == pm->first_incident)
 		return 1;
-	if (ev->kind != APENET_PM_TRANSITION || ev->new_status <= 0 || ev->time_ms > pm->first_until_ms)
+	if (ev->kind != APENET_POSTMORTEM_TRANSITION || ev->new_status <= 0 || ev->time_ms > pm->first_until_ms)
 		return 0;
 	if (same_xyz(ev->node, pm->first.node) || same_xyz(ev->node, pm->first_blamed))
 		return 1;
 	return pm->first_has_far && same_xyz(ev->node, pm->first_far);
 }
 
-static struct apenet_pm_seen *seen_new(struct apenet_pm *pm, size_t *cap, struct apenet_err *e)
+static struct apenet_postmortem_seen *seen_new(struct apenet_postmortem *pm, size_t *cap, struct apenet_err *e)
 {
 	void *p = pm->seen;
-	if (apenet_pm_grow(&p, cap, pm->nseen, sizeof(*pm->seen), e))
+	if (apenet_postmortem_grow(&p, cap, pm->nseen, sizeof(*pm->seen), e))
 		return NULL;
 	pm->seen = p;
-	struct apenet_pm_seen *s = &pm->seen[pm->nseen++];
+	struct apenet_postmortem_seen *s = &pm->seen[pm->nseen++];
 	memset(s, 0, sizeof(*s));
 	return s;
 }
 
 /* Who saw the first fault's incident, when: one entry per observer and path
  * (and link it came through), its first piece of evidence; oldest first. */
-static int derive_seen(struct apenet_pm *pm, struct apenet_err *e)
+static int derive_seen(struct apenet_postmortem *pm, struct apenet_err *e)
 {
 	size_t cap = 0;
 	pm->nseen = 0;
 	if (!pm->has_first)
 		return 0;
 	for (size_t i = 0; i < pm->nev; i++) {
-		const struct apenet_pm_event *ev = &pm->ev[i];
-		if (ev->kind == APENET_PM_OPENED || ev->kind == APENET_PM_CLOSED || !about_first(pm, ev))
+		const struct apenet_postmortem_event *ev = &pm->ev[i];
+		if (ev->kind == APENET_POSTMORTEM_OPENED || ev->kind == APENET_POSTMORTEM_CLOSED || !about_first(pm, ev))
 			continue;
 		if (ev->time_ms < pm->first.time_ms && !ev->first)
 			continue; /* before the fault: not its propagation */
 		char obs[24];
-		apenet_pm_who(ev, obs, sizeof(obs));
+		apenet_postmortem_who(ev, obs, sizeof(obs));
 		unsigned k;
 		for (k = 0; k < pm->nseen; k++)
 			if (!strcmp(pm->seen[k].observer, obs) && pm->seen[k].path == ev->path &&
@@ -325,7 +325,7 @@ static int derive_seen(struct apenet_pm *pm, struct apenet_err *e)
 			pm->seen[k].count++;
 			continue;
 		}
-		struct apenet_pm_seen *s = seen_new(pm, &cap, e);
+		struct apenet_postmortem_seen *s = seen_new(pm, &cap, e);
 		if (!s)
 			return -1;
 		snprintf(s->observer, sizeof(s->observer), "%s", obs);
@@ -334,9 +334,9 @@ static int derive_seen(struct apenet_pm *pm, struct apenet_err *e)
 		s->first_ms = ev->time_ms;
 		s->delta_ms = ev->time_ms - pm->first.time_ms;
 		s->count = 1;
-		if (ev->kind == APENET_PM_TRANSITION && ev->code[0])
+		if (ev->kind == APENET_POSTMORTEM_TRANSITION && ev->code[0])
 			snprintf(s->what, sizeof(s->what), "%s%s%.40s %s: %.100s", ev->where, ev->where[0] ? " " : "", ev->code,
-				 apenet_pm_status_name(ev->new_status), ev->text);
+				 apenet_postmortem_status_name(ev->new_status), ev->text);
 		else
 			snprintf(s->what, sizeof(s->what), "%s", ev->text);
 	}
@@ -345,7 +345,7 @@ static int derive_seen(struct apenet_pm *pm, struct apenet_err *e)
 		const struct apenet_hdb_incident *in = &pm->inc[i];
 		if (in->id != pm->first_incident)
 			continue;
-		struct apenet_pm_seen *s = seen_new(pm, &cap, e);
+		struct apenet_postmortem_seen *s = seen_new(pm, &cap, e);
 		if (!s)
 			return -1;
 		snprintf(s->observer, sizeof(s->observer), "supervisor");
@@ -361,7 +361,7 @@ static int derive_seen(struct apenet_pm *pm, struct apenet_err *e)
 	}
 	/* oldest first, then by observer (stable for equal times) */
 	for (unsigned i = 1; i < pm->nseen; i++) {
-		struct apenet_pm_seen t = pm->seen[i];
+		struct apenet_postmortem_seen t = pm->seen[i];
 		unsigned j = i;
 		while (j > 0 && (pm->seen[j - 1].delta_ms > t.delta_ms ||
 				 (pm->seen[j - 1].delta_ms == t.delta_ms && strcmp(pm->seen[j - 1].observer, t.observer) > 0))) {
@@ -373,7 +373,7 @@ static int derive_seen(struct apenet_pm *pm, struct apenet_err *e)
 	return 0;
 }
 
-int apenet_pm_add_node(struct apenet_pm *pm, const unsigned xyz[3], int role, struct apenet_err *e)
+int apenet_postmortem_add_node(struct apenet_postmortem *pm, const unsigned xyz[3], int role, struct apenet_err *e)
 {
 	for (unsigned i = 0; i < pm->nnodes; i++)
 		if (same_xyz(pm->nodes[i].xyz, xyz)) {
@@ -382,10 +382,10 @@ int apenet_pm_add_node(struct apenet_pm *pm, const unsigned xyz[3], int role, st
 			return 0;
 		}
 	void *p = pm->nodes;
-	if (apenet_pm_grow(&p, &pm->cap_nodes, pm->nnodes, sizeof(*pm->nodes), e))
+	if (apenet_postmortem_grow(&p, &pm->cap_nodes, pm->nnodes, sizeof(*pm->nodes), e))
 		return -1;
 	pm->nodes = p;
-	struct apenet_pm_node *n = &pm->nodes[pm->nnodes++];
+	struct apenet_postmortem_node *n = &pm->nodes[pm->nnodes++];
 	memset(n, 0, sizeof(*n));
 	memcpy(n->xyz, xyz, sizeof(n->xyz));
 	n->role = role;
@@ -394,27 +394,27 @@ int apenet_pm_add_node(struct apenet_pm *pm, const unsigned xyz[3], int role, st
 
 /* The nodes the map colours: the first fault's, the blamed ones, who saw
  * something (observers), and their torus neighbours. */
-static int derive_nodes(struct apenet_pm *pm, struct apenet_err *e)
+static int derive_nodes(struct apenet_postmortem *pm, struct apenet_err *e)
 {
-	if (pm->has_first && (apenet_pm_add_node(pm, pm->first.node, APENET_PM_FIRST, e) ||
-			      apenet_pm_add_node(pm, pm->first_blamed, APENET_PM_BLAMED, e)))
+	if (pm->has_first && (apenet_postmortem_add_node(pm, pm->first.node, APENET_POSTMORTEM_FIRST, e) ||
+			      apenet_postmortem_add_node(pm, pm->first_blamed, APENET_POSTMORTEM_BLAMED, e)))
 		return -1;
 	for (unsigned i = 0; i < pm->ninc; i++) {
-		if (apenet_pm_add_node(pm, pm->inc[i].node, APENET_PM_BLAMED, e) ||
-		    (pm->inc[i].has_far && apenet_pm_add_node(pm, pm->inc[i].far, APENET_PM_BLAMED, e)))
+		if (apenet_postmortem_add_node(pm, pm->inc[i].node, APENET_POSTMORTEM_BLAMED, e) ||
+		    (pm->inc[i].has_far && apenet_postmortem_add_node(pm, pm->inc[i].far, APENET_POSTMORTEM_BLAMED, e)))
 			return -1;
 	}
 	for (size_t i = 0; i < pm->nev; i++) {
-		const struct apenet_pm_event *ev = &pm->ev[i];
-		if (ev->kind == APENET_PM_TRANSITION && ev->new_status > 0 &&
-		    apenet_pm_add_node(pm, ev->reporter, APENET_PM_OBSERVER, e))
+		const struct apenet_postmortem_event *ev = &pm->ev[i];
+		if (ev->kind == APENET_POSTMORTEM_TRANSITION && ev->new_status > 0 &&
+		    apenet_postmortem_add_node(pm, ev->reporter, APENET_POSTMORTEM_OBSERVER, e))
 			return -1;
 		if (pm->nnodes > 4096)
 			break; /* a map of more is no region */
 	}
 	unsigned blamed = pm->nnodes;
 	for (unsigned i = 0; i < blamed && pm->dims[0]; i++) {
-		if (pm->nodes[i].role < APENET_PM_BLAMED)
+		if (pm->nodes[i].role < APENET_POSTMORTEM_BLAMED)
 			continue;
 		for (int l = 0; l < APENET_HDB_NLINKS; l++) {
 			unsigned far[3];
@@ -422,20 +422,20 @@ static int derive_nodes(struct apenet_pm *pm, struct apenet_err *e)
 			unsigned xyz[3];
 			memcpy(xyz, pm->nodes[i].xyz, sizeof(xyz));
 			if (apenet_hdb_partner(pm->dims, xyz, l, far, &fl) == 0 &&
-			    apenet_pm_add_node(pm, far, APENET_PM_NEARBY, e))
+			    apenet_postmortem_add_node(pm, far, APENET_POSTMORTEM_NEARBY, e))
 				return -1;
 		}
 	}
 	return 0;
 }
 
-const char *apenet_pm_status_name(int st)
+const char *apenet_postmortem_status_name(int st)
 {
 	static const char *const n[] = { "normal", "sick", "broken", "invalid" };
 	return st >= 0 && st <= 3 ? n[st] : "?";
 }
 
-const char *apenet_pm_cable_serial(const struct apenet_pm_cable *c, const char **from)
+const char *apenet_postmortem_cable_serial(const struct apenet_postmortem_cable *c, const char **from)
 {
 	const char *s = NULL, *f = NULL;
 	if (c->known && c->cable.serial[0])
@@ -451,17 +451,17 @@ const char *apenet_pm_cable_serial(const struct apenet_pm_cable *c, const char *
 
 /* "the cable between node A link X+ and node B link X- (serial S)", "the
  * host of node A". */
-static void component_phrase(const struct apenet_pm *pm, const struct apenet_hdb_incident *in, char *b, size_t n)
+static void component_phrase(const struct apenet_postmortem *pm, const struct apenet_hdb_incident *in, char *b, size_t n)
 {
 	char a[96], f[96];
-	apenet_pm_node_label(pm, in->node, a, sizeof(a));
+	apenet_postmortem_node_label(pm, in->node, a, sizeof(a));
 	if (!strcmp(in->component, "cable")) {
 		const char *serial = NULL;
 		for (unsigned i = 0; i < pm->ncable && !serial; i++)
 			if (pm->cable[i].incident == in->id)
-				serial = apenet_pm_cable_serial(&pm->cable[i], NULL);
+				serial = apenet_postmortem_cable_serial(&pm->cable[i], NULL);
 		if (in->has_far)
-			apenet_pm_node_label(pm, in->far, f, sizeof(f));
+			apenet_postmortem_node_label(pm, in->far, f, sizeof(f));
 		snprintf(b, n, "the cable between node %s link %s and %s%s%s%s%s%s", a, in->link[0] ? in->link : "?",
 			 in->has_far ? "node " : "its partner", in->has_far ? f : "", in->far_link[0] ? " link " : "",
 			 in->far_link, serial ? ", serial " : "", serial ? serial : "");
@@ -473,7 +473,7 @@ static void component_phrase(const struct apenet_pm *pm, const struct apenet_hdb
 /* A duration for a sentence: "11.259 s", "2 min 03.000 s". */
 static const char *lasted(int64_t ms, char *b, size_t n)
 {
-	apenet_pm_rel(ms, b, n);
+	apenet_postmortem_rel(ms, b, n);
 	if (b[0] == '+')
 		memmove(b, b + 1, strlen(b));
 	return b;
@@ -492,7 +492,7 @@ static void cat(char *b, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int role_of(const struct apenet_pm *pm, const unsigned xyz[3])
+static int role_of(const struct apenet_postmortem *pm, const unsigned xyz[3])
 {
 	for (unsigned i = 0; i < pm->nnodes; i++)
 		if (same_xyz(pm->nodes[i].xyz, xyz))
@@ -502,11 +502,11 @@ static int role_of(const struct apenet_pm *pm, const unsigned xyz[3])
 
 /* The three lines the report opens with: what failed, since when, what it
  * affected. */
-static void derive_summary(struct apenet_pm *pm)
+static void derive_summary(struct apenet_postmortem *pm)
 {
-	struct apenet_pm_summary *y = &pm->summary;
+	struct apenet_postmortem_summary *y = &pm->summary;
 	memset(y, 0, sizeof(*y));
-	const struct apenet_hdb_incident *main = apenet_pm_main_incident(pm);
+	const struct apenet_hdb_incident *main = apenet_postmortem_main_incident(pm);
 	char a[96], t[40], d[40];
 	if (main) {
 		component_phrase(pm, main, y->failed, sizeof(y->failed));
@@ -525,13 +525,13 @@ static void derive_summary(struct apenet_pm *pm)
 				break;
 			}
 			cat(y->failed, sizeof(y->failed), "%s%s of %s (#%lld)", k ? ", " : "", in->component,
-			    apenet_pm_node_label(pm, in->node, a, sizeof(a)), (long long)in->id);
+			    apenet_postmortem_node_label(pm, in->node, a, sizeof(a)), (long long)in->id);
 			k++;
 		}
 	} else if (pm->has_first) {
 		snprintf(y->failed, sizeof(y->failed), "no incident was deduced; the first thing that got worse: node %s %s %s %s",
-			 apenet_pm_node_label(pm, pm->first.node, a, sizeof(a)), pm->first.where, pm->first.code,
-			 apenet_pm_status_name(pm->first.new_status));
+			 apenet_postmortem_node_label(pm, pm->first.node, a, sizeof(a)), pm->first.where, pm->first.code,
+			 apenet_postmortem_status_name(pm->first.new_status));
 	} else {
 		snprintf(y->failed, sizeof(y->failed), "nothing: no fault in this window");
 	}
@@ -552,14 +552,14 @@ static void derive_summary(struct apenet_pm *pm)
 	char names[240] = "", obs[120] = "";
 	unsigned nb = 0, nobs = 0, ndown = 0, total = 0;
 	for (unsigned i = 0; i < pm->nnodes; i++)
-		total += pm->nodes[i].role >= APENET_PM_BLAMED;
+		total += pm->nodes[i].role >= APENET_POSTMORTEM_BLAMED;
 	for (unsigned i = 0; i < pm->nnodes; i++) {
-		if (pm->nodes[i].role < APENET_PM_BLAMED)
+		if (pm->nodes[i].role < APENET_POSTMORTEM_BLAMED)
 			continue;
 		/* "A", "A and B", "A, B and C", "A, B, C, D and 3 more" */
 		if (nb < 4)
 			cat(names, sizeof(names), "%s%s", !nb ? "" : nb + 1 == total ? " and " : ", ",
-			    apenet_pm_node_label(pm, pm->nodes[i].xyz, a, sizeof(a)));
+			    apenet_postmortem_node_label(pm, pm->nodes[i].xyz, a, sizeof(a)));
 		nb++;
 	}
 	/* the propagation's observers (one entry per path): each node once */
@@ -567,7 +567,7 @@ static void derive_summary(struct apenet_pm *pm)
 		unsigned xyz[3];
 		char tail;
 		if (sscanf(pm->seen[i].observer, "%u,%u,%u%c", &xyz[0], &xyz[1], &xyz[2], &tail) != 3 ||
-		    role_of(pm, xyz) >= APENET_PM_BLAMED)
+		    role_of(pm, xyz) >= APENET_POSTMORTEM_BLAMED)
 			continue;
 		unsigned j;
 		for (j = 0; j < i; j++)
@@ -586,11 +586,11 @@ static void derive_summary(struct apenet_pm *pm)
 	if (nb > 4)
 		cat(y->affected, sizeof(y->affected), " and %u more", nb - 4);
 	/* the first four links (of blamed nodes) that went down, each once */
-	const struct apenet_pm_event *down[4];
+	const struct apenet_postmortem_event *down[4];
 	for (size_t i = 0; i < pm->nev && ndown <= 4; i++) {
-		const struct apenet_pm_event *ev = &pm->ev[i];
-		if (ev->kind != APENET_PM_TRANSITION || strcmp(ev->code, "LINK_DOWN") || ev->new_status < 2 ||
-		    role_of(pm, ev->node) < APENET_PM_BLAMED)
+		const struct apenet_postmortem_event *ev = &pm->ev[i];
+		if (ev->kind != APENET_POSTMORTEM_TRANSITION || strcmp(ev->code, "LINK_DOWN") || ev->new_status < 2 ||
+		    role_of(pm, ev->node) < APENET_POSTMORTEM_BLAMED)
 			continue;
 		unsigned j;
 		for (j = 0; j < ndown; j++)
@@ -616,23 +616,25 @@ static void derive_summary(struct apenet_pm *pm)
 		memmove(y->affected, y->affected + 2, strlen(y->affected + 2) + 1); /* no node blamed */
 }
 
-void apenet_pm_order(struct apenet_pm *pm)
+void apenet_postmortem_order(struct apenet_postmortem *pm)
 {
 	if (pm->nev > 1)
 		qsort(pm->ev, pm->nev, sizeof(*pm->ev), ev_cmp);
 	find_first(pm);
 }
 
-int apenet_pm_finish(struct apenet_pm *pm, struct apenet_err *e)
+int apenet_postmortem_derive(struct apenet_postmortem *pm, struct apenet_err *e)
 {
-	apenet_pm_order(pm);
-	if (derive_seen(pm, e) || derive_nodes(pm, e) || apenet_pm_recommend(pm, e))
-		return -1;
-	derive_summary(pm);
-	return 0;
+	apenet_postmortem_order(pm);
+	return derive_seen(pm, e) || derive_nodes(pm, e) ? -1 : 0;
 }
 
-const struct apenet_hdb_incident *apenet_pm_main_incident(const struct apenet_pm *pm)
+void apenet_postmortem_summarize(struct apenet_postmortem *pm)
+{
+	derive_summary(pm);
+}
+
+const struct apenet_hdb_incident *apenet_postmortem_main_incident(const struct apenet_postmortem *pm)
 {
 	int64_t id = pm->by_incident ? pm->incident : pm->first_incident;
 	for (unsigned i = 0; i < pm->ninc; i++)
@@ -641,7 +643,7 @@ const struct apenet_hdb_incident *apenet_pm_main_incident(const struct apenet_pm
 	return NULL;
 }
 
-const char *apenet_pm_who(const struct apenet_pm_event *ev, char *buf, size_t n)
+const char *apenet_postmortem_who(const struct apenet_postmortem_event *ev, char *buf, size_t n)
 {
 	if (ev->has_reporter)
 		snprintf(buf, n, "%u,%u,%u", ev->reporter[0], ev->reporter[1], ev->reporter[2]);
@@ -650,7 +652,7 @@ const char *apenet_pm_who(const struct apenet_pm_event *ev, char *buf, size_t n)
 	return buf;
 }
 
-const char *apenet_pm_node_label(const struct apenet_pm *pm, const unsigned xyz[3], char *buf, size_t n)
+const char *apenet_postmortem_node_label(const struct apenet_postmortem *pm, const unsigned xyz[3], char *buf, size_t n)
 {
 	for (unsigned i = 0; i < pm->nnodes; i++)
 		if (same_xyz(pm->nodes[i].xyz, xyz) && pm->nodes[i].name[0]) {

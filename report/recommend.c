@@ -19,12 +19,12 @@
 
 #include "apenet/finding.h"
 #include "apenet/out.h"
-#include "pm_int.h"
+#include "postmortem_int.h"
 
-static int add(struct apenet_pm *pm, size_t *cap, const char *component, const unsigned node[3], struct apenet_err *e,
+static int add(struct apenet_postmortem *pm, size_t *cap, const char *component, const unsigned node[3], struct apenet_err *e,
 	       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-static int add(struct apenet_pm *pm, size_t *cap, const char *component, const unsigned node[3], struct apenet_err *e,
+static int add(struct apenet_postmortem *pm, size_t *cap, const char *component, const unsigned node[3], struct apenet_err *e,
 	       const char *fmt, ...)
 {
 	char text[sizeof(pm->rec[0].text)];
@@ -36,10 +36,10 @@ static int add(struct apenet_pm *pm, size_t *cap, const char *component, const u
 		if (!strcmp(pm->rec[i].text, text))
 			return 0;
 	void *p = pm->rec;
-	if (apenet_pm_grow(&p, cap, pm->nrec, sizeof(*pm->rec), e))
+	if (apenet_postmortem_grow(&p, cap, pm->nrec, sizeof(*pm->rec), e))
 		return -1;
 	pm->rec = p;
-	struct apenet_pm_rec *r = &pm->rec[pm->nrec++];
+	struct apenet_postmortem_rec *r = &pm->rec[pm->nrec++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->component, sizeof(r->component), "%s", component);
 	memcpy(r->node, node, sizeof(r->node));
@@ -47,7 +47,7 @@ static int add(struct apenet_pm *pm, size_t *cap, const char *component, const u
 	return 0;
 }
 
-static const struct apenet_pm_cable *cable_of(const struct apenet_pm *pm, int64_t incident)
+static const struct apenet_postmortem_cable *cable_of(const struct apenet_postmortem *pm, int64_t incident)
 {
 	for (unsigned i = 0; i < pm->ncable; i++)
 		if (pm->cable[i].incident == incident)
@@ -63,11 +63,11 @@ static void day(int64_t ms, char *buf, size_t n)
 }
 
 /* What the cable's history adds: its certificates and earlier faults. */
-static void cable_history(const struct apenet_pm_cable *c, char *buf, size_t n)
+static void cable_history(const struct apenet_postmortem_cable *c, char *buf, size_t n)
 {
 	size_t off = 0;
 	buf[0] = 0;
-	int named = apenet_pm_cable_serial(c, NULL) != NULL;
+	int named = apenet_postmortem_cable_serial(c, NULL) != NULL;
 	if (c->known && c->ncerts) {
 		const struct apenet_hdb_cert *k = &c->certs[0];
 		char d[16];
@@ -97,21 +97,21 @@ static const char *rec_of(const char *code)
 	return r ? r : "look at it";
 }
 
-static int rec_incident(struct apenet_pm *pm, size_t *cap, const struct apenet_hdb_incident *in, struct apenet_err *e)
+static int rec_incident(struct apenet_postmortem *pm, size_t *cap, const struct apenet_hdb_incident *in, struct apenet_err *e)
 {
 	char a[96], b[96], hist[300];
 	const char *c = in->component;
-	apenet_pm_node_label(pm, in->node, a, sizeof(a));
+	apenet_postmortem_node_label(pm, in->node, a, sizeof(a));
 	if (!strcmp(c, "cable")) {
-		const struct apenet_pm_cable *k = cable_of(pm, in->id);
+		const struct apenet_postmortem_cable *k = cable_of(pm, in->id);
 		if (in->has_far)
-			apenet_pm_node_label(pm, in->far, b, sizeof(b));
+			apenet_postmortem_node_label(pm, in->far, b, sizeof(b));
 		else
 			snprintf(b, sizeof(b), "its partner");
 		hist[0] = 0;
 		if (k)
 			cable_history(k, hist, sizeof(hist));
-		const char *serial = k ? apenet_pm_cable_serial(k, NULL) : NULL;
+		const char *serial = k ? apenet_postmortem_cable_serial(k, NULL) : NULL;
 		if (serial) {
 			/* with no record, what the module at one end says it is */
 			const char *part = k->known ? k->cable.part : k->ends[0].serial[0] ? k->ends[0].part : k->ends[1].part;
@@ -178,7 +178,7 @@ static int rec_incident(struct apenet_pm *pm, size_t *cap, const struct apenet_h
 
 /* Whether an incident already blames one of these components on the node
  * (then its own recommendation says it: no "too"). */
-static int blamed(const struct apenet_pm *pm, const unsigned node[3], const char *const *comps)
+static int blamed(const struct apenet_postmortem *pm, const unsigned node[3], const char *const *comps)
 {
 	for (unsigned i = 0; i < pm->ninc; i++) {
 		const struct apenet_hdb_incident *in = &pm->inc[i];
@@ -191,7 +191,7 @@ static int blamed(const struct apenet_pm *pm, const unsigned node[3], const char
 	return 0;
 }
 
-int apenet_pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
+int apenet_postmortem_recommend(struct apenet_postmortem *pm, struct apenet_err *e)
 {
 	static const char *const cooling[] = { "sensor:temperature", NULL };
 	static const char *const power[] = { "sensor:voltage", "sensor:current", "node-power", NULL };
@@ -209,11 +209,11 @@ int apenet_pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 		}
 	/* what the black boxes saw that no incident blamed */
 	for (unsigned t = 0; t < pm->ntrend; t++) {
-		const struct apenet_pm_trend *tr = &pm->trend[t];
+		const struct apenet_postmortem_trend *tr = &pm->trend[t];
 		char a[96];
-		apenet_pm_node_label(pm, tr->node, a, sizeof(a));
+		apenet_postmortem_node_label(pm, tr->node, a, sizeof(a));
 		for (unsigned s = 0; s < tr->nseries; s++) {
-			const struct apenet_pm_series *se = &tr->series[s];
+			const struct apenet_postmortem_series *se = &tr->series[s];
 			if (!se->crossed || !se->crossed_code[0])
 				continue; /* inside its limits: a note at most */
 			/* the component an incident would blame for it: no second
@@ -231,7 +231,7 @@ int apenet_pm_recommend(struct apenet_pm *pm, struct apenet_err *e)
 	}
 	if (!pm->nrec && pm->has_first) {
 		char a[96];
-		apenet_pm_node_label(pm, pm->first.node, a, sizeof(a));
+		apenet_postmortem_node_label(pm, pm->first.node, a, sizeof(a));
 		return add(pm, &cap, pm->first_component, pm->first.node, e,
 			   "No incident was deduced; start from the first fault on node %s (%s %s).", a, pm->first.where,
 			   pm->first.code);

@@ -10,22 +10,22 @@
 
 #include "apenet/esc.h"
 #include "apenet/out.h"
-#include "pm_int.h"
+#include "postmortem_int.h"
 
 static const char *role_fill(int role)
 {
 	switch (role) {
-	case APENET_PM_FIRST: return "#d62728";
-	case APENET_PM_BLAMED: return "#ff7f0e";
-	case APENET_PM_OBSERVER: return "#e6c229";
+	case APENET_POSTMORTEM_FIRST: return "#d62728";
+	case APENET_POSTMORTEM_BLAMED: return "#ff7f0e";
+	case APENET_POSTMORTEM_OBSERVER: return "#e6c229";
 	}
 	return "#d9d9d9";
 }
 
-static int role_at(const struct apenet_pm *pm, unsigned x, unsigned y, unsigned z, const char **name)
+static int role_at(const struct apenet_postmortem *pm, unsigned x, unsigned y, unsigned z, const char **name)
 {
 	for (unsigned i = 0; i < pm->nnodes; i++) {
-		const struct apenet_pm_node *n = &pm->nodes[i];
+		const struct apenet_postmortem_node *n = &pm->nodes[i];
 		if (n->xyz[0] == x && n->xyz[1] == y && n->xyz[2] == z) {
 			*name = n->name;
 			return n->role;
@@ -40,7 +40,7 @@ static int role_at(const struct apenet_pm *pm, unsigned x, unsigned y, unsigned 
  * coordinate, -1 down) and the dimension in *dim; 0 for a direct
  * neighbour.  By the link's name and the torus's size; without them, a
  * partner more than one step away is around the edge. */
-static int wrap_dir(const struct apenet_pm *pm, const unsigned a[3], const char *link, const unsigned b[3], int *dim)
+static int wrap_dir(const struct apenet_postmortem *pm, const unsigned a[3], const char *link, const unsigned b[3], int *dim)
 {
 	int li = apenet_hdb_link_index(link);
 	if (li >= 0) {
@@ -82,7 +82,7 @@ static void wrap_stub(FILE *f, double cx, double cy, int dim, int dir, const str
 
 /* The span [lo, hi] of coordinate d over the map's nodes, at most max wide
  * (centred on the first fault's node when wider). */
-static void span(const struct apenet_pm *pm, int d, unsigned max, unsigned *lo, unsigned *hi)
+static void span(const struct apenet_postmortem *pm, int d, unsigned max, unsigned *lo, unsigned *hi)
 {
 	*lo = ~0u;
 	*hi = 0;
@@ -102,14 +102,14 @@ static void span(const struct apenet_pm *pm, int d, unsigned max, unsigned *lo, 
 	}
 }
 
-void apenet_pm_svg_map(FILE *f, const struct apenet_pm *pm)
+void apenet_postmortem_svg_map(FILE *f, const struct apenet_postmortem *pm)
 {
 	enum { CELL = 64, PAD = 28, MAXW = 12, MAXZ = 4 };
 	unsigned x0, x1, y0, y1, zs[MAXZ], nz = 0;
 	span(pm, 0, MAXW, &x0, &x1);
 	span(pm, 1, MAXW, &y0, &y1);
 	/* the slices (z) that hold a blamed node or the first fault, first */
-	for (int want = APENET_PM_FIRST; want >= APENET_PM_NEARBY && nz < MAXZ; want--)
+	for (int want = APENET_POSTMORTEM_FIRST; want >= APENET_POSTMORTEM_NEARBY && nz < MAXZ; want--)
 		for (unsigned i = 0; i < pm->nnodes && nz < MAXZ; i++) {
 			if (pm->nodes[i].role != want)
 				continue;
@@ -191,28 +191,28 @@ void apenet_pm_svg_map(FILE *f, const struct apenet_pm *pm)
 		unsigned lx = PAD + (unsigned)r * 110, ly = H - 10;
 		fprintf(f, "<circle cx=\"%u\" cy=\"%u\" r=\"6\" fill=\"%s\" class=\"nd\"/><text x=\"%u\" y=\"%u\" "
 			   "class=\"lbl\">%s</text>\n",
-			lx, ly - 4, role_fill(APENET_PM_FIRST - r), lx + 10, ly, what[r]);
+			lx, ly - 4, role_fill(APENET_POSTMORTEM_FIRST - r), lx + 10, ly, what[r]);
 	}
 	fprintf(f, "</svg>\n");
 }
 
-static const char *status_fill(const struct apenet_pm_event *ev)
+static const char *status_fill(const struct apenet_postmortem_event *ev)
 {
-	if (ev->kind == APENET_PM_OPENED || ev->kind == APENET_PM_CLOSED)
+	if (ev->kind == APENET_POSTMORTEM_OPENED || ev->kind == APENET_POSTMORTEM_CLOSED)
 		return "#1f77b4";
-	if (ev->kind == APENET_PM_EVIDENCE)
+	if (ev->kind == APENET_POSTMORTEM_EVIDENCE)
 		return "#9467bd";
 	return ev->new_status >= 2 ? "#d62728" : ev->new_status == 1 ? "#e6c229" : "#2ca02c";
 }
 
-void apenet_pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
+void apenet_postmortem_svg_timeline(FILE *f, const struct apenet_postmortem *pm)
 {
 	enum { LANES = 24, LANE_H = 18, LEFT = 120, RIGHT = 20, TOP = 24, W = 1100 };
 	char lanes[LANES][24];
 	unsigned nl = 0;
 	int64_t t0 = 0, t1 = 0;
 	for (size_t i = 0; i < pm->nev; i++) {
-		const struct apenet_pm_event *ev = &pm->ev[i];
+		const struct apenet_postmortem_event *ev = &pm->ev[i];
 		if (!i || ev->time_ms < t0)
 			t0 = ev->time_ms;
 		if (!i || ev->time_ms > t1)
@@ -224,8 +224,8 @@ void apenet_pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
 	 * the last lane */
 	for (size_t i = 0; i < pm->nev && nl < LANES; i++) {
 		char who[24];
-		const struct apenet_pm_event *ev = &pm->ev[i];
-		apenet_pm_who(ev, who, sizeof(who));
+		const struct apenet_postmortem_event *ev = &pm->ev[i];
+		apenet_postmortem_who(ev, who, sizeof(who));
 		unsigned j;
 		for (j = 0; j < nl; j++)
 			if (!strcmp(lanes[j], who))
@@ -267,7 +267,7 @@ void apenet_pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
 		char r[32];
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%u\" x2=\"%.1f\" y2=\"%u\" class=\"axis\"/><text x=\"%.1f\" y=\"%u\" "
 			   "class=\"tick\">%s</text>\n",
-			x, ay, x, ay + 5, x, ay + 18, apenet_pm_rel(t - ref, r, sizeof(r)));
+			x, ay, x, ay + 5, x, ay + 18, apenet_postmortem_rel(t - ref, r, sizeof(r)));
 	}
 	if (pm->has_first) {
 		double x = LEFT + (double)(pm->first.time_ms - t0) * sx;
@@ -276,9 +276,9 @@ void apenet_pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
 			x, TOP - 6, x, ay, x + 3, TOP - 10);
 	}
 	for (size_t i = 0; i < pm->nev; i++) {
-		const struct apenet_pm_event *ev = &pm->ev[i];
+		const struct apenet_postmortem_event *ev = &pm->ev[i];
 		char who[24], t[40], r[32];
-		apenet_pm_who(ev, who, sizeof(who));
+		apenet_postmortem_who(ev, who, sizeof(who));
 		unsigned j;
 		for (j = 0; j < nl - 1; j++)
 			if (!strcmp(lanes[j], who))
@@ -286,16 +286,16 @@ void apenet_pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
 		double x = LEFT + (double)(ev->time_ms - t0) * sx;
 		unsigned y = TOP + j * LANE_H + LANE_H / 2;
 		fprintf(f, "<g><title>%s (%s) ", apenet_out_iso_ms(ev->time_ms, t, sizeof(t)),
-			pm->has_first ? apenet_pm_rel(ev->time_ms - ref, r, sizeof(r)) : "");
-		if (ev->kind == APENET_PM_TRANSITION) {
+			pm->has_first ? apenet_postmortem_rel(ev->time_ms - ref, r, sizeof(r)) : "");
+		if (ev->kind == APENET_POSTMORTEM_TRANSITION) {
 			fprintf(f, "%u,%u,%u ", ev->node[0], ev->node[1], ev->node[2]);
 			apenet_esc_html_put(f, ev->where);
 			fputc(' ', f);
 			apenet_esc_html_put(f, ev->code);
-			fprintf(f, " %s: ", apenet_pm_status_name(ev->new_status));
+			fprintf(f, " %s: ", apenet_postmortem_status_name(ev->new_status));
 		}
 		apenet_esc_html_put(f, ev->text);
-		if (ev->kind == APENET_PM_OPENED || ev->kind == APENET_PM_CLOSED)
+		if (ev->kind == APENET_POSTMORTEM_OPENED || ev->kind == APENET_POSTMORTEM_CLOSED)
 			fprintf(f, "</title><rect x=\"%.1f\" y=\"%u\" width=\"9\" height=\"9\" transform=\"rotate(45 %.1f %u)\" "
 				   "fill=\"%s\" class=\"mk\"/></g>\n",
 				x - 4.5, y - 4, x, y, status_fill(ev));
@@ -306,7 +306,7 @@ void apenet_pm_svg_timeline(FILE *f, const struct apenet_pm *pm)
 	fprintf(f, "</svg>\n");
 }
 
-void apenet_pm_svg_spark(FILE *f, const struct apenet_pm *pm, const struct apenet_pm_series *s, int64_t from_ms, int64_t to_ms)
+void apenet_postmortem_svg_spark(FILE *f, const struct apenet_postmortem *pm, const struct apenet_postmortem_series *s, int64_t from_ms, int64_t to_ms)
 {
 	enum { W = 220, H = 36, P = 3 };
 	fprintf(f, "<svg class=\"spark\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u "

@@ -9,7 +9,7 @@
 
 #include "apenet/esc.h"
 #include "apenet/out.h"
-#include "pm_int.h"
+#include "postmortem_int.h"
 
 /* A string from the database, a black box, a config or a file name, as
  * printable text (apenet/esc.h: control characters as \xNN, so none ends a
@@ -34,7 +34,7 @@ static void heading(FILE *f, const char *h)
 	fputc('\n', f);
 }
 
-static void incident_line(FILE *f, const struct apenet_pm *pm, const struct apenet_hdb_incident *in)
+static void incident_line(FILE *f, const struct apenet_postmortem *pm, const struct apenet_hdb_incident *in)
 {
 	char o[24], c[24], where[96];
 	if (in->has_far)
@@ -44,24 +44,24 @@ static void incident_line(FILE *f, const struct apenet_pm *pm, const struct apen
 		snprintf(where, sizeof(where), "%u,%u,%u%s%s", in->node[0], in->node[1], in->node[2], in->link[0] ? " " : "",
 			 in->link);
 	fprintf(f, "  #%-5lld %-18s %-26s %-7s rule %-20s opened %s", (long long)in->id, T(in->component), T(where),
-		apenet_hdb_state_name(in->state), T(in->rule), apenet_pm_since_first(pm, in->opened_ms, o, sizeof(o)));
+		apenet_hdb_state_name(in->state), T(in->rule), apenet_postmortem_since_first(pm, in->opened_ms, o, sizeof(o)));
 	if (in->closed_ms)
-		fprintf(f, ", %s %s", in->state == APENET_HDB_MERGED ? "merged" : "closed", apenet_pm_since_first(pm, in->closed_ms, c, sizeof(c)));
+		fprintf(f, ", %s %s", in->state == APENET_HDB_MERGED ? "merged" : "closed", apenet_postmortem_since_first(pm, in->closed_ms, c, sizeof(c)));
 	if (in->merged_into)
 		fprintf(f, " into #%lld", (long long)in->merged_into);
 	fprintf(f, ", %u evidence\n", in->evidence);
 }
 
-static void event_line(FILE *f, const struct apenet_pm *pm, const struct apenet_pm_event *ev)
+static void event_line(FILE *f, const struct apenet_postmortem *pm, const struct apenet_postmortem_event *ev)
 {
 	char t[40], r[32], who[24], path[24];
-	apenet_pm_who(ev, who, sizeof(who));
+	apenet_postmortem_who(ev, who, sizeof(who));
 	snprintf(path, sizeof(path), "%s%s%s", apenet_hdb_path_name(ev->path), ev->via[0] ? " " : "", ev->via);
 	fprintf(f, "%s %-24s %14s  %-10s %-18s ", ev->first ? "*" : " ", apenet_out_iso_ms(ev->time_ms, t, sizeof(t)),
-		apenet_pm_since_first(pm, ev->time_ms, r, sizeof(r)), who, T(path));
-	if (ev->kind == APENET_PM_TRANSITION) {
+		apenet_postmortem_since_first(pm, ev->time_ms, r, sizeof(r)), who, T(path));
+	if (ev->kind == APENET_POSTMORTEM_TRANSITION) {
 		fprintf(f, "%u,%u,%u %s%s%s %s->%s", ev->node[0], ev->node[1], ev->node[2], T(ev->where), ev->where[0] ? " " : "",
-			T(ev->code), apenet_pm_status_name(ev->old_status), apenet_pm_status_name(ev->new_status));
+			T(ev->code), apenet_postmortem_status_name(ev->old_status), apenet_postmortem_status_name(ev->new_status));
 		if (!isnan(ev->value))
 			fprintf(f, " %g%s%s", ev->value, ev->unit[0] ? " " : "", T(ev->unit));
 		if (ev->text[0])
@@ -69,13 +69,13 @@ static void event_line(FILE *f, const struct apenet_pm *pm, const struct apenet_
 	} else {
 		fprintf(f, "%s", T(ev->text));
 	}
-	if (ev->incident && ev->kind == APENET_PM_TRANSITION)
+	if (ev->incident && ev->kind == APENET_POSTMORTEM_TRANSITION)
 		fprintf(f, " [#%lld]", (long long)ev->incident);
 	fputc('\n', f);
 }
 
 /* A sparkline of block characters (UTF-8), width columns. */
-static void spark(FILE *f, const struct apenet_pm_series *s, unsigned width)
+static void spark(FILE *f, const struct apenet_postmortem_series *s, unsigned width)
 {
 	static const char *const lv[] = { "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587", "\u2588" };
 	double lo = s->min, hi = s->max;
@@ -91,19 +91,19 @@ static void spark(FILE *f, const struct apenet_pm_series *s, unsigned width)
 	}
 }
 
-static void trends(FILE *f, const struct apenet_pm *pm)
+static void trends(FILE *f, const struct apenet_postmortem *pm)
 {
 	char a[40], b[40], u[40], v[40];
 	for (unsigned i = 0; i < pm->ntrend; i++) {
-		const struct apenet_pm_trend *t = &pm->trend[i];
+		const struct apenet_postmortem_trend *t = &pm->trend[i];
 		fprintf(f, "  node %u,%u,%u: %s\n    %u samples, %s .. %s (%s .. %s)%s%s\n", t->node[0], t->node[1], t->node[2],
 			T(t->file), t->samples, apenet_out_iso_ms(t->from_ms, a, sizeof(a)), apenet_out_iso_ms(t->to_ms, b, sizeof(b)),
-			apenet_pm_since_first(pm, t->from_ms, u, sizeof(u)), apenet_pm_since_first(pm, t->to_ms, v, sizeof(v)), t->reason[0] ? "; dumped: " : "",
+			apenet_postmortem_since_first(pm, t->from_ms, u, sizeof(u)), apenet_postmortem_since_first(pm, t->to_ms, v, sizeof(v)), t->reason[0] ? "; dumped: " : "",
 			T(t->reason));
 		if (t->unreadable_ms)
-			fprintf(f, "    the card read all-ones (off the bus) from %s\n", apenet_pm_since_first(pm, t->unreadable_ms, u, sizeof(u)));
+			fprintf(f, "    the card read all-ones (off the bus) from %s\n", apenet_postmortem_since_first(pm, t->unreadable_ms, u, sizeof(u)));
 		for (unsigned k = 0; k < t->nseries; k++) {
-			const struct apenet_pm_series *s = &t->series[k];
+			const struct apenet_postmortem_series *s = &t->series[k];
 			fprintf(f, "    %-26s ", T(s->label));
 			spark(f, s, 32);
 			fprintf(f, "  %9.4g .. %-9.4g %-2s at fault %-9.4g%s%s%s%s\n", s->min, s->max, T(s->unit), s->at_fault,
@@ -113,23 +113,23 @@ static void trends(FILE *f, const struct apenet_pm *pm)
 	}
 }
 
-static void cables(FILE *f, const struct apenet_pm *pm)
+static void cables(FILE *f, const struct apenet_postmortem *pm)
 {
 	char d[40];
 	for (unsigned i = 0; i < pm->ncable; i++) {
-		const struct apenet_pm_cable *c = &pm->cable[i];
+		const struct apenet_postmortem_cable *c = &pm->cable[i];
 		fprintf(f, "  %u,%u,%u %s", c->node[0], c->node[1], c->node[2], T(c->link));
 		if (c->has_far)
 			fprintf(f, " - %u,%u,%u %s", c->far[0], c->far[1], c->far[2], T(c->far_link));
 		fprintf(f, " (incident #%lld): ", (long long)c->incident);
-		const char *from, *serial = apenet_pm_cable_serial(c, &from);
+		const char *from, *serial = apenet_postmortem_cable_serial(c, &from);
 		if (c->known) {
 			fprintf(f, "serial %s, %s %s", T(c->cable.serial), T(c->cable.vendor), T(c->cable.part));
 			if (!isnan(c->cable.length_m))
 				fprintf(f, ", %.1f m", c->cable.length_m);
 			fputc('\n', f);
 		} else if (serial) {
-			const struct apenet_pm_module *m = c->ends[0].serial[0] ? &c->ends[0] : &c->ends[1];
+			const struct apenet_postmortem_module *m = c->ends[0].serial[0] ? &c->ends[0] : &c->ends[1];
 			fprintf(f, "serial %s, %s %s", T(m->serial), T(m->vendor), T(m->part));
 			if (!isnan(m->length_m))
 				fprintf(f, ", %.1f m", m->length_m);
@@ -138,7 +138,7 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 			fprintf(f, "no cable on record at either end, no module read in a black box\n");
 		}
 		for (int k = 0; k < 2; k++) {
-			const struct apenet_pm_module *m = &c->ends[k];
+			const struct apenet_postmortem_module *m = &c->ends[k];
 			const unsigned *xyz = k ? c->far : c->node;
 			if (m->serial[0])
 				fprintf(f, "    module at %u,%u,%u %s (black box): serial %s, %s %s\n", xyz[0], xyz[1], xyz[2],
@@ -160,10 +160,10 @@ static void cables(FILE *f, const struct apenet_pm *pm)
 	}
 }
 
-int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
+int apenet_postmortem_write_text(const struct apenet_postmortem *pm, FILE *f)
 {
 	char a[40], b[40], r[40];
-	const struct apenet_hdb_incident *main = apenet_pm_main_incident(pm);
+	const struct apenet_hdb_incident *main = apenet_postmortem_main_incident(pm);
 	if (pm->by_incident && main)
 		fprintf(f, "POST-MORTEM REPORT: incident #%lld, %s of node %u,%u,%u%s%s (%s)\n", (long long)main->id,
 			T(main->component), main->node[0], main->node[1], main->node[2], main->link[0] ? " " : "", T(main->link),
@@ -182,12 +182,12 @@ int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
 
 	heading(f, "First fault");
 	if (pm->has_first) {
-		const struct apenet_pm_event *x = &pm->first;
+		const struct apenet_postmortem_event *x = &pm->first;
 		char who[96];
-		fprintf(f, "  %s  node %s", apenet_out_iso_ms(x->time_ms, a, sizeof(a)), T(apenet_pm_node_label(pm, x->node, who, sizeof(who))));
+		fprintf(f, "  %s  node %s", apenet_out_iso_ms(x->time_ms, a, sizeof(a)), T(apenet_postmortem_node_label(pm, x->node, who, sizeof(who))));
 		if (x->code[0])
-			fprintf(f, " %s %s %s->%s", T(x->where), T(x->code), apenet_pm_status_name(x->old_status),
-				apenet_pm_status_name(x->new_status));
+			fprintf(f, " %s %s %s->%s", T(x->where), T(x->code), apenet_postmortem_status_name(x->old_status),
+				apenet_postmortem_status_name(x->new_status));
 		if (x->has_reporter)
 			fprintf(f, ", reported by %u,%u,%u (%s%s%s)", x->reporter[0], x->reporter[1], x->reporter[2],
 				apenet_hdb_path_name(x->path), x->via[0] ? " via " : "", T(x->via));
@@ -195,7 +195,7 @@ int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
 			fprintf(f, ", seen by the supervisor (%s)", apenet_hdb_path_name(x->path));
 		fprintf(f, "%s%s\n", x->text[0] ? ": " : "", T(x->text));
 		fprintf(f, "  blamed: %s of node %s%s%s", T(pm->first_component),
-			T(apenet_pm_node_label(pm, pm->first_blamed, who, sizeof(who))),
+			T(apenet_postmortem_node_label(pm, pm->first_blamed, who, sizeof(who))),
 			pm->first_link[0] ? " link " : "", T(pm->first_link));
 		if (pm->first_has_far)
 			fprintf(f, " - %u,%u,%u %s", pm->first_far[0], pm->first_far[1], pm->first_far[2], T(pm->first_far_link));
@@ -216,10 +216,10 @@ int apenet_pm_write_text(const struct apenet_pm *pm, FILE *f)
 	if (!pm->nseen)
 		fprintf(f, "  -\n");
 	for (unsigned i = 0; i < pm->nseen; i++) {
-		const struct apenet_pm_seen *s = &pm->seen[i];
+		const struct apenet_postmortem_seen *s = &pm->seen[i];
 		char path[24];
 		snprintf(path, sizeof(path), "%s%s%s", apenet_hdb_path_name(s->path), s->via[0] ? " " : "", s->via);
-		fprintf(f, "  %14s  %-10s %-20s %3ux  %s\n", apenet_pm_rel(s->delta_ms, r, sizeof(r)), T(s->observer), T(path),
+		fprintf(f, "  %14s  %-10s %-20s %3ux  %s\n", apenet_postmortem_rel(s->delta_ms, r, sizeof(r)), T(s->observer), T(path),
 			s->count, T(s->what));
 	}
 

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "pm_int.h"
+#include "postmortem_int.h"
 
-char *apenet_pm_rel(int64_t d, char *buf, size_t n)
+char *apenet_postmortem_rel(int64_t d, char *buf, size_t n)
 {
 	char sign = d < 0 ? '-' : '+';
 	uint64_t a = (uint64_t)(d < 0 ? -d : d);
@@ -22,11 +22,11 @@ char *apenet_pm_rel(int64_t d, char *buf, size_t n)
 	return buf;
 }
 
-const char *apenet_pm_since_first(const struct apenet_pm *pm, int64_t ms, char *buf, size_t n)
+const char *apenet_postmortem_since_first(const struct apenet_postmortem *pm, int64_t ms, char *buf, size_t n)
 {
 	if (!pm->has_first || ms <= 0) {
 		snprintf(buf, n, "-");
 		return buf;
 	}
-	return apenet_pm_rel(ms - pm->first.time_ms, buf, n);
+	return apenet_postmortem_rel(ms - pm->first.time_ms, buf, n);
 }

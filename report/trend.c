@@ -31,9 +31,9 @@
 #include "apenet/module.h"
 #include "apenet/rules_trend.h"
 #include "apenet/snapfile.h"
-#include "pm_int.h"
+#include "postmortem_int.h"
 
-_Static_assert(APENET_PM_MAX_PORTS >= APENET_MAX_LINKS, "a module per port");
+_Static_assert(APENET_POSTMORTEM_MAX_PORTS >= APENET_MAX_LINKS, "a module per port");
 
 /* A dump of the asked-for node: its path and when it was written. */
 struct cand {
@@ -149,7 +149,7 @@ struct raw {
 	int64_t unreadable_ms;
 	char reason[200];
 	double vcore_nom_v;     /* the board's nominal core supply (V); 0 unknown */
-	struct apenet_pm_module mod[APENET_PM_MAX_PORTS];
+	struct apenet_postmortem_module mod[APENET_POSTMORTEM_MAX_PORTS];
 	unsigned nmod;
 	int have_modules;
 	struct apenet_err *e;
@@ -171,7 +171,7 @@ static void modules(struct raw *r, const struct apenet_snapfile_info *info)
 		apenet_module_from_window(info->ee[l], info->ee_status[l], &img);
 		if (apenet_module_identity(&img, &id, why, sizeof(why)))
 			continue; /* no serial to name it by */
-		struct apenet_pm_module *m = &r->mod[r->nmod++];
+		struct apenet_postmortem_module *m = &r->mod[r->nmod++];
 		snprintf(m->port, sizeof(m->port), "%s", info->prof->links[l].name);
 		snprintf(m->serial, sizeof(m->serial), "%s", id.serial);
 		snprintf(m->vendor, sizeof(m->vendor), "%s", id.vendor);
@@ -253,13 +253,13 @@ static int on_sample(void *arg, const struct apenet_snapfile_info *info, const s
 	return 0;
 }
 
-/* Thins the n samples of column c into se: at most APENET_PM_MAX_POINTS,
+/* Thins the n samples of column c into se: at most APENET_POSTMORTEM_MAX_POINTS,
  * each bucket's largest value (a peak must not vanish from a sparkline). */
-static void thin(const struct raw *r, unsigned c, int64_t t_ms, struct apenet_pm_series *se)
+static void thin(const struct raw *r, unsigned c, int64_t t_ms, struct apenet_postmortem_series *se)
 {
 	se->first = se->last = se->min = se->max = se->at_fault = NAN;
 	se->n = 0;
-	size_t per = (r->n + APENET_PM_MAX_POINTS - 1) / APENET_PM_MAX_POINTS;
+	size_t per = (r->n + APENET_POSTMORTEM_MAX_POINTS - 1) / APENET_POSTMORTEM_MAX_POINTS;
 	if (per == 0)
 		per = 1;
 	for (size_t b = 0; b < r->n; b += per) {
@@ -293,7 +293,7 @@ static void thin(const struct raw *r, unsigned c, int64_t t_ms, struct apenet_pm
 
 /* Whether a series moved before the fault, and whether a reading went
  * past its warn limit, in words (lofamo/rules_trend.c). */
-static void judge(struct apenet_pm_series *se, const struct ser_info *info, const struct raw *r, int64_t t_ms)
+static void judge(struct apenet_postmortem_series *se, const struct ser_info *info, const struct raw *r, int64_t t_ms)
 {
 	struct apenet_trend t = { .kind = info->kind, .unit = se->unit, .code = info->code, .first = se->first,
 				  .at_fault = se->at_fault, .min = se->min, .max = se->max, .warn_low = se->warn_low,
@@ -319,7 +319,7 @@ static void judge(struct apenet_pm_series *se, const struct ser_info *info, cons
 
 /* The warn limits of the rules that judge the fixed series (lofamo's
  * apenet_sensors: the same thresholds); the rest have none here. */
-static void limits(struct apenet_pm_series *se, unsigned c, const struct raw *r, const struct apenet_thresholds *t)
+static void limits(struct apenet_postmortem_series *se, unsigned c, const struct raw *r, const struct apenet_thresholds *t)
 {
 	se->warn_low = se->warn_high = NAN;
 	if (!t)
@@ -342,7 +342,7 @@ static void limits(struct apenet_pm_series *se, unsigned c, const struct raw *r,
 }
 
 static int make_series(struct raw *r, int64_t t_ms, const char *focus, const struct apenet_thresholds *thr,
-		       struct apenet_pm_trend *out, struct apenet_err *e)
+		       struct apenet_postmortem_trend *out, struct apenet_err *e)
 {
 	out->series = calloc(NSER, sizeof(*out->series));
 	if (!out->series) {
@@ -350,7 +350,7 @@ static int make_series(struct raw *r, int64_t t_ms, const char *focus, const str
 		return -1;
 	}
 	for (unsigned c = 0; c < NSER; c++) {
-		struct apenet_pm_series *se = &out->series[out->nseries];
+		struct apenet_postmortem_series *se = &out->series[out->nseries];
 		const struct ser_info *info;
 		memset(se, 0, sizeof(*se));
 		if (c < S_NFIXED) {
@@ -385,8 +385,8 @@ static int make_series(struct raw *r, int64_t t_ms, const char *focus, const str
 	return 0;
 }
 
-int apenet_pm_trend_load(const char *const *dirs, unsigned ndirs, const unsigned xyz[3], int64_t t_ms,
-			 const char *focus_link, const struct apenet_thresholds *thr, struct apenet_pm_trend *out,
+int apenet_postmortem_trend_load(const char *const *dirs, unsigned ndirs, const unsigned xyz[3], int64_t t_ms,
+			 const char *focus_link, const struct apenet_thresholds *thr, struct apenet_postmortem_trend *out,
 			 char *note, size_t nnote, struct apenet_err *e)
 {
 	struct search s;

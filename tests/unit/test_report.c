@@ -33,13 +33,13 @@
 
 #define T0 1795751685000LL /* 2026-11-27T03:54:45.000Z */
 
-static struct apenet_pm_event tr(int64_t t, const char *boot, uint64_t seq, unsigned nx, unsigned ny, int path,
+static struct apenet_postmortem_event tr(int64_t t, const char *boot, uint64_t seq, unsigned nx, unsigned ny, int path,
 				 const char *via, const char *where, const char *code, int st)
 {
-	struct apenet_pm_event ev;
+	struct apenet_postmortem_event ev;
 	memset(&ev, 0, sizeof(ev));
 	ev.time_ms = t;
-	ev.kind = APENET_PM_TRANSITION;
+	ev.kind = APENET_POSTMORTEM_TRANSITION;
 	ev.id = (int64_t)seq * 100 + nx * 10 + ny;
 	ev.node[0] = nx;
 	ev.node[1] = ny;
@@ -82,25 +82,25 @@ static struct apenet_hdb_incident cable_incident(void)
 	return in;
 }
 
-static void add(struct apenet_pm *pm, struct apenet_pm_event ev)
+static void add(struct apenet_postmortem *pm, struct apenet_postmortem_event ev)
 {
 	struct apenet_err e = { 0 };
-	assert_int_equal(apenet_pm_add_event(pm, &ev, &e), 0);
+	assert_int_equal(apenet_postmortem_add_event(pm, &ev, &e), 0);
 }
 
 static void test_equal_timestamps(void **state)
 {
 	(void)state;
-	struct apenet_pm *pm = apenet_pm_new();
+	struct apenet_postmortem *pm = apenet_postmortem_new();
 	struct apenet_err e = { 0 };
-	struct apenet_pm_event op, evd;
+	struct apenet_postmortem_event op, evd;
 	memset(&op, 0, sizeof(op));
 	op.time_ms = T0;
-	op.kind = APENET_PM_OPENED;
+	op.kind = APENET_POSTMORTEM_OPENED;
 	op.id = op.incident = 3;
 	memset(&evd, 0, sizeof(evd));
 	evd.time_ms = T0;
-	evd.kind = APENET_PM_EVIDENCE;
+	evd.kind = APENET_POSTMORTEM_EVIDENCE;
 	evd.id = 9;
 	evd.incident = 3;
 	/* added in the worst order: the supervisor's first, later seqs first */
@@ -111,7 +111,7 @@ static void test_equal_timestamps(void **state)
 	add(pm, tr(T0, "1,0,0#1", 7, 1, 0, 1, "", "X-", "A", 2));
 	add(pm, tr(T0 - 1, "3,0,0#2", 1, 3, 0, 1, "", "X+", "Z", 1));
 	add(pm, tr(T0, "1,0,0#10", 1, 1, 0, 1, "", "X-", "D", 2));
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
 	assert_int_equal(pm->nev, 7);
 	/* time first; at T0 the agents' reports by boot id and sequence, then
 	 * the supervisor's evidence, then the incident it opened */
@@ -120,31 +120,31 @@ static void test_equal_timestamps(void **state)
 	assert_string_equal(pm->ev[2].code, "C");
 	assert_string_equal(pm->ev[3].code, "D");
 	assert_string_equal(pm->ev[4].code, "B");
-	assert_int_equal(pm->ev[5].kind, APENET_PM_EVIDENCE);
-	assert_int_equal(pm->ev[6].kind, APENET_PM_OPENED);
+	assert_int_equal(pm->ev[5].kind, APENET_POSTMORTEM_EVIDENCE);
+	assert_int_equal(pm->ev[6].kind, APENET_POSTMORTEM_OPENED);
 	for (size_t i = 1; i < pm->nev; i++)
-		assert_true(apenet_pm_event_cmp(&pm->ev[i - 1], &pm->ev[i]) < 0);
+		assert_true(apenet_postmortem_event_cmp(&pm->ev[i - 1], &pm->ev[i]) < 0);
 	/* no incident: the first fault is the first thing that went wrong */
 	assert_true(pm->has_first);
 	assert_string_equal(pm->first.code, "Z");
 	assert_true(pm->ev[0].first);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 }
 
 /* A cable fault as the supervisor recorded it: the far end first (its own
  * report), two neighbours through their LDM words, the near end, the
  * supervisor's deduction; noise before and elsewhere. */
-static struct apenet_pm *cable_story(void)
+static struct apenet_postmortem *cable_story(void)
 {
-	struct apenet_pm *pm = apenet_pm_new();
+	struct apenet_postmortem *pm = apenet_postmortem_new();
 	struct apenet_err e = { 0 };
 	struct apenet_hdb_incident in = cable_incident();
 	pm->by_incident = 1;
 	pm->incident = 7;
 	pm->dims[0] = pm->dims[1] = 4;
 	pm->dims[2] = 1;
-	assert_int_equal(apenet_pm_add_incident(pm, &in, &e), 0);
-	struct apenet_pm_event ev;
+	assert_int_equal(apenet_postmortem_add_incident(pm, &in, &e), 0);
+	struct apenet_postmortem_event ev;
 	ev = tr(T0 - 5000, "1,1,0#1", 2, 1, 1, 1, "", "Z+", "FIFO_HIGH", 1); /* before the fault */
 	add(pm, ev);
 	ev = tr(T0, "1,2,0#1", 5, 1, 2, APENET_HDB_PATH_SELF, "", "Y-", "LINK_DOWN", 2);
@@ -163,10 +163,10 @@ static struct apenet_pm *cable_story(void)
 	ev.incident = 7;
 	add(pm, ev);
 	add(pm, tr(T0 + 50, "3,3,0#1", 9, 3, 3, APENET_HDB_PATH_SELF, "", "X+", "CRC_RATE", 1)); /* elsewhere */
-	struct apenet_pm_event sup;
+	struct apenet_postmortem_event sup;
 	memset(&sup, 0, sizeof(sup));
 	sup.time_ms = T0 + 1500;
-	sup.kind = APENET_PM_EVIDENCE;
+	sup.kind = APENET_POSTMORTEM_EVIDENCE;
 	sup.id = 44;
 	sup.incident = 7;
 	sup.path = APENET_HDB_PATH_SUPERVISOR;
@@ -179,8 +179,8 @@ static void test_propagation(void **state)
 {
 	(void)state;
 	struct apenet_err e = { 0 };
-	struct apenet_pm *pm = cable_story();
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	struct apenet_postmortem *pm = cable_story();
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
 	/* the first fault: the incident's, found in the timeline (the far
 	 * end's report: the node it is about, not the blamed end) */
 	assert_true(pm->has_first);
@@ -216,9 +216,9 @@ static void test_propagation(void **state)
 	int saw_first = 0, saw_blamed = 0;
 	for (unsigned i = 0; i < pm->nnodes; i++) {
 		if (pm->nodes[i].xyz[0] == 1 && pm->nodes[i].xyz[1] == 2)
-			saw_first = pm->nodes[i].role == APENET_PM_FIRST;
+			saw_first = pm->nodes[i].role == APENET_POSTMORTEM_FIRST;
 		if (pm->nodes[i].xyz[0] == 1 && pm->nodes[i].xyz[1] == 1)
-			saw_blamed = pm->nodes[i].role == APENET_PM_BLAMED;
+			saw_blamed = pm->nodes[i].role == APENET_POSTMORTEM_BLAMED;
 	}
 	assert_true(saw_first);
 	assert_true(saw_blamed);
@@ -227,17 +227,17 @@ static void test_propagation(void **state)
 	assert_string_equal(pm->rec[0].component, "cable");
 	assert_non_null(strstr(pm->rec[0].text, "1,1,0 link Y+"));
 	assert_non_null(strstr(pm->rec[0].text, "1,2,0 link Y-"));
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 }
 
 static void test_recommend_cable_serial(void **state)
 {
 	(void)state;
 	struct apenet_err e = { 0 };
-	struct apenet_pm *pm = cable_story();
+	struct apenet_postmortem *pm = cable_story();
 	pm->cable = calloc(1, sizeof(*pm->cable));
 	pm->ncable = 1;
-	struct apenet_pm_cable *c = &pm->cable[0];
+	struct apenet_postmortem_cable *c = &pm->cable[0];
 	c->incident = 7;
 	c->known = 1;
 	snprintf(c->cable.serial, sizeof(c->cable.serial), "APC123");
@@ -248,14 +248,14 @@ static void test_recommend_cable_serial(void **state)
 	c->certs[0].target = 1e-12;
 	c->certs[0].finished_ms = T0 - 86400000;
 	snprintf(c->certs[1].verdict, sizeof(c->certs[1].verdict), "pass");
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
 	assert_non_null(strstr(pm->rec[0].text, "Replace the cable with serial APC123"));
 	assert_non_null(strstr(pm->rec[0].text, "says fail"));
 	assert_non_null(strstr(pm->rec[0].text, "1 of 2 certificates failed"));
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 }
 
-static char *render(const struct apenet_pm *pm, int (*w)(const struct apenet_pm *, FILE *))
+static char *render(const struct apenet_postmortem *pm, int (*w)(const struct apenet_postmortem *, FILE *))
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -270,7 +270,7 @@ static void test_html_escaping(void **state)
 {
 	(void)state;
 	struct apenet_err e = { 0 };
-	struct apenet_pm *pm = cable_story();
+	struct apenet_postmortem *pm = cable_story();
 	static const char hostile[] = "<script>alert('x')</script>&\"";
 	/* a node name, a transition's text and code, a database path */
 	pm->nodes = calloc(1, sizeof(*pm->nodes));
@@ -282,8 +282,8 @@ static void test_html_escaping(void **state)
 	snprintf(pm->ev[2].code, sizeof(pm->ev[2].code), "<blink>");
 	snprintf(pm->db, sizeof(pm->db), "/tmp/<svg onload=alert(2)>.db");
 	snprintf(pm->inc[0].rule, sizeof(pm->inc[0].rule), "<i>rule</i>");
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
-	char *html = render(pm, apenet_pm_write_html);
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
+	char *html = render(pm, apenet_postmortem_write_html);
 	assert_null(strstr(html, "<script"));
 	assert_null(strstr(html, "<img"));
 	assert_null(strstr(html, "<svg onload"));
@@ -307,7 +307,7 @@ static void test_html_escaping(void **state)
 	fclose(f);
 	assert_string_equal(buf, "a&amp;b&lt;c&gt;d&quot;e&#39;f\\x01g");
 	free(buf);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 }
 
 /* No byte that could act on a terminal: nothing below 0x20 but the
@@ -333,9 +333,9 @@ static unsigned lines(const char *s)
 
 /* The model with every string from outside set to hostile bytes (issue
  * 21): ESC sequences, an OSC title, newlines, invalid UTF-8, C1. */
-static struct apenet_pm *hostile_story(int hostile)
+static struct apenet_postmortem *hostile_story(int hostile)
 {
-	struct apenet_pm *pm = cable_story();
+	struct apenet_postmortem *pm = cable_story();
 	static const char h[] = "\x1b[2J\x1b[H\x1b]0;pwned\a\nforged\xff\xfe\xc2\x9b";
 	const char *v = hostile ? h : "benign";
 	pm->nodes = calloc(1, sizeof(*pm->nodes));
@@ -352,7 +352,7 @@ static struct apenet_pm *hostile_story(int hostile)
 	snprintf(pm->inc[0].component, sizeof(pm->inc[0].component), "%s", hostile ? "c\x1b]2;t\a" : "cable");
 	snprintf(pm->inc[0].rule, sizeof(pm->inc[0].rule), "%s", v);
 	snprintf(pm->db, sizeof(pm->db), "/tmp/%s.db", v);
-	apenet_pm_note(pm, "note: %s", v);
+	apenet_postmortem_note(pm, "note: %s", v);
 	return pm;
 }
 
@@ -360,11 +360,11 @@ static void test_control_escaping(void **state)
 {
 	(void)state;
 	struct apenet_err e = { 0 };
-	struct apenet_pm *pm = hostile_story(1), *ok = hostile_story(0);
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
-	assert_int_equal(apenet_pm_finish(ok, &e), 0);
-	int (*const writers[])(const struct apenet_pm *, FILE *) = { apenet_pm_write_text, apenet_pm_write_html,
-								     apenet_pm_write_json };
+	struct apenet_postmortem *pm = hostile_story(1), *ok = hostile_story(0);
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
+	assert_int_equal(apenet_postmortem_finish(ok, &e), 0);
+	int (*const writers[])(const struct apenet_postmortem *, FILE *) = { apenet_postmortem_write_text, apenet_postmortem_write_html,
+								     apenet_postmortem_write_json };
 	for (size_t w = 0; w < 3; w++) {
 		char *a = render(pm, writers[w]), *b = render(ok, writers[w]);
 		assert_inert(a);
@@ -373,23 +373,23 @@ static void test_control_escaping(void **state)
 		free(a);
 		free(b);
 	}
-	char *text = render(pm, apenet_pm_write_text);
+	char *text = render(pm, apenet_postmortem_write_text);
 	assert_non_null(strstr(text, "\\x1b[2J\\x1b[H\\x1b]0;pwned\\x07\\x0aforged\\xff\\xfe\\xc2\\x9b"));
 	free(text);
-	char *json = render(pm, apenet_pm_write_json);
+	char *json = render(pm, apenet_postmortem_write_json);
 	assert_non_null(strstr(json, "\\u001b[2J\\u001b[H\\u001b]0;pwned\\u0007\\nforged\\u00ff\\u00fe\\u009b"));
 	free(json);
-	apenet_pm_free(pm);
-	apenet_pm_free(ok);
+	apenet_postmortem_free(pm);
+	apenet_postmortem_free(ok);
 }
 
 static void test_json(void **state)
 {
 	(void)state;
 	struct apenet_err e = { 0 };
-	struct apenet_pm *pm = cable_story();
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
-	char *json = render(pm, apenet_pm_write_json);
+	struct apenet_postmortem *pm = cable_story();
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
+	char *json = render(pm, apenet_postmortem_write_json);
 	struct apenet_conf *c;
 	assert_int_equal(apenet_conf_load_string("report.json", json, &c, &e), 0);
 	static const char *const keys[] = { "summary", "incident", "timeline", "first_fault", "propagation",
@@ -402,7 +402,7 @@ static void test_json(void **state)
 	assert_string_equal(apenet_conf_get(apenet_conf_get(c->root, "incident"), "component")->value, "cable");
 	apenet_conf_free(c);
 	free(json);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 }
 
 static void test_times(void **state)
@@ -410,10 +410,10 @@ static void test_times(void **state)
 	(void)state;
 	char b[40];
 	assert_string_equal(apenet_out_iso_ms(T0 + 618, b, sizeof(b)), "2026-11-27T03:54:45.618Z");
-	assert_string_equal(apenet_pm_rel(0, b, sizeof(b)), "+0.000 s");
-	assert_string_equal(apenet_pm_rel(-1500, b, sizeof(b)), "-1.500 s");
-	assert_string_equal(apenet_pm_rel(61234, b, sizeof(b)), "+1 min 01.234 s");
-	assert_string_equal(apenet_pm_rel(3723000, b, sizeof(b)), "+1 h 02 min 03 s");
+	assert_string_equal(apenet_postmortem_rel(0, b, sizeof(b)), "+0.000 s");
+	assert_string_equal(apenet_postmortem_rel(-1500, b, sizeof(b)), "-1.500 s");
+	assert_string_equal(apenet_postmortem_rel(61234, b, sizeof(b)), "+1 min 01.234 s");
+	assert_string_equal(apenet_postmortem_rel(3723000, b, sizeof(b)), "+1 h 02 min 03 s");
 }
 
 /* A dump written by the stream writer: the FPGA from temp0 C warming by
@@ -490,16 +490,16 @@ static void test_trend(void **state)
 	write_dump(other, 3);
 	const char *dirs[] = { dir };
 	unsigned xyz[3] = { 2, 3, 0 };
-	struct apenet_pm_trend t;
+	struct apenet_postmortem_trend t;
 	struct apenet_err e = { 0 };
 	char note[200] = "";
 	struct apenet_thresholds thr = defaults();
-	assert_int_equal(apenet_pm_trend_load(dirs, 1, xyz, T0, "Y+", &thr, &t, note, sizeof(note), &e), 1);
+	assert_int_equal(apenet_postmortem_trend_load(dirs, 1, xyz, T0, "Y+", &thr, &t, note, sizeof(note), &e), 1);
 	assert_string_equal(t.file, path);
 	assert_string_equal(t.reason, "FPGA_TEMP sick");
 	assert_int_equal(t.samples, 40);
 	assert_int_equal(t.from_ms, T0 - 3900);
-	const struct apenet_pm_series *temp = NULL, *crc = NULL, *ycrc = NULL;
+	const struct apenet_postmortem_series *temp = NULL, *crc = NULL, *ycrc = NULL;
 	for (unsigned i = 0; i < t.nseries; i++) {
 		if (!strcmp(t.series[i].name, "fpga_temp"))
 			temp = &t.series[i];
@@ -523,11 +523,11 @@ static void test_trend(void **state)
 	assert_false(ycrc->notable);
 	assert_false(ycrc->crossed); /* no limit judged here */
 	assert_int_equal(t.nmodules, 0);
-	apenet_pm_trend_free(&t);
+	apenet_postmortem_trend_free(&t);
 
 	/* a lower limit: the same readings are past it */
 	thr.fpga_temp_warn_c = 60;
-	assert_int_equal(apenet_pm_trend_load(dirs, 1, xyz, T0, "Y+", &thr, &t, note, sizeof(note), &e), 1);
+	assert_int_equal(apenet_postmortem_trend_load(dirs, 1, xyz, T0, "Y+", &thr, &t, note, sizeof(note), &e), 1);
 	for (unsigned i = 0; i < t.nseries; i++)
 		if (!strcmp(t.series[i].name, "fpga_temp")) {
 			assert_true(t.series[i].crossed);
@@ -537,32 +537,32 @@ static void test_trend(void **state)
 			assert_false(t.series[i].crossed); /* at its nominal */
 			assert_true(fabs(t.series[i].warn_low - 0.873) < 1e-9);
 		}
-	apenet_pm_trend_free(&t);
+	apenet_postmortem_trend_free(&t);
 	/* no thresholds: nothing is judged */
-	assert_int_equal(apenet_pm_trend_load(dirs, 1, xyz, T0, "Y+", NULL, &t, note, sizeof(note), &e), 1);
+	assert_int_equal(apenet_postmortem_trend_load(dirs, 1, xyz, T0, "Y+", NULL, &t, note, sizeof(note), &e), 1);
 	for (unsigned i = 0; i < t.nseries; i++)
 		assert_false(t.series[i].crossed);
-	apenet_pm_trend_free(&t);
+	apenet_postmortem_trend_free(&t);
 
 	/* the modules the dump holds: a cable in Y+ */
 	write_dump_of(path, 20, 50, 0, "APC77");
-	assert_int_equal(apenet_pm_trend_load(dirs, 1, xyz, T0, NULL, &thr, &t, note, sizeof(note), &e), 1);
+	assert_int_equal(apenet_postmortem_trend_load(dirs, 1, xyz, T0, NULL, &thr, &t, note, sizeof(note), &e), 1);
 	assert_int_equal(t.nmodules, 1);
 	assert_string_equal(t.modules[0].port, "Y+");
 	assert_string_equal(t.modules[0].serial, "APC77");
 	assert_string_equal(t.modules[0].part, "APL-QSFP-CU3M");
 	assert_true(t.modules[0].length_m == 3);
-	apenet_pm_trend_free(&t);
+	apenet_postmortem_trend_free(&t);
 
 	/* no dump of this node */
 	unsigned none[3] = { 0, 0, 0 };
-	assert_int_equal(apenet_pm_trend_load(dirs, 1, none, T0, NULL, NULL, &t, note, sizeof(note), &e), 0);
+	assert_int_equal(apenet_postmortem_trend_load(dirs, 1, none, T0, NULL, NULL, &t, note, sizeof(note), &e), 0);
 	assert_non_null(strstr(note, "no black box of node 0,0,0"));
 	/* a damaged dump: named, with its line */
 	FILE *f = fopen(path, "w");
 	fputs("{\"schema\": \"apenet-diag/2\",\n \"command\": \"snapshot\",\n \"bdf\": [\n", f);
 	fclose(f);
-	assert_int_equal(apenet_pm_trend_load(dirs, 1, xyz, T0, NULL, NULL, &t, note, sizeof(note), &e), -1);
+	assert_int_equal(apenet_postmortem_trend_load(dirs, 1, xyz, T0, NULL, NULL, &t, note, sizeof(note), &e), -1);
 	assert_non_null(strstr(e.msg, "blackbox-2-3-0-"));
 	unlink(path);
 	unlink(other);
@@ -571,16 +571,16 @@ static void test_trend(void **state)
 }
 
 /* One black box series by hand: a temperature from first to last. */
-static void hand_trend(struct apenet_pm *pm, unsigned x, unsigned y, double first, double last, double warn)
+static void hand_trend(struct apenet_postmortem *pm, unsigned x, unsigned y, double first, double last, double warn)
 {
 	pm->trend = calloc(1, sizeof(*pm->trend));
 	pm->ntrend = 1;
-	struct apenet_pm_trend *t = &pm->trend[0];
+	struct apenet_postmortem_trend *t = &pm->trend[0];
 	t->node[0] = x;
 	t->node[1] = y;
 	t->series = calloc(1, sizeof(*t->series));
 	t->nseries = 1;
-	struct apenet_pm_series *se = &t->series[0];
+	struct apenet_postmortem_series *se = &t->series[0];
 	snprintf(se->name, sizeof(se->name), "fpga_temp");
 	snprintf(se->label, sizeof(se->label), "FPGA temperature");
 	snprintf(se->unit, sizeof(se->unit), "C");
@@ -595,7 +595,7 @@ static void hand_trend(struct apenet_pm *pm, unsigned x, unsigned y, double firs
 	snprintf(se->crossed_code, sizeof(se->crossed_code), "FPGA_TEMP");
 }
 
-static int has_rec(const struct apenet_pm *pm, const char *what)
+static int has_rec(const struct apenet_postmortem *pm, const char *what)
 {
 	for (unsigned i = 0; i < pm->nrec; i++)
 		if (strstr(pm->rec[i].text, what))
@@ -609,20 +609,20 @@ static void test_recommend_limits(void **state)
 {
 	(void)state;
 	struct apenet_err e = { 0 };
-	struct apenet_pm *pm = cable_story();
+	struct apenet_postmortem *pm = cable_story();
 	hand_trend(pm, 1, 1, 45, 52, 80);
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
 	assert_true(pm->trend[0].series[0].notable);
 	assert_false(has_rec(pm, "cooling"));
 	assert_int_equal(pm->nrec, 1); /* the cable's alone */
-	char *txt = render(pm, apenet_pm_write_text);
+	char *txt = render(pm, apenet_postmortem_write_text);
 	assert_non_null(strstr(txt, "<- rose from 45.0 to 52.0 C")); /* the note stays */
 	free(txt);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 
 	pm = cable_story();
 	hand_trend(pm, 1, 1, 45, 86.5, 80);
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
 	/* what to do is the judge's wording for FPGA_TEMP, as apenet status says it */
 	char want[400];
 	snprintf(want, sizeof(want), "On node 1,1,0 too, the FPGA temperature reached 86.5 C, past its warn limit 80 C; it "
@@ -630,17 +630,17 @@ static void test_recommend_limits(void **state)
 	assert_true(has_rec(pm, want));
 	assert_non_null(strstr(want, "check the cooling ("));
 	assert_string_equal(pm->rec[0].component, "cable"); /* the incident's first */
-	txt = render(pm, apenet_pm_write_text);
+	txt = render(pm, apenet_postmortem_write_text);
 	assert_non_null(strstr(txt, "<- reached 86.5 C, past its warn limit 80 C; rose from"));
 	free(txt);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 
 	/* past the limit, but not notable before the fault: still worth it */
 	pm = cable_story();
 	hand_trend(pm, 1, 1, 84, 85, 80);
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
 	assert_true(has_rec(pm, "FPGA temperature reached 85 C, past its warn limit 80 C: check the cooling"));
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 }
 
 /* No cable record, but the agent's black box read the module at one end:
@@ -649,10 +649,10 @@ static void test_cable_module_serial(void **state)
 {
 	(void)state;
 	struct apenet_err e = { 0 };
-	struct apenet_pm *pm = cable_story();
+	struct apenet_postmortem *pm = cable_story();
 	pm->cable = calloc(1, sizeof(*pm->cable));
 	pm->ncable = 1;
-	struct apenet_pm_cable *c = &pm->cable[0];
+	struct apenet_postmortem_cable *c = &pm->cable[0];
 	c->incident = 7;
 	c->node[0] = c->node[1] = 1;
 	snprintf(c->link, sizeof(c->link), "Y+");
@@ -665,18 +665,18 @@ static void test_cable_module_serial(void **state)
 	snprintf(c->ends[1].part, sizeof(c->ends[1].part), "APL-QSFP-CU2M");
 	c->ends[1].length_m = 2;
 	const char *from;
-	assert_string_equal(apenet_pm_cable_serial(c, &from), "APC999");
+	assert_string_equal(apenet_postmortem_cable_serial(c, &from), "APC999");
 	assert_string_equal(from, "module");
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
 	assert_non_null(strstr(pm->rec[0].text, "Replace the cable with serial APC999, part APL-QSFP-CU2M between node "
 						"1,1,0 link Y+ and node 1,2,0 link Y-; it was never qualified"));
 	assert_non_null(strstr(pm->summary.failed, "serial APC999"));
-	char *txt = render(pm, apenet_pm_write_text);
+	char *txt = render(pm, apenet_postmortem_write_text);
 	assert_non_null(strstr(txt, "serial APC999, APELINK CABLES APL-QSFP-CU2M, 2.0 m (its module, as the agent read it"));
 	assert_non_null(strstr(txt, "module at 1,2,0 Y- (black box): serial APC999"));
 	assert_non_null(strstr(txt, "never qualified"));
 	free(txt);
-	char *json = render(pm, apenet_pm_write_json);
+	char *json = render(pm, apenet_postmortem_write_json);
 	struct apenet_conf *cf;
 	assert_int_equal(apenet_conf_load_string("report.json", json, &cf, &e), 0);
 	const struct apenet_conf_node *cb = apenet_conf_get(cf->root, "cables")->child;
@@ -688,16 +688,16 @@ static void test_cable_module_serial(void **state)
 	assert_null(m->next);
 	apenet_conf_free(cf);
 	free(json);
-	char *html = render(pm, apenet_pm_write_html);
+	char *html = render(pm, apenet_postmortem_write_html);
 	assert_non_null(strstr(html, "serial <b>APC999</b>"));
 	free(html);
 	/* with neither: reseat, and where to read the serial */
 	memset(&c->ends[1], 0, sizeof(c->ends[1]));
-	assert_null(apenet_pm_cable_serial(c, &from));
+	assert_null(apenet_postmortem_cable_serial(c, &from));
 	assert_null(from);
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
 	assert_non_null(strstr(pm->rec[0].text, "Reseat, then replace, the cable"));
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 }
 
 /* The map's cables in the HTML: (x1, y1, x2, y2) of each thick line, and
@@ -721,10 +721,10 @@ static unsigned map_cables(const char *html, double seg[][4], unsigned max, unsi
 	return n;
 }
 
-static struct apenet_pm *cable_between(unsigned ax, unsigned ay, const char *al, unsigned bx, unsigned by,
+static struct apenet_postmortem *cable_between(unsigned ax, unsigned ay, const char *al, unsigned bx, unsigned by,
 				       const char *bl, unsigned dx, unsigned dy)
 {
-	struct apenet_pm *pm = apenet_pm_new();
+	struct apenet_postmortem *pm = apenet_postmortem_new();
 	struct apenet_err e = { 0 };
 	struct apenet_hdb_incident in = cable_incident();
 	in.node[0] = ax, in.node[1] = ay;
@@ -734,8 +734,8 @@ static struct apenet_pm *cable_between(unsigned ax, unsigned ay, const char *al,
 	pm->by_incident = 1;
 	pm->incident = in.id;
 	pm->dims[0] = dx, pm->dims[1] = dy, pm->dims[2] = 1;
-	assert_int_equal(apenet_pm_add_incident(pm, &in, &e), 0);
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_int_equal(apenet_postmortem_add_incident(pm, &in, &e), 0);
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
 	return pm;
 }
 
@@ -745,18 +745,18 @@ static void test_svg_wraparound(void **state)
 	double seg[8][4];
 	unsigned arrows;
 	/* a direct neighbour: one line, one cell long */
-	struct apenet_pm *pm = cable_between(1, 1, "Y+", 1, 2, "Y-", 4, 4);
-	char *html = render(pm, apenet_pm_write_html);
+	struct apenet_postmortem *pm = cable_between(1, 1, "Y+", 1, 2, "Y-", 4, 4);
+	char *html = render(pm, apenet_postmortem_write_html);
 	assert_int_equal(map_cables(html, seg, 8, &arrows), 1);
 	assert_int_equal(arrows, 0);
 	assert_true(seg[0][0] == seg[0][2] && fabs(seg[0][1] - seg[0][3]) == 64);
 	free(html);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 
 	/* X around the edge of a 4-wide row: a stub leaving each end outwards
 	 * (3,1 to the right, 0,1 to the left), no line across the row */
 	pm = cable_between(3, 1, "X+", 0, 1, "X-", 4, 4);
-	html = render(pm, apenet_pm_write_html);
+	html = render(pm, apenet_postmortem_write_html);
 	assert_int_equal(map_cables(html, seg, 8, &arrows), 2);
 	assert_int_equal(arrows, 2);
 	for (int i = 0; i < 2; i++) {
@@ -767,62 +767,62 @@ static void test_svg_wraparound(void **state)
 	assert_true(seg[1][2] < seg[1][0]); /* 0,1 X-: to the left */
 	assert_non_null(strstr(html, "wraparound cable of incident #7: 3,1,0 X+ - 0,1,0 X-"));
 	free(html);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 
 	/* Y around the edge: 1,3 Y+ up, 1,0 Y- down (the map's y grows upwards) */
 	pm = cable_between(1, 3, "Y+", 1, 0, "Y-", 4, 4);
-	html = render(pm, apenet_pm_write_html);
+	html = render(pm, apenet_postmortem_write_html);
 	assert_int_equal(map_cables(html, seg, 8, &arrows), 2);
 	assert_int_equal(arrows, 2);
 	assert_true(seg[0][0] == seg[0][2] && seg[0][3] < seg[0][1]);
 	assert_true(seg[1][0] == seg[1][2] && seg[1][3] > seg[1][1]);
 	free(html);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 
 	/* a ring of two: X+ of 0 is direct, X- of 0 goes around */
 	pm = cable_between(0, 0, "X+", 1, 0, "X-", 2, 2);
-	html = render(pm, apenet_pm_write_html);
+	html = render(pm, apenet_postmortem_write_html);
 	assert_int_equal(map_cables(html, seg, 8, &arrows), 1);
 	assert_int_equal(arrows, 0);
 	free(html);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 	pm = cable_between(0, 0, "X-", 1, 0, "X+", 2, 2);
-	html = render(pm, apenet_pm_write_html);
+	html = render(pm, apenet_postmortem_write_html);
 	assert_int_equal(map_cables(html, seg, 8, &arrows), 2);
 	assert_int_equal(arrows, 2);
 	assert_true(seg[0][2] < seg[0][0] && seg[1][2] > seg[1][0]);
 	free(html);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 
 	/* no torus size on record: a partner three steps away is around the edge */
 	pm = cable_between(3, 1, "X+", 0, 1, "X-", 0, 0);
-	html = render(pm, apenet_pm_write_html);
+	html = render(pm, apenet_postmortem_write_html);
 	assert_int_equal(map_cables(html, seg, 8, &arrows), 2);
 	assert_int_equal(arrows, 2);
 	free(html);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 }
 
 static void test_summary(void **state)
 {
 	(void)state;
 	struct apenet_err e = { 0 };
-	struct apenet_pm *pm = cable_story();
+	struct apenet_postmortem *pm = cable_story();
 	pm->generated_ms = T0 + 60000;
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
 	assert_string_equal(pm->summary.failed,
 			    "the cable between node 1,1,0 link Y+ and node 1,2,0 link Y- (incident #7, closed)");
 	assert_string_equal(pm->summary.since, "2026-11-27T03:54:45.000Z; over at 2026-11-27T03:54:57.000Z, after 12.000 s");
 	assert_string_equal(pm->summary.affected, "nodes 1,2,0 and 1,1,0; links down: 1,2,0 Y-, 1,1,0 Y+; seen by 2 other nodes "
 						  "(0,2,0, 0,1,0) and the supervisor");
 	/* first in every format */
-	char *txt = render(pm, apenet_pm_write_text);
+	char *txt = render(pm, apenet_postmortem_write_text);
 	const char *l1 = strstr(txt, "\n  What failed  the cable between"), *l2 = strstr(txt, "\n  Since        2026-"),
 		   *l3 = strstr(txt, "\n  Affected     nodes 1,2,0"), *ff = strstr(txt, "First fault");
 	assert_true(l1 && l2 && l3 && ff && l1 < l2 && l2 < l3 && l3 < ff);
 	assert_ptr_equal(strchr(txt, '\n'), l1); /* right under the title */
 	free(txt);
-	char *json = render(pm, apenet_pm_write_json);
+	char *json = render(pm, apenet_postmortem_write_json);
 	struct apenet_conf *c;
 	assert_int_equal(apenet_conf_load_string("report.json", json, &c, &e), 0);
 	const struct apenet_conf_node *y = apenet_conf_get(c->root, "summary");
@@ -840,12 +840,12 @@ static void test_summary(void **state)
 	assert_string_equal(k->next->key, "summary");
 	apenet_conf_free(c);
 	free(json);
-	char *html = render(pm, apenet_pm_write_html);
+	char *html = render(pm, apenet_postmortem_write_html);
 	const char *h = strstr(html, "id=\"summary\""), *f = strstr(html, "id=\"first-fault\"");
 	assert_true(h && f && h < f);
 	assert_non_null(strstr(h, "the cable between node 1,1,0 link Y+"));
 	free(html);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 
 	/* still open; a second incident; a hostile name escaped in the HTML */
 	pm = cable_story();
@@ -859,28 +859,28 @@ static void test_summary(void **state)
 	h2.has_far = 0;
 	h2.link[0] = 0;
 	h2.first.time_ms = T0 + 100;
-	assert_int_equal(apenet_pm_add_incident(pm, &h2, &e), 0);
+	assert_int_equal(apenet_postmortem_add_incident(pm, &h2, &e), 0);
 	pm->nodes = calloc(1, sizeof(*pm->nodes));
 	pm->nnodes = 1;
 	pm->nodes[0].xyz[0] = 2, pm->nodes[0].xyz[1] = 3;
 	snprintf(pm->nodes[0].name, sizeof(pm->nodes[0].name), "<b>n23</b>");
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
 	assert_non_null(strstr(pm->summary.failed, "(incident #7, open); 1 more incident: host of 2,3,0 (<b>n23</b>) (#8)"));
 	assert_string_equal(pm->summary.since, "2026-11-27T03:54:45.000Z; still open when the report was made, "
 					       "2 min 05.000 s later");
-	html = render(pm, apenet_pm_write_html);
+	html = render(pm, apenet_postmortem_write_html);
 	assert_null(strstr(html, "<b>n23"));
 	assert_non_null(strstr(html, "&lt;b&gt;n23"));
 	free(html);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 
 	/* nothing happened */
-	pm = apenet_pm_new();
-	assert_int_equal(apenet_pm_finish(pm, &e), 0);
+	pm = apenet_postmortem_new();
+	assert_int_equal(apenet_postmortem_finish(pm, &e), 0);
 	assert_string_equal(pm->summary.failed, "nothing: no fault in this window");
 	assert_string_equal(pm->summary.since, "-");
 	assert_string_equal(pm->summary.affected, "nothing");
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 }
 
 /* The builder on a real database: a window of 20 transitions on a 4x4x1
@@ -945,14 +945,14 @@ static void test_build(void **state)
 	for (unsigned i = 0; i < 6; i++)
 		put_tr(db, "3,3,0#1", 20 + i, 3, 3, "X-", "CRC_RATE", i % 2 ? 0 : 1, T0 + 600000 + (int64_t)i * 1000);
 
-	struct apenet_pm_query q;
-	apenet_pm_query_defaults(&q);
+	struct apenet_postmortem_query q;
+	apenet_postmortem_query_defaults(&q);
 	q.now_ms = T0 + 7200000;
 	q.from_ms = T0 - 7200000;
 	q.to_ms = T0 + 7200000;
 	q.max_events = 5;
-	struct apenet_pm *pm;
-	assert_int_equal(apenet_pm_build(db, path, &q, &pm, &e), 0);
+	struct apenet_postmortem *pm;
+	assert_int_equal(apenet_postmortem_build(db, path, &q, &pm, &e), 0);
 	assert_int_equal(pm->ninc, 1);
 	assert_true(pm->has_first);
 	assert_string_equal(pm->first_component, "cable");
@@ -961,9 +961,9 @@ static void test_build(void **state)
 	/* the incident's 4 transitions, 5 of the noise, the opening, the closing */
 	unsigned trs = 0, noise = 0, linked = 0;
 	for (size_t i = 0; i < pm->nev; i++) {
-		trs += pm->ev[i].kind == APENET_PM_TRANSITION;
-		noise += pm->ev[i].kind == APENET_PM_TRANSITION && pm->ev[i].node[0] == 3;
-		linked += pm->ev[i].incident == id && pm->ev[i].kind == APENET_PM_TRANSITION;
+		trs += pm->ev[i].kind == APENET_POSTMORTEM_TRANSITION;
+		noise += pm->ev[i].kind == APENET_POSTMORTEM_TRANSITION && pm->ev[i].node[0] == 3;
+		linked += pm->ev[i].incident == id && pm->ev[i].kind == APENET_POSTMORTEM_TRANSITION;
 	}
 	assert_int_equal(trs, 9);
 	assert_int_equal(noise, 5);
@@ -971,8 +971,8 @@ static void test_build(void **state)
 	assert_int_equal(pm->omitted, 11);
 	assert_int_equal(pm->ncable, 1);
 	assert_false(pm->cable[0].known);
-	assert_null(apenet_pm_cable_serial(&pm->cable[0], NULL));
-	apenet_pm_free(pm);
+	assert_null(apenet_postmortem_cable_serial(&pm->cable[0], NULL));
+	apenet_postmortem_free(pm);
 
 	/* the near end's black box read its module: the cable has a serial,
 	 * though no certificate or record exists */
@@ -984,7 +984,7 @@ static void test_build(void **state)
 	q.bbdirs[0] = bb;
 	q.nbbdirs = 1;
 	q.incident = id;
-	assert_int_equal(apenet_pm_build(db, path, &q, &pm, &e), 0);
+	assert_int_equal(apenet_postmortem_build(db, path, &q, &pm, &e), 0);
 	assert_int_equal(pm->ncable, 1);
 	assert_false(pm->cable[0].known);
 	assert_string_equal(pm->cable[0].ends[0].serial, "APC555");
@@ -995,7 +995,7 @@ static void test_build(void **state)
 						"1,1,0 link Y+ and node 1,2,0 link Y-; it was never qualified"));
 	assert_false(has_rec(pm, "cooling")); /* the warm-up stays a note */
 	assert_int_equal(pm->nrec, 1);
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 
 	/* the same cable, qualified in another port: its record and certificate */
 	struct apenet_hdb_cable cab;
@@ -1019,12 +1019,12 @@ static void test_build(void **state)
 	k.finished_ms = T0 - 86400000;
 	int64_t kid;
 	assert_int_equal(apenet_hdb_cert_put(db, &k, &kid, &e), 0);
-	assert_int_equal(apenet_pm_build(db, path, &q, &pm, &e), 0);
+	assert_int_equal(apenet_postmortem_build(db, path, &q, &pm, &e), 0);
 	assert_true(pm->cable[0].known);
 	assert_int_equal(pm->cable[0].ncerts, 1);
 	assert_non_null(strstr(pm->rec[0].text, "serial APC555"));
 	assert_non_null(strstr(pm->rec[0].text, "says fail"));
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 	unlink(dump);
 	rmdir(bb);
 	q.nbbdirs = 0;
@@ -1034,16 +1034,16 @@ static void test_build(void **state)
 	q.has_node = 1;
 	q.node[0] = q.node[1] = 3;
 	q.max_events = 0;
-	assert_int_equal(apenet_pm_build(db, path, &q, &pm, &e), 0);
+	assert_int_equal(apenet_postmortem_build(db, path, &q, &pm, &e), 0);
 	assert_int_equal(pm->ninc, 0);
 	assert_int_equal(pm->nev, 16);
 	assert_int_equal(pm->omitted, 0);
 	assert_string_equal(pm->first.code, "CRC_RATE"); /* the first that got worse */
-	apenet_pm_free(pm);
+	apenet_postmortem_free(pm);
 
 	/* an incident that is not there */
 	q.incident = 99;
-	assert_int_equal(apenet_pm_build(db, path, &q, &pm, &e), -1);
+	assert_int_equal(apenet_postmortem_build(db, path, &q, &pm, &e), -1);
 	assert_non_null(strstr(e.msg, "no incident 99"));
 	apenet_hdb_close(db);
 	char side[80];
