@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	for (unsigned k = 0; k < K; k++) {
 		min_bits[k] = apenet_ber_min_bits(k, TARGET, CL);
 		naive_r.pass[k] = min_bits[k];
-		naive_r.fail[k] = apenet_poisson_lower(k, CL) / TARGET;
+		naive_r.fail[k] = apenet_stats_poisson_lower(k, CL) / TARGET;
 	}
 	naive_r.name = "naive";
 	schedule_rule(&sched_r, &s, "schedule");

@@ -63,7 +63,7 @@ int main(void)
 		size_t nf = 0;
 		for (int i = 0; i < ITER; i++) {
 			apenet_findings_clear(&fs);
-			apenet_judge_pair(&v, &cfg, NULL, &fs);
+			apenet_rules_pair(&v, &cfg, NULL, &fs);
 			nf = fs.n;
 		}
 		double t3 = e2e_now();

@@ -181,8 +181,8 @@ static void bounds(struct apenet_sweep_point *p, double cl)
 	if (!p->bits)
 		return;
 	p->ber = (double)p->errors / (double)p->bits;
-	p->upper = apenet_poisson_upper(p->errors, cl) / (double)p->bits;
-	p->lower = p->errors ? apenet_poisson_lower(p->errors, cl) / (double)p->bits : 0;
+	p->upper = apenet_stats_poisson_upper(p->errors, cl) / (double)p->bits;
+	p->lower = p->errors ? apenet_stats_poisson_lower(p->errors, cl) / (double)p->bits : 0;
 }
 
 /* Measures entry i up to `upto` bits in all. */

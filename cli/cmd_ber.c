@@ -158,7 +158,7 @@ int cmd_ber(struct cli *c)
 		 * Ctrl-C came was interrupted, not inconclusive */
 		apenet_out_str(o2, "verdict", ln->verdict == APENET_BER_CONTINUE && stopped
 						      ? "interrupted"
-						      : apenet_test_verdict_word(ln->verdict));
+						      : apenet_rules_ber_verdict_word(ln->verdict));
 		if (both) {
 			int n2f = ln->dir == APENET_BERTEST_NEAR_TO_FAR;
 			out_end(o2, "from", n2f ? near : far, n2f ? d.prof->links[l].name : flink);
@@ -189,7 +189,7 @@ int cmd_ber(struct cli *c)
 		cli_ber_short(&t, &sh);
 		apenet_rules_ber_not_proven(&sh, l, d.prof->links[l].name, &fs);
 	}
-	apenet_out_str(o2, "verdict", stopped ? "interrupted" : apenet_test_verdict_word(t.verdict));
+	apenet_out_str(o2, "verdict", stopped ? "interrupted" : apenet_rules_ber_verdict_word(t.verdict));
 	rc = cli_finish(o2, &fs);
 	apenet_findings_free(&fs);
 	apenet_dev_close(&d);

@@ -80,7 +80,7 @@ int cmd_latency_check(struct cli *c)
 	apenet_out_arr_end(o);
 	apenet_out_uint(o, "distinct", k);
 	apenet_out_uint(o, "spread_ps", k ? val[k - 1] - val[0] : 0);
-	apenet_out_str(o, "verdict", apenet_test_verdict_word(verdict));
+	apenet_out_str(o, "verdict", apenet_rules_ber_verdict_word(verdict));
 	rc = cli_finish(o, &fs); /* 1 with the failure */
 	apenet_findings_free(&fs);
 	free(ps), free(val), free(cnt);

@@ -123,7 +123,7 @@ int cmd_regs(struct cli *c)
 		memset(&v, 0, sizeof(v));
 		v.prof = d.prof;
 		v.s0 = v.s1 = s;
-		apenet_judge_pair(&v, &cfg, NULL, &fs);
+		apenet_rules_pair(&v, &cfg, NULL, &fs);
 		apenet_findings_write(o, &fs);
 		rc = apenet_out_finish(o) ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 		apenet_findings_free(&fs);

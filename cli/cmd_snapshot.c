@@ -29,7 +29,7 @@ int cmd_snapshot(struct cli *c)
 	if ((rc = cli_config("snapshot", config, &cfg)))
 		return rc;
 	apenet_findings_init(&fs);
-	apenet_judge_pair(&v, &cfg, NULL, &fs);
+	apenet_rules_pair(&v, &cfg, NULL, &fs);
 	struct apenet_out *o = apenet_out_new(APENET_OUT_JSON, stdout, "snapshot");
 	apenet_snapfile_write(&v, o);
 	/* the decoded links, in the shape `link` and `status` write: the raw

@@ -11,7 +11,7 @@
 static void sensors(struct apenet_out *o, const struct apenet_view *v, const struct apenet_config *cfg)
 {
 	struct apenet_sensor sn[APENET_NSENSORS];
-	unsigned n = apenet_sensors(v, cfg, NULL, sn);
+	unsigned n = apenet_rules_sensors(v, cfg, NULL, sn);
 	apenet_out_arr_begin(o, "sensors");
 	for (unsigned i = 0; i < n; i++) {
 		apenet_out_obj_begin(o, NULL);
@@ -78,7 +78,7 @@ int cmd_status(struct cli *c)
 	const struct apenet_snapshot *s = &v.s1;
 	struct apenet_findings fs;
 	apenet_findings_init(&fs);
-	apenet_judge_pair(&v, &cfg, NULL, &fs);
+	apenet_rules_pair(&v, &cfg, NULL, &fs);
 
 	struct apenet_out *o = apenet_out_new(c->fmt, stdout, "status");
 	apenet_out_obj_begin(o, "board");

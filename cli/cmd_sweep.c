@@ -357,7 +357,7 @@ int cmd_sweep(struct cli *c)
 	struct apenet_sweep_result res = { .target = tg, .cl = so.cl, .best_upper = best->upper, .points = sw.n,
 					   .timed_out = g.timed_out, .max_s = maxs };
 	enum apenet_ber_verdict verdict = apenet_rules_sweep(&res, l, d.prof->links[l].name, &fs);
-	apenet_out_str(o, "verdict", apenet_test_verdict_word(verdict));
+	apenet_out_str(o, "verdict", apenet_rules_ber_verdict_word(verdict));
 	rc = cli_finish(o, &fs);
 	apenet_findings_free(&fs);
 	apenet_sweep_free(&sw);

@@ -87,33 +87,33 @@ static void gamma_pq(double a, double x, double *p, double *q)
 	*p = 1 - *q;
 }
 
-double apenet_gamma_p(double a, double x)
+double apenet_stats_gamma_p(double a, double x)
 {
 	double p, q;
 	gamma_pq(a, x, &p, &q);
 	return p;
 }
 
-double apenet_gamma_q(double a, double x)
+double apenet_stats_gamma_q(double a, double x)
 {
 	double p, q;
 	gamma_pq(a, x, &p, &q);
 	return q;
 }
 
-double apenet_poisson_cdf(uint64_t k, double mu)
+double apenet_stats_poisson_cdf(uint64_t k, double mu)
 {
-	return mu > 0 ? apenet_gamma_q((double)k + 1, mu) : 1;
+	return mu > 0 ? apenet_stats_gamma_q((double)k + 1, mu) : 1;
 }
 
-double apenet_poisson_sf(uint64_t k, double mu)
+double apenet_stats_poisson_sf(uint64_t k, double mu)
 {
 	if (k == 0)
 		return 1;
-	return mu > 0 ? apenet_gamma_p((double)k, mu) : 0;
+	return mu > 0 ? apenet_stats_gamma_p((double)k, mu) : 0;
 }
 
-double apenet_poisson_pmf(uint64_t n, double mu)
+double apenet_stats_poisson_pmf(uint64_t n, double mu)
 {
 	if (!(mu > 0))
 		return n == 0 ? 1 : 0;
@@ -143,17 +143,17 @@ static double bisect(double (*f)(double a, double mu), double a, double target, 
 	return 0.5 * (lo + hi);
 }
 
-double apenet_poisson_lower_tail(uint64_t k, double a)
+double apenet_stats_poisson_lower_tail(uint64_t k, double a)
 {
 	if (k == 0 || !(a > 0 && a < 1))
 		return 0;
 	if (k > LARGE_K)
 		return wilson_hilferty((double)k, norm_quantile(a));
 	/* P(X >= k | mu) = P(k, mu) rises with mu: find where it reaches a */
-	return bisect(apenet_gamma_p, (double)k, a, 1, 0, upper_end(k));
+	return bisect(apenet_stats_gamma_p, (double)k, a, 1, 0, upper_end(k));
 }
 
-double apenet_poisson_upper_tail(uint64_t k, double a)
+double apenet_stats_poisson_upper_tail(uint64_t k, double a)
 {
 	if (!(a > 0 && a < 1))
 		return INFINITY;
@@ -163,32 +163,32 @@ double apenet_poisson_upper_tail(uint64_t k, double a)
 		return wilson_hilferty((double)k + 1, -norm_quantile(a));
 	/* P(X <= k | mu) = Q(k + 1, mu) falls as mu rises: find where it reaches a */
 	double hi = upper_end(k);
-	while (apenet_gamma_q((double)k + 1, hi) > a && hi < 1e300)
+	while (apenet_stats_gamma_q((double)k + 1, hi) > a && hi < 1e300)
 		hi *= 2; /* tails below ~1e-400 only */
-	return bisect(apenet_gamma_q, (double)k + 1, a, 0, 0, hi);
+	return bisect(apenet_stats_gamma_q, (double)k + 1, a, 0, 0, hi);
 }
 
-double apenet_poisson_lower(uint64_t k, double cl)
+double apenet_stats_poisson_lower(uint64_t k, double cl)
 {
-	return cl > 0 && cl < 1 ? apenet_poisson_lower_tail(k, 1 - cl) : 0;
+	return cl > 0 && cl < 1 ? apenet_stats_poisson_lower_tail(k, 1 - cl) : 0;
 }
 
-double apenet_poisson_upper(uint64_t k, double cl)
+double apenet_stats_poisson_upper(uint64_t k, double cl)
 {
-	return cl > 0 && cl < 1 ? apenet_poisson_upper_tail(k, 1 - cl) : INFINITY;
+	return cl > 0 && cl < 1 ? apenet_stats_poisson_upper_tail(k, 1 - cl) : INFINITY;
 }
 
 static double chi2_cdf(double half_dof, double half_x)
 {
-	return apenet_gamma_p(half_dof, half_x);
+	return apenet_stats_gamma_p(half_dof, half_x);
 }
 
 static double chi2_sf(double half_dof, double half_x)
 {
-	return apenet_gamma_q(half_dof, half_x);
+	return apenet_stats_gamma_q(half_dof, half_x);
 }
 
-double apenet_chi2_quantile(double p, double dof)
+double apenet_stats_chi2_quantile(double p, double dof)
 {
 	if (!(p > 0 && p < 1) || !(dof > 0) || !isfinite(dof))
 		return NAN;

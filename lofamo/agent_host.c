@@ -34,7 +34,7 @@ unsigned apenet_host_memory(const struct apenet_edac *e, double ce_sick_per_hour
 		return APENET_H_BROKEN;
 	}
 	double rate, lower;
-	if (e->window_s > 0 && apenet_rate_proven(e->ce_window, e->window_s, ce_sick_per_hour, 3600, t, &rate, &lower)) {
+	if (e->window_s > 0 && apenet_rules_rate_proven(e->ce_window, e->window_s, ce_sick_per_hour, 3600, t, &rate, &lower)) {
 		WHY("%llu corrected memory errors in %.0f s: at least %.3g/h at %g%% confidence (sick at %g/h)",
 			 (unsigned long long)e->ce_window, e->window_s, lower, t->rate_confidence * 100, ce_sick_per_hour);
 		return APENET_H_SICK;

@@ -64,8 +64,8 @@ int apenet_ber_estimate(uint64_t errors, uint64_t bits, double cl, struct apenet
 	e->cl = cl;
 	double n = (double)bits;
 	e->ber = bits ? (double)errors / n : NAN;
-	e->lower = bits ? apenet_poisson_lower(errors, cl) / n : 0;
-	e->upper = bits ? apenet_poisson_upper(errors, cl) / n : INFINITY;
+	e->lower = bits ? apenet_stats_poisson_lower(errors, cl) / n : 0;
+	e->upper = bits ? apenet_stats_poisson_upper(errors, cl) / n : INFINITY;
 	return 0;
 }
 
@@ -73,7 +73,7 @@ double apenet_ber_min_bits(uint64_t errors, double target, double cl)
 {
 	if (!(target > 0) || !(cl > 0 && cl < 1))
 		return NAN;
-	return apenet_poisson_upper(errors, cl) / target;
+	return apenet_stats_poisson_upper(errors, cl) / target;
 }
 
 /* --- the exact recursion --------------------------------------------------- */
@@ -125,7 +125,7 @@ static double fail_cross(const double *dist, const double *lgf, unsigned k, doub
 	if (!(d > 0))
 		return 0;
 	pois_row(lgf, d, k, pmf);
-	double tail = apenet_poisson_sf(k, d), s = dist[0] * tail;
+	double tail = apenet_stats_poisson_sf(k, d), s = dist[0] * tail;
 	for (unsigned r = k - 1; r >= 1; r--) {
 		tail += pmf[r];
 		s += dist[k - r] * tail;
@@ -158,7 +158,7 @@ static void build_pass(struct apenet_ber_sched *s, const double *lgf)
 				s->pass_mu[j] = INFINITY;
 			return;
 		}
-		double lo = apenet_poisson_upper(j, s->cl), mu;
+		double lo = apenet_stats_poisson_upper(j, s->cl), mu;
 		if (lo < t)
 			lo = t;
 		if (pass_cross(dist, lgf, j, lo - t, pmf) <= budget) {
@@ -194,7 +194,7 @@ static void build_fail(struct apenet_ber_sched *s, const double *lgf)
 	s->fail_spent = 0;
 	for (unsigned k = 1; k < EXACT; k++) {
 		double budget = s->alpha * fail_weight(s, k);
-		double lo = t, hi = apenet_poisson_lower(k, s->cl), lambda;
+		double lo = t, hi = apenet_stats_poisson_lower(k, s->cl), lambda;
 		if (fail_cross(dist, lgf, k, hi - t, pmf) <= budget) {
 			lambda = hi;
 		} else {
@@ -255,7 +255,7 @@ static double pass_mu(const struct apenet_ber_sched *s, uint64_t k)
 	double a = s->alpha * pass_weight(s, k), last = s->pass_mu[EXACT - 1];
 	if (!(a > 0) || isinf(last))
 		return INFINITY;
-	double mu = apenet_poisson_upper_tail(k, a);
+	double mu = apenet_stats_poisson_upper_tail(k, a);
 	return mu > last ? mu : last;
 }
 
@@ -267,7 +267,7 @@ static double fail_mu(const struct apenet_ber_sched *s, uint64_t k)
 {
 	if (k < EXACT)
 		return s->fail_mu[k];
-	double mu = apenet_poisson_lower_tail(k, s->alpha * fail_weight(s, k)), naive = apenet_poisson_lower(k, s->cl);
+	double mu = apenet_stats_poisson_lower_tail(k, s->alpha * fail_weight(s, k)), naive = apenet_stats_poisson_lower(k, s->cl);
 	if (mu > naive)
 		mu = naive;
 	return mu > s->fail_mu[EXACT - 1] ? mu : s->fail_mu[EXACT - 1];
@@ -286,7 +286,7 @@ double apenet_ber_fail_bits(const struct apenet_ber_sched *s, uint64_t errors)
 double apenet_ber_pass_cl(const struct apenet_ber_sched *s, uint64_t errors)
 {
 	double mu = pass_mu(s, errors);
-	return isinf(mu) ? 1 : 1 - apenet_poisson_cdf(errors, mu);
+	return isinf(mu) ? 1 : 1 - apenet_stats_poisson_cdf(errors, mu);
 }
 
 enum apenet_ber_verdict apenet_ber_judge(const struct apenet_ber_sched *s, uint64_t errors, uint64_t bits)

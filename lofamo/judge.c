@@ -200,7 +200,7 @@ static void judge_long(struct apenet_judge *j, const struct apenet_sample *b, co
 	apenet_view_pair(j->vlong, b, cur);
 	j->long_dt = apenet_view_dt(j->vlong);
 	apenet_findings_clear(&j->longf);
-	apenet_judge_pair(j->vlong, j->cfg, &j->held, &j->longf);
+	apenet_rules_pair(j->vlong, j->cfg, &j->held, &j->longf);
 	size_t keep = 0;
 	for (size_t i = 0; i < j->longf.n; i++)
 		if (apenet_judge_flags(j->longf.f[i].code) & APENET_RULE_RATE)
@@ -223,7 +223,7 @@ const struct apenet_findings *apenet_judge_feed(struct apenet_judge *j, const st
 	/* across a clear the short pair has no interval: states, no rates */
 	apenet_view_pair(j->vshort, j->nresets ? cur : prev, cur);
 	apenet_findings_clear(&j->now);
-	apenet_judge_pair(j->vshort, j->cfg, &j->held, &j->now);
+	apenet_rules_pair(j->vshort, j->cfg, &j->held, &j->now);
 	judge_long(j, j->nresets || !j->have_prev ? NULL : baseline(j, prev, cur), cur);
 	for (size_t i = 0; i < j->longf.n; i++) {
 		const struct apenet_finding *f = &j->longf.f[i];

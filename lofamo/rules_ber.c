@@ -23,7 +23,7 @@
 #define ALLOW_MARGIN 1.25
 #define ALLOW_SLACK_S 10.0
 
-const char *apenet_test_verdict_word(enum apenet_ber_verdict v)
+const char *apenet_rules_ber_verdict_word(enum apenet_ber_verdict v)
 {
 	return v == APENET_BER_PASS ? "pass" : v == APENET_BER_FAIL ? "fail" : "inconclusive";
 }

@@ -14,7 +14,7 @@
 #include "apenet/stats.h"
 #include "apenet/verdict.h"
 
-void apenet_node_label(const struct apenet_config *cfg, const unsigned xyz[3], char *buf, size_t n)
+void apenet_rules_node_label(const struct apenet_config *cfg, const unsigned xyz[3], char *buf, size_t n)
 {
 	const char *name = cfg ? apenet_config_node_name(cfg, xyz[0], xyz[1], xyz[2]) : NULL;
 	if (name)
@@ -23,11 +23,11 @@ void apenet_node_label(const struct apenet_config *cfg, const unsigned xyz[3], c
 		snprintf(buf, n, "node %u,%u,%u", xyz[0], xyz[1], xyz[2]);
 }
 
-int apenet_rate_proven(uint64_t k, double t_s, double thr, double unit_s, const struct apenet_thresholds *t,
+int apenet_rules_rate_proven(uint64_t k, double t_s, double thr, double unit_s, const struct apenet_thresholds *t,
 		       double *rate, double *lower)
 {
 	*rate = t_s > 0 ? (double)k * unit_s / t_s : 0;
-	*lower = t_s > 0 ? apenet_poisson_lower(k, t->rate_confidence) * unit_s / t_s : 0;
+	*lower = t_s > 0 ? apenet_stats_poisson_lower(k, t->rate_confidence) * unit_s / t_s : 0;
 	return t_s > 0 && (double)k >= t->rate_min_events && *lower >= thr;
 }
 
@@ -136,7 +136,7 @@ static void partner_rules(const struct apenet_view *v, unsigned l, const struct 
 	struct apenet_finding *f;
 	if (st->partner_valid && !st->partner_ext && st->expect_valid && expected &&
 	    (memcmp(st->partner, st->expect, sizeof(st->expect)) || st->partner_port != st->expect_port)) {
-		apenet_node_label(cfg, st->partner, seen, sizeof(seen));
+		apenet_rules_node_label(cfg, st->partner, seen, sizeof(seen));
 		f = LINKF(APENET_SEV_FAIL, "LINK_MISCABLED");
 		apenet_finding_message(f, "%s is cabled to %s port %s, expected %s port %s", name, seen,
 				       port_name(v->prof, st->partner_port), peer, port_name(v->prof, st->expect_port));
@@ -144,7 +144,7 @@ static void partner_rules(const struct apenet_view *v, unsigned l, const struct 
 		apenet_finding_evidence(f, "LINK_PARTNER 0x%08x (from the ALIGN OK words)",
 					(unsigned)v->s1.link[l].LINK_PARTNER);
 	} else if (st->partner_valid && !expected) {
-		apenet_node_label(cfg, st->partner, seen, sizeof(seen));
+		apenet_rules_node_label(cfg, st->partner, seen, sizeof(seen));
 		f = LINKF(APENET_SEV_WARN, "LINK_UNEXPECTED");
 		apenet_finding_message(f, "%s is cabled to %s, but the cluster layout expects no cable there", name, seen);
 		apenet_finding_rec(f, "remove the cable or fix the layout (wraparound) in the config");
@@ -152,7 +152,7 @@ static void partner_rules(const struct apenet_view *v, unsigned l, const struct 
 }
 
 /* Error rates: judged only over a window the link was up for, and only when
- * the events prove the rate (apenet_rate_proven). */
+ * the events prove the rate (apenet_rules_rate_proven). */
 static void error_rules(const struct apenet_view *v, unsigned l, const struct apenet_link_stats *st,
 			const struct apenet_thresholds *t, const char *peer, struct apenet_findings *out)
 {
@@ -169,14 +169,14 @@ static void error_rules(const struct apenet_view *v, unsigned l, const struct ap
 	if (st->lane_err_events[wl] > 0)
 		snprintf(where, sizeof(where), " (most 8b/10b errors on lane %u)", wl);
 	int crc = 0;
-	if (apenet_rate_proven(st->crc_events, st->dt, t->crc_fail_per_min, 60, t, &rate, &lower)) {
+	if (apenet_rules_rate_proven(st->crc_events, st->dt, t->crc_fail_per_min, 60, t, &rate, &lower)) {
 		f = LINKF(APENET_SEV_FAIL, "LINK_CRC");
 		apenet_finding_message(f, "%s has %.0f CRC errors/min, each retransmitted%s", name, rate, where);
 		apenet_finding_rec(f, "replace the cable to %s or retune its PMA settings", peer);
 		apenet_finding_measure(f, rate, t->crc_fail_per_min, "/min");
 		rate_evidence(f, st->crc_events, st->dt, lower, "/min", t);
 		crc = 1;
-	} else if (apenet_rate_proven(st->crc_events, st->dt, t->crc_warn_per_min, 60, t, &rate, &lower)) {
+	} else if (apenet_rules_rate_proven(st->crc_events, st->dt, t->crc_warn_per_min, 60, t, &rate, &lower)) {
 		f = LINKF(APENET_SEV_WARN, "LINK_CRC");
 		apenet_finding_message(f, "%s has %.1f CRC errors/min, each retransmitted%s", name, rate, where);
 		apenet_finding_rec(f, "watch it; test the cable to %s with a PRBS BER run", peer);
@@ -184,7 +184,7 @@ static void error_rules(const struct apenet_view *v, unsigned l, const struct ap
 		rate_evidence(f, st->crc_events, st->dt, lower, "/min", t);
 		crc = 1;
 	}
-	if (apenet_rate_proven(st->payload_events, st->dt, t->payload_warn_per_min, 60, t, &rate, &lower)) {
+	if (apenet_rules_rate_proven(st->payload_events, st->dt, t->payload_warn_per_min, 60, t, &rate, &lower)) {
 		f = LINKF(APENET_SEV_WARN, "LINK_PAYLOAD");
 		apenet_finding_message(f, "%s passed %.1f payload errors/min to software (flagged in the footer)", name,
 				       rate);
@@ -193,7 +193,7 @@ static void error_rules(const struct apenet_view *v, unsigned l, const struct ap
 		rate_evidence(f, st->payload_events, st->dt, lower, "/min", t);
 	}
 	for (unsigned k = 0; k < st->nlanes && !crc; k++) {
-		if (!apenet_rate_proven(st->lane_err_events[k], st->dt, t->lane_errors_warn_per_min, 60, t, &rate, &lower))
+		if (!apenet_rules_rate_proven(st->lane_err_events[k], st->dt, t->lane_errors_warn_per_min, 60, t, &rate, &lower))
 			continue;
 		f = LANEF(APENET_SEV_WARN, "LANE_CODE_ERRORS", k);
 		apenet_finding_message(f, "lane %u of %s has %.1f 8b/10b errors/min", k, name, rate);
@@ -218,7 +218,7 @@ static void restart_rules(const struct apenet_view *v, unsigned l, const struct 
 	for (unsigned k = 0; k < st->nlanes; k++) {
 		uint64_t n = long_window ? st->lane_restarts[k] : st->lane_restart_events[k];
 		double win = long_window ? st->since_clear_s : st->dt, rate, lower;
-		if (!apenet_rate_proven(n, win, t->align_restarts_warn_per_hour, 3600, &tt, &rate, &lower))
+		if (!apenet_rules_rate_proven(n, win, t->align_restarts_warn_per_hour, 3600, &tt, &rate, &lower))
 			continue;
 		fmt_duration(win, dur, sizeof(dur));
 		struct apenet_finding *f = LANEF(APENET_SEV_WARN, "LANE_ALIGN_RESTARTS", k);
@@ -249,7 +249,7 @@ static void ldm_rules(const struct apenet_view *v, unsigned l, const struct apen
 	 * neighbour when the link is miscabled */
 	char from[128];
 	if (st->partner_valid && !st->partner_ext)
-		apenet_node_label(cfg, st->partner, from, sizeof(from));
+		apenet_rules_node_label(cfg, st->partner, from, sizeof(from));
 	else
 		snprintf(from, sizeof(from), "%s", peer);
 	double ms = st->ldm_age_s * 1000;
@@ -298,7 +298,7 @@ void apenet_rules_link(const struct apenet_view *v, unsigned l, const struct ape
 	char peer[128];
 	int ext = v->prof->links[l].dir == APENET_DIR_EXT, stop = 0;
 	if (st->expect_valid)
-		apenet_node_label(cfg, st->expect, peer, sizeof(peer));
+		apenet_rules_node_label(cfg, st->expect, peer, sizeof(peer));
 	else
 		snprintf(peer, sizeof(peer), "%s", ext ? "the external device" : "its partner");
 	int expected = st->expect_valid || ext;
@@ -374,7 +374,7 @@ static void judge_sensor(struct apenet_sensor *s, const struct apenet_findings *
 	}
 }
 
-unsigned apenet_sensors(const struct apenet_view *v, const struct apenet_config *cfg,
+unsigned apenet_rules_sensors(const struct apenet_view *v, const struct apenet_config *cfg,
 			const struct apenet_findings *latched, struct apenet_sensor out[APENET_NSENSORS])
 {
 	const struct apenet_thresholds *t = &cfg->thr;
@@ -419,7 +419,7 @@ static void sensor_findings(const struct apenet_view *v, const struct apenet_con
 			    const struct apenet_findings *latched, struct apenet_findings *out)
 {
 	struct apenet_sensor sn[APENET_NSENSORS];
-	unsigned n = apenet_sensors(v, cfg, latched, sn);
+	unsigned n = apenet_rules_sensors(v, cfg, latched, sn);
 	const struct apenet_snapshot *s = &v->s1;
 	for (unsigned i = 0; i < n; i++) {
 		const struct apenet_sensor *x = &sn[i];
@@ -514,7 +514,7 @@ void apenet_rules_board(const struct apenet_view *v, const struct apenet_config 
 	apenet_rules_pcie(v->pcie_ok, &v->pcie, v->pcie_err, out);
 }
 
-void apenet_judge_pair(const struct apenet_view *v, const struct apenet_config *cfg, const struct apenet_findings *latched,
+void apenet_rules_pair(const struct apenet_view *v, const struct apenet_config *cfg, const struct apenet_findings *latched,
 		  struct apenet_findings *out)
 {
 	apenet_rules_board(v, cfg, latched, out);

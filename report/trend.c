@@ -318,7 +318,7 @@ static void judge(struct apenet_postmortem_series *se, const struct ser_info *in
 }
 
 /* The warn limits of the rules that judge the fixed series (lofamo's
- * apenet_sensors: the same thresholds); the rest have none here. */
+ * apenet_rules_sensors: the same thresholds); the rest have none here. */
 static void limits(struct apenet_postmortem_series *se, unsigned c, const struct raw *r, const struct apenet_thresholds *t)
 {
 	se->warn_low = se->warn_high = NAN;

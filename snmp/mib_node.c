@@ -2,7 +2,7 @@
  * The node tables of APENET-MIB filled from the node agent's latest
  * sample.  The values are the library's: link state, partner and rates
  * from apenet_link_stats (what `apenet link` shows), sensors and their
- * limits from apenet_sensors (what `apenet status` shows), verdicts from
+ * limits from apenet_rules_sensors (what `apenet status` shows), verdicts from
  * the judge's raised findings, so SNMP and the CLI cannot disagree.
  */
 #include <math.h>
@@ -225,7 +225,7 @@ static void fill_ldm_word(struct apenet_mib_tab *d, unsigned r, uint32_t word)
 static void fill_sensors(struct apenet_mib_tab *t, const struct apenet_mib_node_in *in)
 {
 	struct apenet_sensor sn[APENET_NSENSORS];
-	unsigned n = apenet_sensors(in->v, in->cfg, in->raised, sn);
+	unsigned n = apenet_rules_sensors(in->v, in->cfg, in->raised, sn);
 	for (unsigned i = 0; i < APENET_NSENSORS; i++) {
 		if (i >= n) {
 			apenet_mib_set_int(t, i, APENET_MIB_SENSOR_PRESENT, 2);

@@ -143,7 +143,7 @@ static void board_lines(struct top *t)
 	top_printw(", DNP beat %llu", (unsigned long long)s->g.WD_DNP_HB);
 	move(2, 0);
 	struct apenet_sensor sn[APENET_NSENSORS];
-	unsigned n = apenet_sensors(v, &t->cfg, t->held, sn);
+	unsigned n = apenet_rules_sensors(v, &t->cfg, t->held, sn);
 	for (unsigned i = 0, k = 0; i < n; i++) {
 		if (!sn[i].present || getcurx(stdscr) > COLS - 16)
 			continue;

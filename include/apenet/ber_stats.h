@@ -9,7 +9,7 @@
  *     point estimate  k / N
  *     upper bound     chi2_CL(2k + 2) / 2N     (k = 0: -ln(1 - CL) / N, "3/N" at 95%)
  *     lower bound     chi2_{1-CL}(2k) / 2N     (k = 0: 0)
- *   computed with common/stats.c (apenet_poisson_upper/lower), exact.
+ *   computed with common/stats.c (apenet_stats_poisson_upper/lower), exact.
  * - The statistical minimum for k errors: the bits a test fixed in advance
  *   must check to certify a target with at most k errors,
  *   upper_mu(k) / target (2.996e12 bits for 1e-12 at 95% with none).

@@ -19,7 +19,7 @@
 
 /* A verdict as the tests print it: "pass", "fail", "inconclusive" (a test
  * that ended without one: CONTINUE). */
-const char *apenet_test_verdict_word(enum apenet_ber_verdict v);
+const char *apenet_rules_ber_verdict_word(enum apenet_ber_verdict v);
 
 /* One lane of a BER test, one direction. */
 struct apenet_ber_lane_result {

@@ -17,7 +17,7 @@
 #include "apenet/view.h"
 
 /* "node 1,0,0" or "node quong02 (1,0,0)" */
-void apenet_node_label(const struct apenet_config *cfg, const unsigned xyz[3], char *buf, size_t n);
+void apenet_rules_node_label(const struct apenet_config *cfg, const unsigned xyz[3], char *buf, size_t n);
 
 /*
  * Rules.  Each appends to out.  latched (may be NULL) is what the caller
@@ -33,7 +33,7 @@ void apenet_rules_pcie(int ok, const struct apenet_pcie_info *p, const char *err
 /* A card as the PCI scan found it: gone (all ones) or its PCIe state. */
 void apenet_rules_card(const struct apenet_card *c, struct apenet_findings *out);
 /* Board, sensors and every link. */
-void apenet_judge_pair(const struct apenet_view *v, const struct apenet_config *cfg, const struct apenet_findings *latched,
+void apenet_rules_pair(const struct apenet_view *v, const struct apenet_config *cfg, const struct apenet_findings *latched,
 		  struct apenet_findings *out);
 
 /*
@@ -42,7 +42,7 @@ void apenet_judge_pair(const struct apenet_view *v, const struct apenet_config *
  * confidence bound of the rate clears the threshold; rate and lower receive
  * the point rate and that bound either way.
  */
-int apenet_rate_proven(uint64_t k, double t_s, double thr, double unit_s, const struct apenet_thresholds *t,
+int apenet_rules_rate_proven(uint64_t k, double t_s, double thr, double unit_s, const struct apenet_thresholds *t,
 		       double *rate, double *lower);
 
 /* The board's sensors as status shows them, judged by the same rules. */
@@ -58,7 +58,7 @@ struct apenet_sensor {
 	const char *code;       /* the finding code when sev > ok */
 	double crossed;         /* the limit crossed */
 };
-unsigned apenet_sensors(const struct apenet_view *v, const struct apenet_config *cfg,
+unsigned apenet_rules_sensors(const struct apenet_view *v, const struct apenet_config *cfg,
 			const struct apenet_findings *latched, struct apenet_sensor out[APENET_NSENSORS]);
 
 /*

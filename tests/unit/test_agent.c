@@ -59,7 +59,7 @@ static unsigned want_memory(const struct apenet_edac *e, const struct apenet_thr
 	if (e->ue)
 		return APENET_H_BROKEN;
 	if (e->window_s > 0 && e->ce_window >= t->rate_min_events &&
-	    apenet_rate_proven(e->ce_window, e->window_s, sick, 3600, t, &rate, &lower))
+	    apenet_rules_rate_proven(e->ce_window, e->window_s, sick, 3600, t, &rate, &lower))
 		return APENET_H_SICK;
 	return APENET_H_NORMAL;
 }

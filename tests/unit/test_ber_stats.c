@@ -134,7 +134,7 @@ static void test_schedule_points(void **state)
 	double l1 = s.fail_mu[1], l2 = s.fail_mu[2];
 	near(-expm1(-l1), a * 6 / PI2, 1e-9);
 	/* still running at l1: no error yet; fail at look 2: two errors in (l1, l2) */
-	near(exp(-l1) * apenet_poisson_sf(2, l2 - l1), a * 6 / PI2 / 4, 1e-9);
+	near(exp(-l1) * apenet_stats_poisson_sf(2, l2 - l1), a * 6 / PI2 / 4, 1e-9);
 	/* what the exact looks spend: all but the Bonferroni tails */
 	assert_true(s.pass_spent <= a && s.pass_spent > a * (1 - 1e-4));
 	assert_true(s.fail_spent <= a && s.fail_spent > a * 0.99);
@@ -156,7 +156,7 @@ static void test_schedule_monotone(void **state)
 			double mn = apenet_ber_min_bits(k, 1e-12, cls[c]);
 			/* never more liberal than a test fixed in advance, on either side */
 			assert_true(p >= mn * (1 - 1e-12));
-			assert_true(f <= apenet_poisson_lower(k, cls[c]) / 1e-12 * (1 + 1e-12));
+			assert_true(f <= apenet_stats_poisson_lower(k, cls[c]) / 1e-12 * (1 + 1e-12));
 			assert_true(p > pprev && f >= fprev && f < p);
 			double lcl = apenet_ber_pass_cl(&s, k);
 			assert_true(lcl >= cls[c] - 1e-12 && lcl < 1);
@@ -291,7 +291,7 @@ static void test_options(void **state)
 	/* a larger zero-error overhead buys cheaper looks after an error */
 	struct apenet_ber_sched b = sched(1e-12, 0.95, 1.1, 0);
 	near(b.pass_mu[0], 1.1 * -log(0.05), 1e-12);
-	assert_true(b.pass_mu[1] < s.pass_mu[1] && b.pass_mu[1] / apenet_poisson_upper(1, 0.95) < 1.35);
+	assert_true(b.pass_mu[1] < s.pass_mu[1] && b.pass_mu[1] / apenet_stats_poisson_upper(1, 0.95) < 1.35);
 }
 
 /* Simulated error streams (Poisson, as the emulator's checkers draw them),
@@ -307,8 +307,8 @@ static void test_error_rates(void **state)
 	for (unsigned k = 0; k < K; k++) {
 		sp[k] = apenet_ber_pass_bits(&s, k) * 1e-12;
 		sf[k] = apenet_ber_fail_bits(&s, k) * 1e-12;
-		np[k] = apenet_poisson_upper(k, 0.95);
-		nf[k] = apenet_poisson_lower(k, 0.95);
+		np[k] = apenet_stats_poisson_upper(k, 0.95);
+		nf[k] = apenet_stats_poisson_lower(k, 0.95);
 	}
 	struct sim_rng r;
 	sim_rng_seed(&r, 10);

@@ -21,9 +21,9 @@
 static void test_words(void **state)
 {
 	(void)state;
-	assert_string_equal(apenet_test_verdict_word(APENET_BER_PASS), "pass");
-	assert_string_equal(apenet_test_verdict_word(APENET_BER_FAIL), "fail");
-	assert_string_equal(apenet_test_verdict_word(APENET_BER_CONTINUE), "inconclusive");
+	assert_string_equal(apenet_rules_ber_verdict_word(APENET_BER_PASS), "pass");
+	assert_string_equal(apenet_rules_ber_verdict_word(APENET_BER_FAIL), "fail");
+	assert_string_equal(apenet_rules_ber_verdict_word(APENET_BER_CONTINUE), "inconclusive");
 }
 
 static void test_lane(void **state)

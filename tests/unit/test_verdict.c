@@ -1305,15 +1305,15 @@ static void test_node_label(void **state)
 	const unsigned c[3] = { 2, 0, 0 }, d[3] = { 1, 3, 2 };
 	struct apenet_node_name names[] = { { "quong02", 2, 0, 0 } };
 	struct apenet_config cfg = CFG;
-	apenet_node_label(NULL, c, buf, sizeof(buf));
+	apenet_rules_node_label(NULL, c, buf, sizeof(buf));
 	assert_string_equal(buf, "node 2,0,0");
-	apenet_node_label(&CFG, d, buf, sizeof(buf));
+	apenet_rules_node_label(&CFG, d, buf, sizeof(buf));
 	assert_string_equal(buf, "node 1,3,2");
 	cfg.cl.nodes = names;
 	cfg.cl.nnodes = 1;
-	apenet_node_label(&cfg, c, buf, sizeof(buf));
+	apenet_rules_node_label(&cfg, c, buf, sizeof(buf));
 	assert_string_equal(buf, "node quong02 (2,0,0)");
-	apenet_node_label(&cfg, d, buf, sizeof(buf));
+	apenet_rules_node_label(&cfg, d, buf, sizeof(buf));
 	assert_string_equal(buf, "node 1,3,2");
 }
 
