@@ -47,6 +47,7 @@ enum apenet_db_flags {
 	APENET_DB_READONLY = 1,    /* never writes; refuses an older schema (the writer upgrades it) */
 	APENET_DB_CREATE = 2,      /* makes the file when there is none (read-write only) */
 	APENET_DB_QUICK_CHECK = 4, /* PRAGMA quick_check before use (always done before a migration) */
+	APENET_DB_PREPARE = 8,     /* every statement prepared at open: tables that do not fit are found then */
 };
 
 enum { APENET_DB_BEGIN, APENET_DB_COMMIT, APENET_DB_ROLLBACK, APENET_DB_NTX };
@@ -83,10 +84,9 @@ int apenet_db_create_at(const struct apenet_db_kind *k, const char *path, int ve
  * busy or locked is APENET_EBUSY, a constraint APENET_EINVAL, else APENET_EIO.
  * Returns -1. */
 int apenet_db_err(struct apenet_db *d, struct apenet_err *e, const char *what);
-/* Statement which, prepared on first use; NULL with e set. */
+/* Statement which, prepared on first use (or at open: APENET_DB_PREPARE);
+ * NULL with e set. */
 sqlite3_stmt *apenet_db_stmt(struct apenet_db *d, unsigned which, struct apenet_err *e);
-/* Every statement now (a schema that does not fit them is found at open). */
-int apenet_db_prepare_all(struct apenet_db *d, struct apenet_err *e);
 /* A reader's statement, refused when it is already running (a callback
  * calling its own reader). */
 sqlite3_stmt *apenet_db_reader(struct apenet_db *d, unsigned which, struct apenet_err *e);

@@ -281,6 +281,9 @@ int apenet_db_open(struct apenet_db *d, const struct apenet_db_kind *k, const ch
 		goto fail;
 	if (!readonly && version < k->schema && db_upgrade(d, e))
 		goto fail;
+	for (unsigned i = 0; (flags & APENET_DB_PREPARE) && i < nst; i++)
+		if (!apenet_db_stmt(d, i, e))
+			goto fail;
 	return 0;
 fail:
 	apenet_db_close(d);

@@ -31,14 +31,6 @@ sqlite3_stmt *apenet_db_stmt(struct apenet_db *d, unsigned which, struct apenet_
 	return db_prepare(d, &d->st[which], d->sql[which], e);
 }
 
-int apenet_db_prepare_all(struct apenet_db *d, struct apenet_err *e)
-{
-	for (unsigned i = 0; i < d->nst; i++)
-		if (!apenet_db_stmt(d, i, e))
-			return -1;
-	return 0;
-}
-
 sqlite3_stmt *apenet_db_reader(struct apenet_db *d, unsigned which, struct apenet_err *e)
 {
 	sqlite3_stmt *st = apenet_db_stmt(d, which, e);

@@ -55,12 +55,9 @@ int apenet_hdb_baseline_open(const char *path, struct apenet_hdb_baseline **out,
 	struct apenet_hdb_baseline *b = calloc(1, sizeof(*b));
 	if (!b)
 		return apenet_err_set(e, APENET_EIO, "baseline db %s: out of memory", path ? path : "");
-	if (apenet_db_open(&b->f, &baseline_kind, path, APENET_DB_CREATE, b->st, baseline_sql, BL_N, e)) {
+	if (apenet_db_open(&b->f, &baseline_kind, path, APENET_DB_CREATE | APENET_DB_PREPARE, b->st, baseline_sql, BL_N,
+			   e)) {
 		free(b);
-		return -1;
-	}
-	if (apenet_db_prepare_all(&b->f, e)) {
-		apenet_hdb_baseline_close(b);
 		return -1;
 	}
 	*out = b;

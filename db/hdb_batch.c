@@ -7,6 +7,20 @@
 #include "apenet/clock.h"
 #include "hdb_int.h"
 
+int apenet_hdb_data_version(struct apenet_hdb *db, int64_t *v, struct apenet_err *e)
+{
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_DATA_VERSION, e);
+	if (!st)
+		return -1;
+	int row = sqlite3_step(st) == SQLITE_ROW;
+	if (row)
+		*v = sqlite3_column_int64(st, 0);
+	else
+		apenet_db_err(&db->f, e, "reading the data version");
+	apenet_db_done(st);
+	return row ? 0 : -1;
+}
+
 static int hdb_begin(struct apenet_hdb *db, struct apenet_err *e)
 {
 	if (apenet_db_begin(&db->f, e))
@@ -15,16 +29,9 @@ static int hdb_begin(struct apenet_hdb *db, struct apenet_err *e)
 	db->batch_failed = 0;
 	/* Someone else wrote the file (a tool, another writer): what we keep
 	 * of the nodes may be stale. */
-	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_DATA_VERSION, e);
-	if (!st)
+	int64_t dv = 0;
+	if (apenet_hdb_data_version(db, &dv, e))
 		goto fail;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		apenet_db_err(&db->f, e, "reading the data version");
-		apenet_db_done(st);
-		goto fail;
-	}
-	int64_t dv = sqlite3_column_int64(st, 0);
-	apenet_db_done(st);
 	if (dv != db->data_version) {
 		if (apenet_hdb_cache_load(db, e))
 			goto fail;

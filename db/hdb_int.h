@@ -135,6 +135,8 @@ struct apenet_hdb {
 /* Refuses writes on a read-only handle. */
 int apenet_hdb_writable(struct apenet_hdb *db, struct apenet_err *e, const char *what);
 
+/* PRAGMA data_version: changes when another connection wrote the file. */
+int apenet_hdb_data_version(struct apenet_hdb *db, int64_t *v, struct apenet_err *e);
 /* An implicit transaction around a write made outside a batch: *own is set
  * when apenet_hdb_tx_begin opened one, and apenet_hdb_tx_end commits (ok) or rolls it back. */
 int apenet_hdb_tx_begin(struct apenet_hdb *db, int *own, struct apenet_err *e);

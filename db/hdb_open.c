@@ -67,20 +67,9 @@ int apenet_hdb_open(const char *path, unsigned flags, struct apenet_hdb **out, s
 		return -1;
 	}
 	db->hb_flush_ms = 1000;
-	if (!(flags & APENET_HDB_READONLY)) {
-		sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_DATA_VERSION, e);
-		if (!st)
-			goto fail;
-		if (sqlite3_step(st) != SQLITE_ROW) {
-			apenet_db_err(&db->f, e, "reading the data version");
-			apenet_db_done(st);
-			goto fail;
-		}
-		db->data_version = sqlite3_column_int64(st, 0);
-		apenet_db_done(st);
-		if (apenet_hdb_cache_load(db, e))
-			goto fail;
-	}
+	if (!(flags & APENET_HDB_READONLY) &&
+	    (apenet_hdb_data_version(db, &db->data_version, e) || apenet_hdb_cache_load(db, e)))
+		goto fail;
 	db->last_flush = apenet_clock_mono_s();
 	*out = db;
 	return 0;

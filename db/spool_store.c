@@ -140,14 +140,9 @@ int apenet_spool_store_open(const char *path, struct apenet_spool_store **out, s
 		return apenet_err_set(e, APENET_EIO, "spool %s: out of memory", path ? path : "");
 	/* Every existing spool is checked: the agent's files see kill -9 and
 	 * power cuts, and the check of a small file is quick. */
-	if (apenet_db_open(&d->f, &spool_kind, path, APENET_DB_CREATE | APENET_DB_QUICK_CHECK, d->st, spool_sql, SP_N,
-			   e)) {
+	unsigned flags = APENET_DB_CREATE | APENET_DB_QUICK_CHECK | APENET_DB_PREPARE;
+	if (apenet_db_open(&d->f, &spool_kind, path, flags, d->st, spool_sql, SP_N, e)) {
 		free(d);
-		return -1;
-	}
-	/* Prepared now: a file whose tables do not fit is found at open. */
-	if (apenet_db_prepare_all(&d->f, e)) {
-		apenet_spool_store_close(d);
 		return -1;
 	}
 	*out = d;
