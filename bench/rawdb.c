@@ -55,6 +55,6 @@ int bench_rawdb_commit(struct bench_rawdb *db)
 
 int bench_rawdb_put(struct bench_rawdb *db, const struct apenet_report *r, int64_t node, int64_t recv_ms)
 {
-	struct apenet_err e = { 0 };
+	struct apenet_err e; /* set on failure, read only then: not cleared for every row */
 	return said(apenet_hdb_baseline_put(db->b, r, node, recv_ms, &e), &e);
 }

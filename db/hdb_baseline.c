@@ -116,5 +116,11 @@ int apenet_hdb_baseline_put(struct apenet_hdb_baseline *b, const struct apenet_r
 		sqlite3_bind_int64(st, 17, r->time_ms);
 		sqlite3_bind_int64(st, 18, recv_ms);
 	}
-	return apenet_db_run(&b->f, st, e, "inserting");
+	/* Step and reset only: every parameter is bound again for the next
+	 * row, and the baseline does no more than sqlite needs. */
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		apenet_db_err(&b->f, e, "inserting");
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
 }
