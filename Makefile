@@ -199,10 +199,12 @@ $(B)/bench/bench_sweep: $(B)/obj/bench/bench_sweep.o $(SIM_A) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ $(LIBS) -o $@
 # The health database's benchmark measures sqlite itself too, with the
-# supervisor's the same baseline (bench/rawdb.c: plain INSERTs); the
-# supervisor's sends real INFORMs and runs a bare net-snmp receiver.
+# supervisor's the same baseline (bench/rawdb.c over db/hdb_baseline.c:
+# plain INSERTs); the supervisor's sends real INFORMs and runs a bare
+# net-snmp receiver.  db/ parses boot ids in snmp/ (apenet_report_boot_parse),
+# which brings net-snmp along.
 $(B)/bench/bench_hdb $(B)/bench/bench_supervisor: $(B)/obj/bench/rawdb.o
-$(B)/bench/bench_hdb: LIBS += $(SQLITE3_LIBS)
+$(B)/bench/bench_hdb: LIBS += $(SNMP_LIBS)
 $(B)/bench/bench_supervisor: LIBS += $(SNMP_LIBS)
 # bench_incident reads the supervisor's database through the library;
 # bench_report writes a big one through it (bench/report_gen.c, kept in

@@ -4,7 +4,8 @@
  * through one prepared statement each, with the durability the health
  * database uses (WAL, synchronous=FULL: an fsync per commit).  What sqlite
  * costs without the library's logic; bench_hdb and bench_supervisor both
- * use it, so their baselines are the same rows the same way.
+ * use it, so their baselines are the same rows the same way.  The SQL and
+ * the file's settings are db/'s (db/hdb_baseline.c); this prints errors.
  */
 #ifndef BENCH_RAWDB_H
 #define BENCH_RAWDB_H

@@ -7,25 +7,31 @@
 #include "apenet/clock.h"
 #include "hdb_int.h"
 
+int apenet_hdb_data_version(struct apenet_hdb *db, int64_t *v, struct apenet_err *e)
+{
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_DATA_VERSION, e);
+	if (!st)
+		return -1;
+	int row = sqlite3_step(st) == SQLITE_ROW;
+	if (row)
+		*v = sqlite3_column_int64(st, 0);
+	else
+		apenet_db_err(&db->f, e, "reading the data version");
+	apenet_db_done(st);
+	return row ? 0 : -1;
+}
+
 static int hdb_begin(struct apenet_hdb *db, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_BEGIN, e);
-	if (!st || apenet_hdb_run(db, st, e, "beginning a batch"))
+	if (apenet_db_begin(&db->f, e))
 		return -1;
 	db->in_batch = 1;
 	db->batch_failed = 0;
 	/* Someone else wrote the file (a tool, another writer): what we keep
 	 * of the nodes may be stale. */
-	st = apenet_hdb_stmt(db, ST_DATA_VERSION, e);
-	if (!st)
+	int64_t dv = 0;
+	if (apenet_hdb_data_version(db, &dv, e))
 		goto fail;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		apenet_hdb_dberr(db, e, "reading the data version");
-		apenet_hdb_done(st);
-		goto fail;
-	}
-	int64_t dv = sqlite3_column_int64(st, 0);
-	apenet_hdb_done(st);
 	if (dv != db->data_version) {
 		if (apenet_hdb_cache_load(db, e))
 			goto fail;
@@ -43,7 +49,7 @@ int apenet_hdb_begin(struct apenet_hdb *db, struct apenet_err *e)
 	if (apenet_hdb_writable(db, e, "beginning a batch"))
 		return -1;
 	if (db->in_batch)
-		return apenet_err_set(e, APENET_EINVAL, "health db %s: a batch is already open", db->path);
+		return apenet_err_set(e, APENET_EINVAL, "health db %s: a batch is already open", db->f.path);
 	return hdb_begin(db, e);
 }
 
@@ -59,9 +65,9 @@ int apenet_hdb_commit(struct apenet_hdb *db, struct apenet_err *e)
 	if (apenet_hdb_writable(db, e, "committing"))
 		return -1;
 	if (!db->in_batch)
-		return apenet_err_set(e, APENET_EINVAL, "health db %s: no batch to commit", db->path);
+		return apenet_err_set(e, APENET_EINVAL, "health db %s: no batch to commit", db->f.path);
 	if (db->batch_failed) {
-		apenet_err_set(e, APENET_EINVAL, "health db %s: a call in this batch failed: it was rolled back", db->path);
+		apenet_err_set(e, APENET_EINVAL, "health db %s: a call in this batch failed: it was rolled back", db->f.path);
 		apenet_hdb_rollback(db);
 		return -1;
 	}
@@ -73,8 +79,7 @@ int apenet_hdb_commit(struct apenet_hdb *db, struct apenet_err *e)
 		}
 		flushed = 1;
 	}
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_COMMIT, e);
-	if (!st || apenet_hdb_run(db, st, e, "committing a batch")) {
+	if (apenet_db_commit(&db->f, e)) {
 		apenet_hdb_rollback(db);
 		return -1;
 	}
@@ -92,17 +97,7 @@ void apenet_hdb_rollback(struct apenet_hdb *db)
 {
 	if (!db || !db->in_batch)
 		return;
-	for (int i = 0; i < ST_N; i++)
-		if (db->st[i] && i != ST_ROLLBACK)
-			sqlite3_reset(db->st[i]);
-	if (!sqlite3_get_autocommit(db->db)) {
-		struct apenet_err ignored;
-		sqlite3_stmt *st = apenet_hdb_stmt(db, ST_ROLLBACK, &ignored);
-		if (st) {
-			sqlite3_step(st);
-			sqlite3_reset(st);
-		}
-	}
+	apenet_db_rollback(&db->f);
 	apenet_hdb_cache_rollback(db);
 	db->in_batch = 0;
 	db->batch_failed = 0;

@@ -99,7 +99,7 @@ static struct hdb_node *hdb_cache_new(struct apenet_hdb *db, const unsigned xyz[
 	c->slot[h] = i + 1;
 	return n;
 oom:
-	apenet_err_set(e, APENET_EIO, "health db %s: out of memory for the node cache", db->path);
+	apenet_err_set(e, APENET_EIO, "health db %s: out of memory for the node cache", db->f.path);
 	return NULL;
 }
 
@@ -123,7 +123,7 @@ int apenet_hdb_cache_touch(struct apenet_hdb *db, struct hdb_node *n, struct ape
 		uint32_t nc = c->undo_cap ? c->undo_cap * 2 : 256;
 		struct hdb_node *u = realloc(c->undo, nc * sizeof(*u));
 		if (!u)
-			return apenet_err_set(e, APENET_EIO, "health db %s: out of memory for the undo log", db->path);
+			return apenet_err_set(e, APENET_EIO, "health db %s: out of memory for the undo log", db->f.path);
 		c->undo = u;
 		c->undo_cap = nc;
 	}
@@ -140,7 +140,7 @@ int apenet_hdb_cache_mark_dirty(struct apenet_hdb *db, struct hdb_node *n, struc
 	if (apenet_hdb_cache_touch(db, n, e))
 		return -1;
 	if (hdb_push(&c->dirty, &c->ndirty, &c->dirty_cap, n->idx))
-		return apenet_err_set(e, APENET_EIO, "health db %s: out of memory", db->path);
+		return apenet_err_set(e, APENET_EIO, "health db %s: out of memory", db->f.path);
 	n->dirty = 1;
 	c->deferred++;
 	return 0;
@@ -162,11 +162,11 @@ static void hdb_bind_seen(sqlite3_stmt *st, const struct hdb_node *n)
 
 int apenet_hdb_seen_write(struct apenet_hdb *db, struct hdb_node *n, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_SEEN, e);
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_NODE_SEEN, e);
 	if (!st)
 		return -1;
 	hdb_bind_seen(st, n);
-	if (apenet_hdb_run(db, st, e, "writing when a node was heard"))
+	if (apenet_db_run(&db->f, st, e, "writing when a node was heard"))
 		return -1;
 	db->stats.seen_written++;
 	if (n->dirty) {
@@ -202,22 +202,22 @@ struct hdb_node *apenet_hdb_node_entry(struct apenet_hdb *db, const unsigned xyz
 	struct hdb_node *n = apenet_hdb_cache_find(db, xyz);
 	if (n && n->id)
 		return n;
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_INSERT, e);
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_NODE_INSERT, e);
 	if (!st)
 		return NULL;
 	sqlite3_bind_int64(st, 1, xyz[0]);
 	sqlite3_bind_int64(st, 2, xyz[1]);
 	sqlite3_bind_int64(st, 3, xyz[2]);
-	apenet_hdb_bind_text(st, 4, name ? name : "");
+	apenet_db_bind_text(st, 4, name ? name : "");
 	sqlite3_bind_int(st, 5, 0);
-	if (apenet_hdb_run(db, st, e, "adding a node"))
+	if (apenet_db_run(&db->f, st, e, "adding a node"))
 		return NULL;
-	return apenet_hdb_cache_add(db, xyz, sqlite3_last_insert_rowid(db->db), e);
+	return apenet_hdb_cache_add(db, xyz, sqlite3_last_insert_rowid(db->f.conn), e);
 }
 
 int apenet_hdb_cache_load(struct apenet_hdb *db, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_LOAD, e);
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_NODE_LOAD, e);
 	if (!st)
 		return -1;
 	int rc;
@@ -228,12 +228,12 @@ int apenet_hdb_cache_load(struct apenet_hdb *db, struct apenet_err *e)
 		if (n && n->dirty)
 			continue; /* its newer heartbeat is here, not there yet */
 		if (!n && !(n = hdb_cache_new(db, xyz, e))) {
-			apenet_hdb_done(st);
+			apenet_db_done(st);
 			return -1;
 		}
 		hdb_node_reset(n);
 		n->id = sqlite3_column_int64(st, 0);
-		apenet_hdb_col_text(st, 4, n->boot, sizeof(n->boot));
+		apenet_db_col_text(st, 4, n->boot, sizeof(n->boot));
 		unsigned rep[3];
 		if (apenet_report_boot_parse(n->boot, rep, &n->gen))
 			n->gen = 0;
@@ -250,9 +250,9 @@ int apenet_hdb_cache_load(struct apenet_hdb *db, struct apenet_err *e)
 		n->hb_ms = sqlite3_column_int64(st, 13);
 		n->hb_recv_ms = sqlite3_column_int64(st, 14);
 	}
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "loading the nodes");
+		return apenet_db_err(&db->f, e, "loading the nodes");
 	return 0;
 }
 
@@ -306,7 +306,7 @@ int apenet_hdb_cache_flush(struct apenet_hdb *db, struct apenet_err *e)
 	struct hdb_cache *c = &db->cache;
 	if (!c->deferred)
 		return 0;
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_SEEN, e);
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_NODE_SEEN, e);
 	if (!st)
 		return -1;
 	/* Each dirty entry once (marked 2 while collected), in row order so
@@ -324,11 +324,11 @@ int apenet_hdb_cache_flush(struct apenet_hdb *db, struct apenet_err *e)
 	for (uint32_t i = 0; i < k; i++) {
 		struct hdb_node *n = hdb_at(c, c->dirty[i]);
 		if (!n->touched && hdb_push(&c->flushed, &c->nflushed, &c->flushed_cap, n->idx)) {
-			apenet_err_set(e, APENET_EIO, "health db %s: out of memory", db->path);
+			apenet_err_set(e, APENET_EIO, "health db %s: out of memory", db->f.path);
 			goto fail;
 		}
 		hdb_bind_seen(st, n);
-		if (apenet_hdb_run(db, st, e, "writing when the nodes were heard")) {
+		if (apenet_db_run(&db->f, st, e, "writing when the nodes were heard")) {
 			if (!n->touched)
 				c->nflushed--;
 			goto fail;

@@ -26,43 +26,43 @@ int apenet_hdb_cert_put(struct apenet_hdb *db, const struct apenet_hdb_cert *c, 
 	if (!c->serial[0] || !cert_verdict_ok(c->verdict))
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: a certificate needs a serial and a verdict "
 							"(pass, fail, inconclusive), not '%s'",
-				      db->path, c->verdict);
+				      db->f.path, c->verdict);
 	int own;
 	if (apenet_hdb_tx_begin(db, &own, e))
 		return -1;
 	struct hdb_node *n = apenet_hdb_node_entry(db, c->node, "", e), *f = NULL;
 	if (n && c->has_far)
 		f = apenet_hdb_node_entry(db, c->far, "", e);
-	sqlite3_stmt *st = n && (f || !c->has_far) ? apenet_hdb_stmt(db, ST_CERT_INSERT, e) : NULL;
+	sqlite3_stmt *st = n && (f || !c->has_far) ? apenet_db_stmt(&db->f, ST_CERT_INSERT, e) : NULL;
 	int ok = st != NULL;
 	if (ok) {
-		apenet_hdb_bind_text(st, 1, c->serial);
+		apenet_db_bind_text(st, 1, c->serial);
 		sqlite3_bind_int64(st, 2, n->id);
-		apenet_hdb_bind_text(st, 3, c->link);
+		apenet_db_bind_text(st, 3, c->link);
 		if (f) {
 			sqlite3_bind_int64(st, 4, f->id);
-			apenet_hdb_bind_text(st, 5, c->far_link);
+			apenet_db_bind_text(st, 5, c->far_link);
 		} else {
 			sqlite3_bind_null(st, 4);
 			sqlite3_bind_null(st, 5);
 		}
-		apenet_hdb_bind_text(st, 6, c->pattern);
-		apenet_hdb_bind_double(st, 7, c->target);
-		apenet_hdb_bind_double(st, 8, c->cl);
-		apenet_hdb_bind_text(st, 9, c->verdict);
+		apenet_db_bind_text(st, 6, c->pattern);
+		apenet_db_bind_double(st, 7, c->target);
+		apenet_db_bind_double(st, 8, c->cl);
+		apenet_db_bind_text(st, 9, c->verdict);
 		sqlite3_bind_int64(st, 10, (sqlite3_int64)c->bits);
 		sqlite3_bind_int64(st, 11, (sqlite3_int64)c->errors);
-		apenet_hdb_bind_double(st, 12, c->upper);
-		apenet_hdb_bind_double(st, 13, c->lower);
+		apenet_db_bind_double(st, 12, c->upper);
+		apenet_db_bind_double(st, 13, c->lower);
 		sqlite3_bind_int(st, 14, c->swept);
-		apenet_hdb_bind_text(st, 15, c->pma_near);
-		apenet_hdb_bind_text(st, 16, c->pma_far);
-		apenet_hdb_bind_text(st, 17, c->lanes);
+		apenet_db_bind_text(st, 15, c->pma_near);
+		apenet_db_bind_text(st, 16, c->pma_far);
+		apenet_db_bind_text(st, 17, c->lanes);
 		sqlite3_bind_int64(st, 18, c->started_ms);
 		sqlite3_bind_int64(st, 19, c->finished_ms);
-		ok = apenet_hdb_run(db, st, e, "storing a certificate") == 0;
+		ok = apenet_db_run(&db->f, st, e, "storing a certificate") == 0;
 		if (ok && id)
-			*id = sqlite3_last_insert_rowid(db->db);
+			*id = sqlite3_last_insert_rowid(db->f.conn);
 	}
 	return apenet_hdb_tx_end(db, own, ok, e);
 }
@@ -70,41 +70,41 @@ int apenet_hdb_cert_put(struct apenet_hdb *db, const struct apenet_hdb_cert *c, 
 int apenet_hdb_certs_each(struct apenet_hdb *db, const char *serial, apenet_hdb_cert_fn cb, void *arg,
 			  struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_CERT_EACH, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_CERT_EACH, e);
 	if (!st)
 		return -1;
-	apenet_hdb_bind_text(st, 1, serial);
+	apenet_db_bind_text(st, 1, serial);
 	static struct apenet_hdb_cert c; /* 3 KB: not on a caller's stack */
 	int rc, stop = 0;
 	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&c, 0, sizeof(c));
 		c.id = sqlite3_column_int64(st, 0);
-		apenet_hdb_col_text(st, 1, c.serial, sizeof(c.serial));
+		apenet_db_col_text(st, 1, c.serial, sizeof(c.serial));
 		for (int i = 0; i < 3; i++)
 			c.node[i] = (unsigned)sqlite3_column_int64(st, 2 + i);
-		apenet_hdb_col_text(st, 5, c.link, sizeof(c.link));
+		apenet_db_col_text(st, 5, c.link, sizeof(c.link));
 		c.has_far = sqlite3_column_int(st, 6);
 		for (int i = 0; i < 3; i++)
 			c.far[i] = (unsigned)sqlite3_column_int64(st, 7 + i);
-		apenet_hdb_col_text(st, 10, c.far_link, sizeof(c.far_link));
-		apenet_hdb_col_text(st, 11, c.pattern, sizeof(c.pattern));
-		c.target = apenet_hdb_col_double(st, 12);
-		c.cl = apenet_hdb_col_double(st, 13);
-		apenet_hdb_col_text(st, 14, c.verdict, sizeof(c.verdict));
+		apenet_db_col_text(st, 10, c.far_link, sizeof(c.far_link));
+		apenet_db_col_text(st, 11, c.pattern, sizeof(c.pattern));
+		c.target = apenet_db_col_double(st, 12);
+		c.cl = apenet_db_col_double(st, 13);
+		apenet_db_col_text(st, 14, c.verdict, sizeof(c.verdict));
 		c.bits = (uint64_t)sqlite3_column_int64(st, 15);
 		c.errors = (uint64_t)sqlite3_column_int64(st, 16);
-		c.upper = apenet_hdb_col_double(st, 17);
-		c.lower = apenet_hdb_col_double(st, 18);
+		c.upper = apenet_db_col_double(st, 17);
+		c.lower = apenet_db_col_double(st, 18);
 		c.swept = sqlite3_column_int(st, 19);
-		apenet_hdb_col_text(st, 20, c.pma_near, sizeof(c.pma_near));
-		apenet_hdb_col_text(st, 21, c.pma_far, sizeof(c.pma_far));
-		apenet_hdb_col_text(st, 22, c.lanes, sizeof(c.lanes));
+		apenet_db_col_text(st, 20, c.pma_near, sizeof(c.pma_near));
+		apenet_db_col_text(st, 21, c.pma_far, sizeof(c.pma_far));
+		apenet_db_col_text(st, 22, c.lanes, sizeof(c.lanes));
 		c.started_ms = sqlite3_column_int64(st, 23);
 		c.finished_ms = sqlite3_column_int64(st, 24);
 		stop = cb(arg, &c);
 	}
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (!stop && rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "reading certificates");
+		return apenet_db_err(&db->f, e, "reading certificates");
 	return 0;
 }

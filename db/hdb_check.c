@@ -53,8 +53,8 @@ static int hdb_check_query(struct hdb_problems *p, const char *sql, const char *
 			   struct apenet_err *e)
 {
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(p->db->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return apenet_hdb_dberr(p->db, e, "preparing a check");
+	if (sqlite3_prepare_v2(p->db->f.conn, sql, -1, &st, NULL) != SQLITE_OK)
+		return apenet_db_err(&p->db->f, e, "preparing a check");
 	int rc, rows = 0;
 	char msg[1024];
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -70,19 +70,19 @@ static int hdb_check_query(struct hdb_problems *p, const char *sql, const char *
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return apenet_hdb_dberr(p->db, e, "running a check");
+		return apenet_db_err(&p->db->f, e, "running a check");
 	return 0;
 }
 
 static int hdb_check_int(struct apenet_hdb *db, const char *sql, int64_t *v, struct apenet_err *e)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(db->db, sql, -1, &st, NULL);
+	int rc = sqlite3_prepare_v2(db->f.conn, sql, -1, &st, NULL);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		*v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
-		return apenet_hdb_dberr(db, e, sql);
+		return apenet_db_err(&db->f, e, sql);
 	return 0;
 }
 

@@ -12,10 +12,10 @@ static int hdb_check_evidence(struct apenet_hdb *db, const struct apenet_hdb_evi
 	    apenet_hdb_check_text(db, "evidence text", ev->text, sizeof(ev->text), e))
 		return -1;
 	if (ev->path < APENET_HDB_PATH_SELF || ev->path > APENET_HDB_PATH_SUPERVISOR)
-		return apenet_err_set(e, APENET_EINVAL, "health db %s: evidence path %d out of range 1..4", db->path,
+		return apenet_err_set(e, APENET_EINVAL, "health db %s: evidence path %d out of range 1..4", db->f.path,
 				      ev->path);
 	if (ev->seq > INT64_MAX)
-		return apenet_err_set(e, APENET_EINVAL, "health db %s: evidence sequence out of range", db->path);
+		return apenet_err_set(e, APENET_EINVAL, "health db %s: evidence sequence out of range", db->f.path);
 	return 0;
 }
 
@@ -25,7 +25,7 @@ static int hdb_check_incident(struct apenet_hdb *db, const struct apenet_hdb_inc
 	if (((fields & APENET_HDB_SET_COMPONENT) &&
 	     (apenet_hdb_check_text(db, "incident component", in->component, sizeof(in->component), e) ||
 	      (!in->component[0] && apenet_err_set(e, APENET_EINVAL, "health db %s: incident without a component",
-						   db->path)))) ||
+						   db->f.path)))) ||
 	    ((fields & APENET_HDB_SET_RULE) && apenet_hdb_check_text(db, "incident rule", in->rule, sizeof(in->rule), e)) ||
 	    ((fields & APENET_HDB_SET_LINK) &&
 	     (apenet_hdb_check_text(db, "incident link", in->link, sizeof(in->link), e) ||
@@ -38,7 +38,7 @@ static int hdb_check_incident(struct apenet_hdb *db, const struct apenet_hdb_inc
 static void hdb_bind_opt(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s && *s)
-		apenet_hdb_bind_text(st, i, s);
+		apenet_db_bind_text(st, i, s);
 	else
 		sqlite3_bind_null(st, i);
 }
@@ -46,19 +46,19 @@ static void hdb_bind_opt(sqlite3_stmt *st, int i, const char *s)
 static int hdb_evidence_insert(struct apenet_hdb *db, int64_t id, const struct apenet_hdb_evidence *ev,
 			       struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_EV_INSERT, e);
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_EV_INSERT, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, ev->time_ms);
 	sqlite3_bind_int(st, 3, ev->path);
-	apenet_hdb_bind_text(st, 4, ev->reporter);
+	apenet_db_bind_text(st, 4, ev->reporter);
 	if (ev->seq)
 		sqlite3_bind_int64(st, 5, (int64_t)ev->seq);
 	else
 		sqlite3_bind_null(st, 5);
-	apenet_hdb_bind_text(st, 6, ev->text);
-	return apenet_hdb_run(db, st, e, "adding evidence to an incident");
+	apenet_db_bind_text(st, 6, ev->text);
+	return apenet_db_run(&db->f, st, e, "adding evidence to an incident");
 }
 
 int apenet_hdb_incident_open(struct apenet_hdb *db, const struct apenet_hdb_incident *in, int64_t *id,
@@ -75,9 +75,9 @@ int apenet_hdb_incident_open(struct apenet_hdb *db, const struct apenet_hdb_inci
 	struct hdb_node *n = apenet_hdb_node_entry(db, in->node, "", e), *far = NULL;
 	if (n && in->has_far)
 		far = apenet_hdb_node_entry(db, in->far, "", e);
-	sqlite3_stmt *st = n && (far || !in->has_far) ? apenet_hdb_stmt(db, ST_INC_INSERT, e) : NULL;
+	sqlite3_stmt *st = n && (far || !in->has_far) ? apenet_db_stmt(&db->f, ST_INC_INSERT, e) : NULL;
 	if (st) {
-		apenet_hdb_bind_text(st, 1, in->component);
+		apenet_db_bind_text(st, 1, in->component);
 		sqlite3_bind_int64(st, 2, n->id);
 		hdb_bind_opt(st, 3, in->link);
 		if (far)
@@ -85,18 +85,18 @@ int apenet_hdb_incident_open(struct apenet_hdb *db, const struct apenet_hdb_inci
 		else
 			sqlite3_bind_null(st, 4);
 		hdb_bind_opt(st, 5, far ? in->far_link : NULL);
-		apenet_hdb_bind_text(st, 6, in->rule);
+		apenet_db_bind_text(st, 6, in->rule);
 		sqlite3_bind_int64(st, 7, in->opened_ms);
 		sqlite3_bind_int64(st, 8, in->first.time_ms);
 		sqlite3_bind_int(st, 9, in->first.path);
-		apenet_hdb_bind_text(st, 10, in->first.text);
-		apenet_hdb_bind_text(st, 11, in->first.reporter);
+		apenet_db_bind_text(st, 10, in->first.text);
+		apenet_db_bind_text(st, 11, in->first.reporter);
 		if (in->first.seq)
 			sqlite3_bind_int64(st, 12, (int64_t)in->first.seq);
 		else
 			sqlite3_bind_null(st, 12);
-		if (apenet_hdb_run(db, st, e, "opening an incident") == 0) {
-			int64_t rowid = sqlite3_last_insert_rowid(db->db);
+		if (apenet_db_run(&db->f, st, e, "opening an incident") == 0) {
+			int64_t rowid = sqlite3_last_insert_rowid(db->f.conn);
 			if (hdb_evidence_insert(db, rowid, &in->first, e) == 0) {
 				if (id)
 					*id = rowid;
@@ -111,7 +111,7 @@ int apenet_hdb_incident_open(struct apenet_hdb *db, const struct apenet_hdb_inci
  * none, -1. */
 static int hdb_incident_state(struct apenet_hdb *db, int64_t id, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_INC_STATE, e);
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_INC_STATE, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
@@ -121,9 +121,9 @@ static int hdb_incident_state(struct apenet_hdb *db, int64_t id, struct apenet_e
 		state = !s ? -1 : !strcmp(s, "open") ? APENET_HDB_OPEN : !strcmp(s, "closed") ? APENET_HDB_CLOSED
 										     : APENET_HDB_MERGED;
 	}
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "reading an incident");
+		return apenet_db_err(&db->f, e, "reading an incident");
 	return state;
 }
 
@@ -137,7 +137,7 @@ int apenet_hdb_incident_evidence(struct apenet_hdb *db, int64_t id, const struct
 		return -1;
 	int state = hdb_incident_state(db, id, e);
 	if (state == 0) {
-		apenet_err_set(e, APENET_EINVAL, "health db %s: no incident %lld", db->path, (long long)id);
+		apenet_err_set(e, APENET_EINVAL, "health db %s: no incident %lld", db->f.path, (long long)id);
 		return own ? apenet_hdb_tx_end(db, own, 0, e) : -1; /* nothing written: the batch goes on */
 	}
 	int ok = state > 0 && hdb_evidence_insert(db, id, ev, e) == 0;
@@ -150,9 +150,9 @@ static int hdb_not_open(struct apenet_hdb *db, int64_t id, int own, const char *
 {
 	int state = hdb_incident_state(db, id, e);
 	if (state == 0)
-		apenet_err_set(e, APENET_EINVAL, "health db %s: %s: no incident %lld", db->path, what, (long long)id);
+		apenet_err_set(e, APENET_EINVAL, "health db %s: %s: no incident %lld", db->f.path, what, (long long)id);
 	else if (state > 0)
-		apenet_err_set(e, APENET_EINVAL, "health db %s: %s: incident %lld is %s", db->path, what, (long long)id,
+		apenet_err_set(e, APENET_EINVAL, "health db %s: %s: incident %lld is %s", db->f.path, what, (long long)id,
 			       apenet_hdb_state_name(state));
 	if (own)
 		apenet_hdb_rollback(db);
@@ -173,13 +173,13 @@ int apenet_hdb_incident_update(struct apenet_hdb *db, int64_t id, const struct a
 		ok = 0;
 	if (ok && (fields & APENET_HDB_SET_LINK) && in->has_far && !(far = apenet_hdb_node_entry(db, in->far, "", e)))
 		ok = 0;
-	sqlite3_stmt *st = ok ? apenet_hdb_stmt(db, ST_INC_UPDATE, e) : NULL;
+	sqlite3_stmt *st = ok ? apenet_db_stmt(&db->f, ST_INC_UPDATE, e) : NULL;
 	if (!st)
 		return apenet_hdb_tx_end(db, own, 0, e);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, (int)fields);
-	apenet_hdb_bind_text(st, 3, in->component);
-	apenet_hdb_bind_text(st, 4, in->rule);
+	apenet_db_bind_text(st, 3, in->component);
+	apenet_db_bind_text(st, 4, in->rule);
 	sqlite3_bind_int64(st, 5, n ? n->id : 0);
 	hdb_bind_opt(st, 6, in->link);
 	if (far)
@@ -187,9 +187,9 @@ int apenet_hdb_incident_update(struct apenet_hdb *db, int64_t id, const struct a
 	else
 		sqlite3_bind_null(st, 7);
 	hdb_bind_opt(st, 8, far ? in->far_link : NULL);
-	if (apenet_hdb_run(db, st, e, "re-blaming an incident"))
+	if (apenet_db_run(&db->f, st, e, "re-blaming an incident"))
 		return apenet_hdb_tx_end(db, own, 0, e);
-	if (sqlite3_changes(db->db) == 0)
+	if (sqlite3_changes(db->f.conn) == 0)
 		return hdb_not_open(db, id, own, "re-blaming", e);
 	return apenet_hdb_tx_end(db, own, 1, e);
 }
@@ -201,10 +201,10 @@ int apenet_hdb_incident_close(struct apenet_hdb *db, int64_t id, int64_t when_ms
 		return -1;
 	if (state != APENET_HDB_CLOSED && state != APENET_HDB_MERGED)
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: incident %lld closed as '%s': closed or merged",
-				      db->path, (long long)id, apenet_hdb_state_name(state));
+				      db->f.path, (long long)id, apenet_hdb_state_name(state));
 	if (state == APENET_HDB_MERGED && (merged_into <= 0 || merged_into == id))
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: incident %lld merged into %lld: another incident",
-				      db->path, (long long)id, (long long)merged_into);
+				      db->f.path, (long long)id, (long long)merged_into);
 	if (state == APENET_HDB_CLOSED)
 		merged_into = 0;
 	int own;
@@ -215,25 +215,25 @@ int apenet_hdb_incident_close(struct apenet_hdb *db, int64_t id, int64_t when_ms
 		if (target <= 0) {
 			if (target == 0)
 				apenet_err_set(e, APENET_EINVAL, "health db %s: incident %lld merged into %lld: no such incident",
-					       db->path, (long long)id, (long long)merged_into);
+					       db->f.path, (long long)id, (long long)merged_into);
 			if (own)
 				apenet_hdb_rollback(db);
 			return -1;
 		}
 	}
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_INC_CLOSE, e);
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_INC_CLOSE, e);
 	if (!st)
 		return apenet_hdb_tx_end(db, own, 0, e);
 	sqlite3_bind_int64(st, 1, id);
-	apenet_hdb_bind_text(st, 2, state == APENET_HDB_CLOSED ? "closed" : "merged");
+	apenet_db_bind_text(st, 2, state == APENET_HDB_CLOSED ? "closed" : "merged");
 	sqlite3_bind_int64(st, 3, when_ms);
 	if (merged_into)
 		sqlite3_bind_int64(st, 4, merged_into);
 	else
 		sqlite3_bind_null(st, 4);
-	if (apenet_hdb_run(db, st, e, "closing an incident"))
+	if (apenet_db_run(&db->f, st, e, "closing an incident"))
 		return apenet_hdb_tx_end(db, own, 0, e);
-	if (sqlite3_changes(db->db) == 0)
+	if (sqlite3_changes(db->f.conn) == 0)
 		return hdb_not_open(db, id, own, "closing", e);
 	return apenet_hdb_tx_end(db, own, 1, e);
 }

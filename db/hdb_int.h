@@ -7,16 +7,13 @@
 
 #include <stdint.h>
 
-#include <sqlite3.h>
-
 #include "apenet/hdb.h"
+#include "db_int.h"
 
 /* Every statement the library runs, prepared once (at first use) and kept.
- * The texts are in hdb_sql.c; values are always bound, never written in. */
+ * The texts are in hdb_sql.c; values are always bound, never written in.
+ * Transactions are db_util.c's (apenet_db_begin...). */
 enum hdb_st {
-	ST_BEGIN,
-	ST_COMMIT,
-	ST_ROLLBACK,
 	ST_DATA_VERSION,
 	/* nodes and the layout */
 	ST_NODE_LOAD,
@@ -71,7 +68,11 @@ enum hdb_st {
 	ST_N
 };
 
-const char *apenet_hdb_sql_text(enum hdb_st which);
+extern const char *const apenet_hdb_sql[ST_N];
+/* The schema as migration steps (hdb_schema.c), and the writer's settings
+ * (hdb_open.c), which the benchmarks' baseline shares (hdb_baseline.c). */
+extern const char *const apenet_hdb_steps[APENET_HDB_SCHEMA];
+extern const char *const apenet_hdb_pragmas[];
 
 /*
  * What the writer keeps of each node in memory: its row id, its agent's
@@ -119,10 +120,8 @@ struct hdb_cache {
 };
 
 struct apenet_hdb {
-	sqlite3 *db;
+	struct apenet_db f;      /* the file: connection, path, flags (APENET_DB_*) */
 	sqlite3_stmt *st[ST_N];
-	char path[APENET_PATH_MAX];
-	unsigned flags;
 	int in_batch;            /* a batch (or an implicit transaction) is open */
 	int batch_failed;        /* a call failed half-way in it: it may only roll back */
 	unsigned hb_flush_ms;
@@ -132,35 +131,19 @@ struct apenet_hdb {
 	struct apenet_hdb_stats stats;
 };
 
-/* The statement, prepared on first use; NULL with e set. */
-sqlite3_stmt *apenet_hdb_stmt(struct apenet_hdb *db, enum hdb_st which, struct apenet_err *e);
-/* e from the connection's last error: "health db PATH: what: sqlite's message". */
-int apenet_hdb_dberr(struct apenet_hdb *db, struct apenet_err *e, const char *what);
-/* Steps a bound statement to completion (rows ignored) and resets it. */
-int apenet_hdb_run(struct apenet_hdb *db, sqlite3_stmt *st, struct apenet_err *e, const char *what);
-/* Resets a statement after a reader used it. */
-void apenet_hdb_done(sqlite3_stmt *st);
+/* Statements, errors, binding: db_int.h (apenet_db_stmt(&db->f, ...)). */
 /* Refuses writes on a read-only handle. */
 int apenet_hdb_writable(struct apenet_hdb *db, struct apenet_err *e, const char *what);
-/* A reader's statement, refused when it is already running (a callback
- * calling its own reader). */
-sqlite3_stmt *apenet_hdb_reader(struct apenet_hdb *db, enum hdb_st which, struct apenet_err *e);
 
+/* PRAGMA data_version: changes when another connection wrote the file. */
+int apenet_hdb_data_version(struct apenet_hdb *db, int64_t *v, struct apenet_err *e);
 /* An implicit transaction around a write made outside a batch: *own is set
  * when apenet_hdb_tx_begin opened one, and apenet_hdb_tx_end commits (ok) or rolls it back. */
 int apenet_hdb_tx_begin(struct apenet_hdb *db, int *own, struct apenet_err *e);
 int apenet_hdb_tx_end(struct apenet_hdb *db, int own, int ok, struct apenet_err *e);
 
-void apenet_hdb_bind_text(sqlite3_stmt *st, int i, const char *s);
-void apenet_hdb_bind_double(sqlite3_stmt *st, int i, double v);
-/* A text or "" for NULL, copied into dst. */
-void apenet_hdb_col_text(sqlite3_stmt *st, int col, char *dst, size_t size);
-double apenet_hdb_col_double(sqlite3_stmt *st, int col);
 /* A text argument that must end within its array. */
 int apenet_hdb_check_text(struct apenet_hdb *db, const char *what, const char *s, size_t size, struct apenet_err *e);
-
-/* The schema: creates or migrates (the caller holds BEGIN IMMEDIATE). */
-int apenet_hdb_migrate(sqlite3 *db, const char *path, int64_t from, int64_t to, struct apenet_err *e);
 
 /* The node cache (hdb_cache.c). */
 int apenet_hdb_cache_load(struct apenet_hdb *db, struct apenet_err *e);

@@ -33,43 +33,43 @@ static int hdb_layout_node(struct apenet_hdb *db, const unsigned xyz[3], const c
 		name = "";
 	if (strlen(name) >= sizeof(((struct apenet_hdb_node *)0)->name))
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: node %u,%u,%u: name '%.40s...' longer than %zu",
-				      db->path, xyz[0], xyz[1], xyz[2], name,
+				      db->f.path, xyz[0], xyz[1], xyz[2], name,
 				      sizeof(((struct apenet_hdb_node *)0)->name) - 1);
 	struct hdb_node *n = apenet_hdb_cache_find(db, xyz);
 	sqlite3_stmt *st;
 	if (n && n->id) {
-		if (!(st = apenet_hdb_stmt(db, ST_NODE_NAME, e)))
+		if (!(st = apenet_db_stmt(&db->f, ST_NODE_NAME, e)))
 			return -1;
 		sqlite3_bind_int64(st, 1, n->id);
-		apenet_hdb_bind_text(st, 2, name);
-		return apenet_hdb_run(db, st, e, "naming a node");
+		apenet_db_bind_text(st, 2, name);
+		return apenet_db_run(&db->f, st, e, "naming a node");
 	}
-	if (!(st = apenet_hdb_stmt(db, ST_NODE_INSERT, e)))
+	if (!(st = apenet_db_stmt(&db->f, ST_NODE_INSERT, e)))
 		return -1;
 	sqlite3_bind_int64(st, 1, xyz[0]);
 	sqlite3_bind_int64(st, 2, xyz[1]);
 	sqlite3_bind_int64(st, 3, xyz[2]);
-	apenet_hdb_bind_text(st, 4, name);
+	apenet_db_bind_text(st, 4, name);
 	sqlite3_bind_int(st, 5, 1);
-	if (apenet_hdb_run(db, st, e, "adding a node"))
+	if (apenet_db_run(&db->f, st, e, "adding a node"))
 		return -1;
-	return apenet_hdb_cache_add(db, xyz, sqlite3_last_insert_rowid(db->db), e) ? 0 : -1;
+	return apenet_hdb_cache_add(db, xyz, sqlite3_last_insert_rowid(db->f.conn), e) ? 0 : -1;
 }
 
 /* The dims the layout was stored with ("AxBxC" in meta), "" none: 1, 0, -1. */
 static int hdb_stored_dims(struct apenet_hdb *db, char *have, size_t n, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_META_GET, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_META_GET, e);
 	if (!st)
 		return -1;
 	have[0] = 0;
-	apenet_hdb_bind_text(st, 1, "dims");
+	apenet_db_bind_text(st, 1, "dims");
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		apenet_hdb_col_text(st, 0, have, n);
-	apenet_hdb_done(st);
+		apenet_db_col_text(st, 0, have, n);
+	apenet_db_done(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "reading the stored layout");
+		return apenet_db_err(&db->f, e, "reading the stored layout");
 	return rc == SQLITE_ROW;
 }
 
@@ -84,9 +84,9 @@ static int hdb_layout_links(struct apenet_hdb *db, const unsigned dims[3], struc
 	if (!strcmp(want, have))
 		return 0;
 	sqlite3_stmt *st;
-	if (!(st = apenet_hdb_stmt(db, ST_LINK_CLEAR, e)) || apenet_hdb_run(db, st, e, "clearing the links"))
+	if (!(st = apenet_db_stmt(&db->f, ST_LINK_CLEAR, e)) || apenet_db_run(&db->f, st, e, "clearing the links"))
 		return -1;
-	if (!(st = apenet_hdb_stmt(db, ST_LINK_INSERT, e)))
+	if (!(st = apenet_db_stmt(&db->f, ST_LINK_INSERT, e)))
 		return -1;
 	unsigned xyz[3], far[3];
 	for (xyz[2] = 0; xyz[2] < dims[2]; xyz[2]++)
@@ -100,18 +100,18 @@ static int hdb_layout_links(struct apenet_hdb *db, const unsigned dims[3], struc
 					const struct hdb_node *p = apenet_hdb_cache_find(db, far);
 					sqlite3_bind_int64(st, 1, n->id);
 					sqlite3_bind_int(st, 2, l);
-					apenet_hdb_bind_text(st, 3, apenet_hdb_link_name(l));
+					apenet_db_bind_text(st, 3, apenet_hdb_link_name(l));
 					sqlite3_bind_int64(st, 4, p->id);
-					apenet_hdb_bind_text(st, 5, apenet_hdb_link_name(fl));
-					if (apenet_hdb_run(db, st, e, "adding a link"))
+					apenet_db_bind_text(st, 5, apenet_hdb_link_name(fl));
+					if (apenet_db_run(&db->f, st, e, "adding a link"))
 						return -1;
 				}
 			}
-	if (!(st = apenet_hdb_stmt(db, ST_META_SET, e)))
+	if (!(st = apenet_db_stmt(&db->f, ST_META_SET, e)))
 		return -1;
-	apenet_hdb_bind_text(st, 1, "dims");
-	apenet_hdb_bind_text(st, 2, want);
-	return apenet_hdb_run(db, st, e, "storing the layout");
+	apenet_db_bind_text(st, 1, "dims");
+	apenet_db_bind_text(st, 2, want);
+	return apenet_db_run(&db->f, st, e, "storing the layout");
 }
 
 int apenet_hdb_layout(struct apenet_hdb *db, const unsigned dims[3], apenet_hdb_name_fn name, void *arg,
@@ -123,11 +123,11 @@ int apenet_hdb_layout(struct apenet_hdb *db, const unsigned dims[3], apenet_hdb_
 	for (int d = 0; d < 3; d++) {
 		if (dims[d] == 0)
 			return apenet_err_set(e, APENET_EINVAL, "health db %s: layout %ux%ux%u: a dimension of 0",
-					      db->path, dims[0], dims[1], dims[2]);
+					      db->f.path, dims[0], dims[1], dims[2]);
 		total *= dims[d];
 	}
 	if (total > HDB_MAX_NODES)
-		return apenet_err_set(e, APENET_EINVAL, "health db %s: layout %ux%ux%u: more than %u nodes", db->path,
+		return apenet_err_set(e, APENET_EINVAL, "health db %s: layout %ux%ux%u: more than %u nodes", db->f.path,
 				      dims[0], dims[1], dims[2], HDB_MAX_NODES);
 	int own;
 	if (apenet_hdb_tx_begin(db, &own, e))
@@ -139,13 +139,13 @@ int apenet_hdb_layout(struct apenet_hdb *db, const unsigned dims[3], apenet_hdb_
 			for (xyz[0] = 0; ok && xyz[0] < dims[0]; xyz[0]++)
 				ok = hdb_layout_node(db, xyz, name ? name(arg, xyz[0], xyz[1], xyz[2]) : NULL, e) == 0;
 	if (ok) {
-		sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_LEAVE, e);
+		sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_NODE_LEAVE, e);
 		if (st) {
 			sqlite3_bind_int64(st, 1, dims[0]);
 			sqlite3_bind_int64(st, 2, dims[1]);
 			sqlite3_bind_int64(st, 3, dims[2]);
 		}
-		ok = st && apenet_hdb_run(db, st, e, "taking nodes out of the layout") == 0 && hdb_layout_links(db, dims, e) == 0;
+		ok = st && apenet_db_run(&db->f, st, e, "taking nodes out of the layout") == 0 && hdb_layout_links(db, dims, e) == 0;
 	}
 	return apenet_hdb_tx_end(db, own, ok, e);
 }

@@ -11,16 +11,16 @@ static void hdb_incident_row(sqlite3_stmt *st, struct apenet_hdb_incident *in)
 {
 	memset(in, 0, sizeof(*in));
 	in->id = sqlite3_column_int64(st, 0);
-	apenet_hdb_col_text(st, 1, in->component, sizeof(in->component));
+	apenet_db_col_text(st, 1, in->component, sizeof(in->component));
 	for (int i = 0; i < 3; i++)
 		in->node[i] = (unsigned)sqlite3_column_int64(st, 2 + i);
-	apenet_hdb_col_text(st, 5, in->node_name, sizeof(in->node_name));
-	apenet_hdb_col_text(st, 6, in->link, sizeof(in->link));
+	apenet_db_col_text(st, 5, in->node_name, sizeof(in->node_name));
+	apenet_db_col_text(st, 6, in->link, sizeof(in->link));
 	in->has_far = sqlite3_column_int(st, 7);
 	for (int i = 0; i < 3 && in->has_far; i++)
 		in->far[i] = (unsigned)sqlite3_column_int64(st, 8 + i);
-	apenet_hdb_col_text(st, 11, in->far_link, sizeof(in->far_link));
-	apenet_hdb_col_text(st, 12, in->rule, sizeof(in->rule));
+	apenet_db_col_text(st, 11, in->far_link, sizeof(in->far_link));
+	apenet_db_col_text(st, 12, in->rule, sizeof(in->rule));
 	const char *s = (const char *)sqlite3_column_text(st, 13);
 	in->state = !s ? 0 : !strcmp(s, "open") ? APENET_HDB_OPEN : !strcmp(s, "closed") ? APENET_HDB_CLOSED
 							     : !strcmp(s, "merged") ? APENET_HDB_MERGED
@@ -30,8 +30,8 @@ static void hdb_incident_row(sqlite3_stmt *st, struct apenet_hdb_incident *in)
 	in->merged_into = sqlite3_column_int64(st, 16);
 	in->first.time_ms = sqlite3_column_int64(st, 17);
 	in->first.path = sqlite3_column_int(st, 18);
-	apenet_hdb_col_text(st, 19, in->first.text, sizeof(in->first.text));
-	apenet_hdb_col_text(st, 20, in->first.reporter, sizeof(in->first.reporter));
+	apenet_db_col_text(st, 19, in->first.text, sizeof(in->first.text));
+	apenet_db_col_text(st, 20, in->first.reporter, sizeof(in->first.reporter));
 	in->first.seq = (uint64_t)sqlite3_column_int64(st, 21);
 	in->first.transition_id = sqlite3_column_int64(st, 22);
 	in->evidence = (unsigned)sqlite3_column_int64(st, 23);
@@ -39,16 +39,16 @@ static void hdb_incident_row(sqlite3_stmt *st, struct apenet_hdb_incident *in)
 
 int apenet_hdb_incident_get(struct apenet_hdb *db, int64_t id, struct apenet_hdb_incident *out, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_INC_GET, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_INC_GET, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		hdb_incident_row(st, out);
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "reading an incident");
+		return apenet_db_err(&db->f, e, "reading an incident");
 	return rc == SQLITE_ROW;
 }
 
@@ -64,15 +64,15 @@ static int hdb_incidents_run(struct apenet_hdb *db, sqlite3_stmt *st, apenet_hdb
 			break;
 		}
 	}
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "reading incidents");
+		return apenet_db_err(&db->f, e, "reading incidents");
 	return 0;
 }
 
 int apenet_hdb_incidents_open_each(struct apenet_hdb *db, apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_INC_OPEN_EACH, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_INC_OPEN_EACH, e);
 	return st ? hdb_incidents_run(db, st, cb, arg, e) : -1;
 }
 
@@ -98,7 +98,7 @@ int apenet_hdb_incidents_each(struct apenet_hdb *db, int open_only, int64_t from
 		struct hdb_window w = { cb, arg, from_ms, to_ms };
 		return apenet_hdb_incidents_open_each(db, hdb_in_window, &w, e);
 	}
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_INC_EACH, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_INC_EACH, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, from_ms);
@@ -109,7 +109,7 @@ int apenet_hdb_incidents_each(struct apenet_hdb *db, int open_only, int64_t from
 int apenet_hdb_evidence_each(struct apenet_hdb *db, int64_t incident, apenet_hdb_evidence_fn cb, void *arg,
 			     struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_EV_EACH, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_EV_EACH, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, incident);
@@ -120,30 +120,30 @@ int apenet_hdb_evidence_each(struct apenet_hdb *db, int64_t incident, apenet_hdb
 		ev.id = sqlite3_column_int64(st, 0);
 		ev.time_ms = sqlite3_column_int64(st, 1);
 		ev.path = sqlite3_column_int(st, 2);
-		apenet_hdb_col_text(st, 3, ev.reporter, sizeof(ev.reporter));
+		apenet_db_col_text(st, 3, ev.reporter, sizeof(ev.reporter));
 		ev.seq = (uint64_t)sqlite3_column_int64(st, 4);
 		ev.transition_id = sqlite3_column_int64(st, 5);
-		apenet_hdb_col_text(st, 6, ev.text, sizeof(ev.text));
+		apenet_db_col_text(st, 6, ev.text, sizeof(ev.text));
 		if (cb(arg, &ev)) {
 			rc = SQLITE_DONE;
 			break;
 		}
 	}
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "reading evidence");
+		return apenet_db_err(&db->f, e, "reading evidence");
 	return 0;
 }
 
 int apenet_hdb_link_incidents_each(struct apenet_hdb *db, const unsigned xyz[3], const char *link, int64_t before_ms,
 				   unsigned limit, apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_INC_LINK, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_INC_LINK, e);
 	if (!st)
 		return -1;
 	for (int i = 0; i < 3; i++)
 		sqlite3_bind_int64(st, 1 + i, xyz[i]);
-	apenet_hdb_bind_text(st, 4, link);
+	apenet_db_bind_text(st, 4, link);
 	sqlite3_bind_int64(st, 5, before_ms);
 	sqlite3_bind_int64(st, 6, limit ? (int64_t)limit : -1);
 	return hdb_incidents_run(db, st, cb, arg, e);
@@ -152,7 +152,7 @@ int apenet_hdb_link_incidents_each(struct apenet_hdb *db, const unsigned xyz[3],
 int apenet_hdb_merged_each(struct apenet_hdb *db, int64_t into, apenet_hdb_incident_fn cb, void *arg,
 			   struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_INC_MERGED, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_INC_MERGED, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, into);

@@ -10,7 +10,7 @@ int apenet_hdb_summary(struct apenet_hdb *db, int64_t now_ms, int64_t silence_ms
 		       struct apenet_err *e)
 {
 	memset(s, 0, sizeof(*s));
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_SUMMARY, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_SUMMARY, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, now_ms - silence_ms);
@@ -25,30 +25,30 @@ int apenet_hdb_summary(struct apenet_hdb *db, int64_t now_ms, int64_t silence_ms
 		s->outside_layout = (unsigned)sqlite3_column_int64(st, 6);
 		s->last_recv_ms = sqlite3_column_int64(st, 7);
 	}
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_ROW)
-		return apenet_hdb_dberr(db, e, "summing up the nodes");
-	if (!(st = apenet_hdb_reader(db, ST_OPEN_COUNT, e)))
+		return apenet_db_err(&db->f, e, "summing up the nodes");
+	if (!(st = apenet_db_reader(&db->f, ST_OPEN_COUNT, e)))
 		return -1;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		s->open_incidents = (unsigned)sqlite3_column_int64(st, 0);
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_ROW)
-		return apenet_hdb_dberr(db, e, "counting open incidents");
+		return apenet_db_err(&db->f, e, "counting open incidents");
 	return 0;
 }
 
 int apenet_hdb_open_incidents(struct apenet_hdb *db, unsigned *n, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_OPEN_COUNT, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_OPEN_COUNT, e);
 	if (!st)
 		return -1;
 	int rc = sqlite3_step(st);
 	*n = rc == SQLITE_ROW ? (unsigned)sqlite3_column_int64(st, 0) : 0;
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_ROW)
-		return apenet_hdb_dberr(db, e, "counting open incidents");
+		return apenet_db_err(&db->f, e, "counting open incidents");
 	return 0;
 }
 
@@ -59,9 +59,9 @@ static void hdb_node_row(sqlite3_stmt *st, struct apenet_hdb_node *n)
 	n->x = (unsigned)sqlite3_column_int64(st, 0);
 	n->y = (unsigned)sqlite3_column_int64(st, 1);
 	n->z = (unsigned)sqlite3_column_int64(st, 2);
-	apenet_hdb_col_text(st, 3, n->name, sizeof(n->name));
+	apenet_db_col_text(st, 3, n->name, sizeof(n->name));
 	n->in_layout = sqlite3_column_int(st, 4);
-	apenet_hdb_col_text(st, 5, n->boot, sizeof(n->boot));
+	apenet_db_col_text(st, 5, n->boot, sizeof(n->boot));
 	n->self_ms = sqlite3_column_int64(st, 6);
 	n->self_recv_ms = sqlite3_column_int64(st, 7);
 	n->torus_ms = sqlite3_column_int64(st, 8);
@@ -70,7 +70,7 @@ static void hdb_node_row(sqlite3_stmt *st, struct apenet_hdb_node *n)
 	n->hb_ms = sqlite3_column_int64(st, 11);
 	n->hb_recv_ms = sqlite3_column_int64(st, 12);
 	n->ldm = (uint32_t)sqlite3_column_int64(st, 13);
-	apenet_hdb_col_text(st, 14, n->summary, sizeof(n->summary));
+	apenet_db_col_text(st, 14, n->summary, sizeof(n->summary));
 	n->worst = sqlite3_column_int(st, 15);
 	n->changed_ms = sqlite3_column_int64(st, 16);
 	n->cls = sqlite3_column_int(st, 17);
@@ -79,7 +79,7 @@ static void hdb_node_row(sqlite3_stmt *st, struct apenet_hdb_node *n)
 int apenet_hdb_nodes_each(struct apenet_hdb *db, int64_t now_ms, int64_t silence_ms, size_t limit,
 			  apenet_hdb_node_fn cb, void *arg, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_NODES_EACH, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_NODES_EACH, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, now_ms - silence_ms);
@@ -93,16 +93,16 @@ int apenet_hdb_nodes_each(struct apenet_hdb *db, int64_t now_ms, int64_t silence
 			break;
 		}
 	}
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "listing the nodes");
+		return apenet_db_err(&db->f, e, "listing the nodes");
 	return 0;
 }
 
 int apenet_hdb_node_get(struct apenet_hdb *db, const unsigned xyz[3], int64_t now_ms, int64_t silence_ms,
 			struct apenet_hdb_node *out, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_NODE_GET, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_NODE_GET, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, now_ms - silence_ms);
@@ -111,16 +111,16 @@ int apenet_hdb_node_get(struct apenet_hdb *db, const unsigned xyz[3], int64_t no
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		hdb_node_row(st, out);
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "reading a node");
+		return apenet_db_err(&db->f, e, "reading a node");
 	return rc == SQLITE_ROW;
 }
 
 int apenet_hdb_node_states_each(struct apenet_hdb *db, const unsigned xyz[3], int min_status, apenet_hdb_state_fn cb,
 				void *arg, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_STATES_EACH, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_STATES_EACH, e);
 	if (!st)
 		return -1;
 	for (int i = 0; i < 3; i++)
@@ -133,30 +133,30 @@ int apenet_hdb_node_states_each(struct apenet_hdb *db, const unsigned xyz[3], in
 		memcpy(s.node, xyz, sizeof(s.node));
 		for (int i = 0; i < 3; i++)
 			s.reporter[i] = (unsigned)sqlite3_column_int64(st, i);
-		apenet_hdb_col_text(st, 3, s.boot, sizeof(s.boot));
+		apenet_db_col_text(st, 3, s.boot, sizeof(s.boot));
 		s.seq = (uint64_t)sqlite3_column_int64(st, 4);
 		s.subject = sqlite3_column_int(st, 5);
-		apenet_hdb_col_text(st, 6, s.where, sizeof(s.where));
-		apenet_hdb_col_text(st, 7, s.code, sizeof(s.code));
+		apenet_db_col_text(st, 6, s.where, sizeof(s.where));
+		apenet_db_col_text(st, 7, s.code, sizeof(s.code));
 		s.status = sqlite3_column_int(st, 8);
 		s.path = sqlite3_column_int(st, 9);
-		apenet_hdb_col_text(st, 10, s.via, sizeof(s.via));
+		apenet_db_col_text(st, 10, s.via, sizeof(s.via));
 		s.time_ms = sqlite3_column_int64(st, 11);
 		if (cb(arg, &s)) {
 			rc = SQLITE_DONE;
 			break;
 		}
 	}
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "reading a node's states");
+		return apenet_db_err(&db->f, e, "reading a node's states");
 	return 0;
 }
 
 int apenet_hdb_links_each(struct apenet_hdb *db, const unsigned xyz[3], apenet_hdb_link_fn cb, void *arg,
 			  struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, ST_LINKS_EACH, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_LINKS_EACH, e);
 	if (!st)
 		return -1;
 	for (int i = 0; i < 3; i++)
@@ -166,11 +166,11 @@ int apenet_hdb_links_each(struct apenet_hdb *db, const unsigned xyz[3], apenet_h
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&l, 0, sizeof(l));
 		memcpy(l.node, xyz, sizeof(l.node));
-		apenet_hdb_col_text(st, 0, l.name, sizeof(l.name));
+		apenet_db_col_text(st, 0, l.name, sizeof(l.name));
 		for (int i = 0; i < 3; i++)
 			l.partner[i] = (unsigned)sqlite3_column_int64(st, 1 + i);
-		apenet_hdb_col_text(st, 4, l.partner_name, sizeof(l.partner_name));
-		apenet_hdb_col_text(st, 5, l.partner_link, sizeof(l.partner_link));
+		apenet_db_col_text(st, 4, l.partner_name, sizeof(l.partner_name));
+		apenet_db_col_text(st, 5, l.partner_link, sizeof(l.partner_link));
 		l.status = sqlite3_column_int(st, 6);
 		l.partner_status = sqlite3_column_int(st, 7);
 		if (cb(arg, &l)) {
@@ -178,8 +178,8 @@ int apenet_hdb_links_each(struct apenet_hdb *db, const unsigned xyz[3], apenet_h
 			break;
 		}
 	}
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "reading a node's links");
+		return apenet_db_err(&db->f, e, "reading a node's links");
 	return 0;
 }

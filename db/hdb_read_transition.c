@@ -11,7 +11,7 @@
 static sqlite3_stmt *window(struct apenet_hdb *db, enum hdb_st which, int64_t from_ms, int64_t to_ms,
 			    const unsigned *xyz, struct apenet_err *e)
 {
-	sqlite3_stmt *st = apenet_hdb_reader(db, which, e);
+	sqlite3_stmt *st = apenet_db_reader(&db->f, which, e);
 	if (!st)
 		return NULL;
 	sqlite3_bind_int64(st, 1, from_ms);
@@ -32,23 +32,23 @@ int apenet_hdb_transitions_each(struct apenet_hdb *db, int64_t from_ms, int64_t 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&t, 0, sizeof(t));
 		t.id = sqlite3_column_int64(st, 0);
-		apenet_hdb_col_text(st, 1, t.boot, sizeof(t.boot));
+		apenet_db_col_text(st, 1, t.boot, sizeof(t.boot));
 		t.seq = (uint64_t)sqlite3_column_int64(st, 2);
 		for (int i = 0; i < 3; i++) {
 			t.reporter[i] = (unsigned)sqlite3_column_int64(st, 3 + i);
 			t.node[i] = (unsigned)sqlite3_column_int64(st, 6 + i);
 		}
 		t.subject = sqlite3_column_int(st, 9);
-		apenet_hdb_col_text(st, 10, t.where, sizeof(t.where));
-		apenet_hdb_col_text(st, 11, t.code, sizeof(t.code));
+		apenet_db_col_text(st, 10, t.where, sizeof(t.where));
+		apenet_db_col_text(st, 11, t.code, sizeof(t.code));
 		t.old_status = sqlite3_column_int(st, 12);
 		t.new_status = sqlite3_column_int(st, 13);
-		t.value = apenet_hdb_col_double(st, 14);
-		t.threshold = apenet_hdb_col_double(st, 15);
-		apenet_hdb_col_text(st, 16, t.unit, sizeof(t.unit));
-		apenet_hdb_col_text(st, 17, t.evidence, sizeof(t.evidence));
+		t.value = apenet_db_col_double(st, 14);
+		t.threshold = apenet_db_col_double(st, 15);
+		apenet_db_col_text(st, 16, t.unit, sizeof(t.unit));
+		apenet_db_col_text(st, 17, t.evidence, sizeof(t.evidence));
 		t.path = sqlite3_column_int(st, 18);
-		apenet_hdb_col_text(st, 19, t.via, sizeof(t.via));
+		apenet_db_col_text(st, 19, t.via, sizeof(t.via));
 		t.time_ms = sqlite3_column_int64(st, 20);
 		t.recv_ms = sqlite3_column_int64(st, 21);
 		if (cb(arg, &t)) {
@@ -56,9 +56,9 @@ int apenet_hdb_transitions_each(struct apenet_hdb *db, int64_t from_ms, int64_t 
 			break;
 		}
 	}
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_DONE)
-		return apenet_hdb_dberr(db, e, "reading transitions");
+		return apenet_db_err(&db->f, e, "reading transitions");
 	return 0;
 }
 
@@ -71,8 +71,8 @@ int apenet_hdb_transitions_count(struct apenet_hdb *db, int64_t from_ms, int64_t
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*n = (uint64_t)sqlite3_column_int64(st, 0);
-	apenet_hdb_done(st);
+	apenet_db_done(st);
 	if (rc != SQLITE_ROW)
-		return apenet_hdb_dberr(db, e, "counting transitions");
+		return apenet_db_err(&db->f, e, "counting transitions");
 	return 0;
 }

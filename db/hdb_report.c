@@ -35,20 +35,20 @@ static int hdb_boot_adopt(struct apenet_hdb *db, struct hdb_node *rep, const cha
 	if (apenet_hdb_cache_touch(db, rep, e))
 		return -1;
 	if (rep->boot[0]) {
-		sqlite3_stmt *purge = apenet_hdb_stmt(db, ST_STATE_PURGE, e);
+		sqlite3_stmt *purge = apenet_db_stmt(&db->f, ST_STATE_PURGE, e);
 		if (!purge)
 			return -1;
 		sqlite3_bind_int64(purge, 1, rep->id);
-		apenet_hdb_bind_text(purge, 2, boot);
-		if (apenet_hdb_run(db, purge, e, "forgetting the states of a previous boot"))
+		apenet_db_bind_text(purge, 2, boot);
+		if (apenet_db_run(&db->f, purge, e, "forgetting the states of a previous boot"))
 			return -1;
 	}
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_BOOT, e);
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_NODE_BOOT, e);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, rep->id);
-	apenet_hdb_bind_text(st, 2, boot);
-	if (apenet_hdb_run(db, st, e, "storing a node's new boot"))
+	apenet_db_bind_text(st, 2, boot);
+	if (apenet_db_run(&db->f, st, e, "storing a node's new boot"))
 		return -1;
 	snprintf(rep->boot, sizeof(rep->boot), "%s", boot);
 	rep->gen = gen;
@@ -62,7 +62,7 @@ static int hdb_check_report(struct apenet_hdb *db, const struct apenet_report *r
 {
 	if (r->kind != APENET_REPORT_HEALTH && r->kind != APENET_REPORT_HEARTBEAT)
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: report kind %d is neither health nor heartbeat",
-				      db->path, (int)r->kind);
+				      db->f.path, (int)r->kind);
 	if (apenet_hdb_check_text(db, "report node name", r->node, sizeof(r->node), e) ||
 	    apenet_hdb_check_text(db, "report boot id", r->boot, sizeof(r->boot), e) ||
 	    apenet_hdb_check_text(db, "report where", r->where, sizeof(r->where), e) ||
@@ -73,27 +73,27 @@ static int hdb_check_report(struct apenet_hdb *db, const struct apenet_report *r
 		return -1;
 	if (apenet_report_boot_parse(r->boot, rep, gen))
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: boot id '%s' does not name its reporter (x,y,z#N)",
-				      db->path, r->boot);
+				      db->f.path, r->boot);
 	if (r->seq == 0 || r->seq > INT64_MAX)
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: report %s: sequence %llu out of range 1..2^63-1",
-				      db->path, r->boot, (unsigned long long)r->seq);
+				      db->f.path, r->boot, (unsigned long long)r->seq);
 	if (r->kind == APENET_REPORT_HEARTBEAT) {
 		if (rep[0] != r->x || rep[1] != r->y || rep[2] != r->z)
 			return apenet_err_set(e, APENET_EINVAL,
 					      "health db %s: heartbeat %s seq %llu is about node %u,%u,%u: a heartbeat "
 					      "is about its sender",
-					      db->path, r->boot, (unsigned long long)r->seq, r->x, r->y, r->z);
+					      db->f.path, r->boot, (unsigned long long)r->seq, r->x, r->y, r->z);
 		return 0;
 	}
 	if (r->old_status < 0 || r->old_status > 3 || r->new_status < 0 || r->new_status > 3)
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: report %s seq %llu: status %d -> %d out of range 0..3",
-				      db->path, r->boot, (unsigned long long)r->seq, r->old_status, r->new_status);
+				      db->f.path, r->boot, (unsigned long long)r->seq, r->old_status, r->new_status);
 	if (r->path < APENET_REPORT_PATH_SELF || r->path > APENET_REPORT_PATH_WATCHDOG)
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: report %s seq %llu: path %d out of range 1..3",
-				      db->path, r->boot, (unsigned long long)r->seq, (int)r->path);
+				      db->f.path, r->boot, (unsigned long long)r->seq, (int)r->path);
 	if (r->subject < APENET_REPORT_SUBJ_BOARD || r->subject > APENET_REPORT_SUBJ_HOST)
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: report %s seq %llu: subject %d out of range 1..7",
-				      db->path, r->boot, (unsigned long long)r->seq, (int)r->subject);
+				      db->f.path, r->boot, (unsigned long long)r->seq, (int)r->subject);
 	return 0;
 }
 
@@ -105,29 +105,29 @@ static int hdb_put_transition(struct apenet_hdb *db, const struct apenet_report 
 	struct hdb_node *rep = about ? apenet_hdb_node_entry(db, repxyz, "", e) : NULL;
 	if (!rep)
 		return -1;
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_TR_INSERT, e);
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_TR_INSERT, e);
 	if (!st)
 		return -1;
-	apenet_hdb_bind_text(st, 1, r->boot);
+	apenet_db_bind_text(st, 1, r->boot);
 	sqlite3_bind_int64(st, 2, (int64_t)r->seq);
 	sqlite3_bind_int64(st, 3, rep->id);
 	sqlite3_bind_int64(st, 4, about->id);
 	sqlite3_bind_int(st, 5, r->subject);
-	apenet_hdb_bind_text(st, 6, r->where);
-	apenet_hdb_bind_text(st, 7, r->code);
+	apenet_db_bind_text(st, 6, r->where);
+	apenet_db_bind_text(st, 7, r->code);
 	sqlite3_bind_int(st, 8, r->old_status);
 	sqlite3_bind_int(st, 9, r->new_status);
-	apenet_hdb_bind_double(st, 10, r->value);
-	apenet_hdb_bind_double(st, 11, r->threshold);
-	apenet_hdb_bind_text(st, 12, r->unit);
-	apenet_hdb_bind_text(st, 13, r->evidence);
+	apenet_db_bind_double(st, 10, r->value);
+	apenet_db_bind_double(st, 11, r->threshold);
+	apenet_db_bind_text(st, 12, r->unit);
+	apenet_db_bind_text(st, 13, r->evidence);
 	sqlite3_bind_int(st, 14, r->path);
-	apenet_hdb_bind_text(st, 15, r->via);
+	apenet_db_bind_text(st, 15, r->via);
 	sqlite3_bind_int64(st, 16, r->time_ms);
 	sqlite3_bind_int64(st, 17, recv_ms);
-	if (apenet_hdb_run(db, st, e, "storing a transition"))
+	if (apenet_db_run(&db->f, st, e, "storing a transition"))
 		return -1;
-	if (sqlite3_changes(db->db) == 0) {
+	if (sqlite3_changes(db->f.conn) == 0) {
 		db->stats.duplicates++;
 		return 0; /* this boot and sequence is stored already */
 	}
@@ -141,25 +141,25 @@ static int hdb_put_transition(struct apenet_hdb *db, const struct apenet_report 
 	}
 	if (rank != BOOT_OLDER) {
 		int clear = r->new_status == 0;
-		if (!(st = apenet_hdb_stmt(db, clear ? ST_STATE_CLEAR : ST_STATE_UPSERT, e)))
+		if (!(st = apenet_db_stmt(&db->f, clear ? ST_STATE_CLEAR : ST_STATE_UPSERT, e)))
 			return -1;
 		sqlite3_bind_int64(st, 1, about->id);
 		sqlite3_bind_int64(st, 2, rep->id);
 		sqlite3_bind_int(st, 3, r->subject);
-		apenet_hdb_bind_text(st, 4, r->where);
-		apenet_hdb_bind_text(st, 5, r->code);
+		apenet_db_bind_text(st, 4, r->where);
+		apenet_db_bind_text(st, 5, r->code);
 		if (clear) {
-			apenet_hdb_bind_text(st, 6, r->boot);
+			apenet_db_bind_text(st, 6, r->boot);
 			sqlite3_bind_int64(st, 7, (int64_t)r->seq);
 		} else {
 			sqlite3_bind_int(st, 6, r->new_status);
-			apenet_hdb_bind_text(st, 7, r->boot);
+			apenet_db_bind_text(st, 7, r->boot);
 			sqlite3_bind_int64(st, 8, (int64_t)r->seq);
 			sqlite3_bind_int(st, 9, r->path);
-			apenet_hdb_bind_text(st, 10, r->via);
+			apenet_db_bind_text(st, 10, r->via);
 			sqlite3_bind_int64(st, 11, r->time_ms);
 		}
-		if (apenet_hdb_run(db, st, e, "updating a current state"))
+		if (apenet_db_run(&db->f, st, e, "updating a current state"))
 			return -1;
 	} else {
 		db->stats.stale++;
@@ -220,14 +220,14 @@ static int hdb_put_heartbeat(struct apenet_hdb *db, const struct apenet_report *
 	n->ldm = r->ldm;
 	if (news) {
 		/* A new boot or word is written with its batch, times and all. */
-		sqlite3_stmt *st = apenet_hdb_stmt(db, ST_NODE_HB_NEWS, e);
+		sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_NODE_HB_NEWS, e);
 		if (!st)
 			return -1;
 		sqlite3_bind_int64(st, 1, n->id);
-		apenet_hdb_bind_text(st, 2, r->boot);
+		apenet_db_bind_text(st, 2, r->boot);
 		sqlite3_bind_int64(st, 3, r->ldm);
-		apenet_hdb_bind_text(st, 4, r->evidence);
-		if (apenet_hdb_run(db, st, e, "storing a heartbeat") || apenet_hdb_seen_write(db, n, e))
+		apenet_db_bind_text(st, 4, r->evidence);
+		if (apenet_db_run(&db->f, st, e, "storing a heartbeat") || apenet_hdb_seen_write(db, n, e))
 			return -1;
 	} else if (apenet_hdb_seen_changed(db, n, e)) {
 		return -1;

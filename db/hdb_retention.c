@@ -11,12 +11,12 @@ int64_t apenet_hdb_retention(struct apenet_hdb *db, int64_t older_than_ms, struc
 	int own;
 	if (apenet_hdb_tx_begin(db, &own, e))
 		return -1;
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_RETENTION, e);
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_RETENTION, e);
 	int64_t n = -1;
 	if (st) {
 		sqlite3_bind_int64(st, 1, older_than_ms);
-		if (apenet_hdb_run(db, st, e, "deleting old transitions") == 0)
-			n = sqlite3_changes64(db->db);
+		if (apenet_db_run(&db->f, st, e, "deleting old transitions") == 0)
+			n = sqlite3_changes64(db->f.conn);
 	}
 	if (apenet_hdb_tx_end(db, own, n >= 0, e))
 		return -1;

@@ -1,18 +1,15 @@
 /*
  * The health database's schema, as forward migrations: entry i takes a file
- * from version i (PRAGMA user_version) to i + 1; a new file runs them all.
- * Never edit a step that shipped: add the next one.
+ * from version i (PRAGMA user_version) to i + 1; a new file runs them all
+ * (db_open.c runs them).  Never edit a step that shipped: add the next one.
  *
  * Times are integer milliseconds since the epoch, 0 for "never".  Statuses
  * are enum apenet_ldm_status (0 normal, 1 sick, 2 broken, 3 invalid),
  * subjects enum apenet_report_subject, paths enum apenet_hdb_path.
  */
-#include <stdio.h>
-
-#include "apenet/log.h"
 #include "hdb_int.h"
 
-static const char *const hdb_migrations[APENET_HDB_SCHEMA] = {
+const char *const apenet_hdb_steps[APENET_HDB_SCHEMA] = {
 	/* 0 -> 1: the schema as the issue asked for it. */
 	"CREATE TABLE meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
 	/* The nodes: coordinates, name, the latest boot of the node's agent
@@ -178,31 +175,3 @@ static const char *const hdb_migrations[APENET_HDB_SCHEMA] = {
 	"CREATE INDEX certificate_serial ON certificate (serial, finished_ms);"
 	"CREATE INDEX certificate_node ON certificate (node_id, link, finished_ms);",
 };
-
-int apenet_hdb_migrate(sqlite3 *db, const char *path, int64_t from, int64_t to, struct apenet_err *e)
-{
-	char *msg = NULL;
-	/* PRAGMAs take no bound parameters: the numbers are our constants. */
-	char sql[64];
-	if (from == 0) {
-		snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", APENET_HDB_APP_ID);
-		if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-			goto fail;
-	}
-	for (int64_t v = from; v < to; v++) {
-		if (sqlite3_exec(db, hdb_migrations[v], NULL, NULL, &msg) != SQLITE_OK)
-			goto fail;
-		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", (int)(v + 1));
-		if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-			goto fail;
-	}
-	if (from != to)
-		apenet_log(from ? APENET_LOG_NOTICE : APENET_LOG_INFO, "health db %s: schema %d -> %d", path, (int)from,
-			   (int)to);
-	return 0;
-fail:
-	apenet_err_set(e, APENET_EIO, "health db %s: %s the schema (version %d -> %d): %s", path,
-		       from ? "migrating" : "creating", (int)from, (int)to, msg ? msg : sqlite3_errmsg(db));
-	sqlite3_free(msg);
-	return -1;
-}

@@ -1,7 +1,7 @@
 /*
  * Every statement of the health database library, in one place (the
- * schema is in hdb_schema.c).  Values are bound (?N), never written into
- * the text.
+ * schema is in hdb_schema.c, transactions in db_util.c).  Values are bound
+ * (?N), never written into the text.
  */
 #include "hdb_int.h"
 
@@ -32,10 +32,7 @@
 	" t.new_status, t.value, t.threshold, t.unit, t.evidence, t.path, t.via, t.time_ms, t.recv_ms"           \
 	" FROM transition t JOIN node n ON n.id = t.node_id JOIN node r ON r.id = t.reporter_id"
 
-static const char *const hdb_sql[ST_N] = {
-	[ST_BEGIN] = "BEGIN IMMEDIATE",
-	[ST_COMMIT] = "COMMIT",
-	[ST_ROLLBACK] = "ROLLBACK",
+const char *const apenet_hdb_sql[ST_N] = {
 	[ST_DATA_VERSION] = "PRAGMA data_version",
 
 	[ST_NODE_LOAD] = "SELECT n.id, n.x, n.y, n.z, n.boot, n.hb_boot, n.ldm, s.boot_ms, s.self_ms, s.self_recv_ms,"
@@ -164,8 +161,3 @@ static const char *const hdb_sql[ST_N] = {
 			" ORDER BY i.opened_ms DESC, i.id DESC LIMIT ?6",
 	[ST_INC_MERGED] = "SELECT " INCIDENT_COLS " WHERE i.merged_into = ?1 ORDER BY i.opened_ms, i.id",
 };
-
-const char *apenet_hdb_sql_text(enum hdb_st which)
-{
-	return hdb_sql[which];
-}

@@ -10,9 +10,9 @@ int apenet_hdb_vacuum(struct apenet_hdb *db, struct apenet_err *e)
 	if (apenet_hdb_writable(db, e, "vacuum"))
 		return -1;
 	if (db->in_batch)
-		return apenet_err_set(e, APENET_EINVAL, "health db %s: vacuum inside a batch", db->path);
+		return apenet_err_set(e, APENET_EINVAL, "health db %s: vacuum inside a batch", db->f.path);
 	if (apenet_hdb_flush(db, e))
 		return -1;
-	sqlite3_stmt *st = apenet_hdb_stmt(db, ST_VACUUM, e);
-	return st ? apenet_hdb_run(db, st, e, "vacuum") : -1;
+	sqlite3_stmt *st = apenet_db_stmt(&db->f, ST_VACUUM, e);
+	return st ? apenet_db_run(&db->f, st, e, "vacuum") : -1;
 }

@@ -1,7 +1,8 @@
 /*
  * The notifier's spool: the reports a supervisor has not acknowledged yet,
  * in a sqlite file (WAL, one writer, bound statements only, schema version
- * in PRAGMA user_version with migrations; docs/agent.md).
+ * in PRAGMA user_version with migrations; docs/agent.md).  The file is
+ * db/'s (include/apenet/spool_store.h); this is the spool's logic.
  *
  * An event is stored once with one "pending" mark per supervisor; an
  * acknowledgement removes that supervisor's mark, and the event goes when
@@ -17,11 +18,6 @@
 
 #include "apenet/err.h"
 #include "apenet/notify.h"
-
-/* PRAGMA application_id of a spool ("APsp"): a sqlite file without it is
- * someone else's and is never written. */
-#define APENET_SPOOL_APP_ID 0x41507370
-#define APENET_SPOOL_SCHEMA 1
 
 struct apenet_spool;
 
