@@ -75,8 +75,10 @@ SNMP_LIBS := -lnetsnmpagent $(NETSNMP_LIBS) $(LIBCRYPTO_LIBS) $(SQLITE3_LIBS)
 
 PROGS := $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-supervisor $(B)/bin/apenet-regmap-doc \
 	$(B)/bin/check_apenet $(B)/bin/apenet-top
-UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRCS))
+# tests/unit mirrors the source tree: tests/unit/lofamo/test_judge.c tests
+# lofamo/judge.c; every binary lands in $(B)/tests/ all the same.
+UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
+UNIT_BINS := $(patsubst %.c,$(B)/tests/%,$(notdir $(UNIT_SRCS)))
 E2E_SRCS := $(wildcard tests/e2e/test_*.c)
 E2E_BINS := $(patsubst tests/e2e/%.c,$(B)/tests/%,$(E2E_SRCS))
 BENCH_SRCS := $(wildcard bench/bench_*.c)
@@ -165,10 +167,13 @@ $(B)/bin/apenet-regmap-doc: $(call obj,tools/regmap_doc.c) $(LIB_A)
 
 # Every test links the project libraries, the emulator's (its state machines
 # are unit-tested too) and cmocka.
-$(B)/tests/%: $(B)/obj/tests/unit/%.o $(SIM_A) $(LIB_A)
-	@mkdir -p $(dir $@)
-	$(if $(Q),@echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS) $(TEST_LDFLAGS) $(CFLAGS) $^ $(LIBS) $(SNMP_LIBS) $(CMOCKA_LIBS) -o $@
+define unit_test
+$(B)/tests/$(basename $(notdir $(1))): $(call obj,$(1)) $$(SIM_A) $$(LIB_A)
+	@mkdir -p $$(dir $$@)
+	$$(if $$(Q),@echo "  LD      $$@")
+	$$(Q)$$(CC) $$(LDFLAGS) $$(TEST_LDFLAGS) $$(CFLAGS) $$^ $$(LIBS) $$(SNMP_LIBS) $$(CMOCKA_LIBS) -o $$@
+endef
+$(foreach t,$(UNIT_SRCS),$(eval $(call unit_test,$(t))))
 # The writer's out-of-memory test fails allocations on demand through these.
 $(B)/tests/test_out_oom: TEST_LDFLAGS := \
 	-Wl,--wrap=malloc,--wrap=calloc,--wrap=strdup,--wrap=vasprintf,--wrap=__vasprintf_chk

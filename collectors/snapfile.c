@@ -95,7 +95,7 @@ void apenet_snapfile_write(const struct apenet_view *v, struct apenet_out *o)
 
 /* The same document as apenet_snapfile_write and apenet_out's JSON give,
  * written piece by piece: a black-box dump of hundreds of samples would
- * cost tens of megabytes as a tree (docs/agent.md).  tests/unit/test_agent.c
+ * cost tens of megabytes as a tree (docs/agent.md).  tests/unit/lofamo/test_agent.c
  * checks that both writers' documents load to the same view. */
 static void json_str(FILE *f, const char *s)
 {

@@ -9,7 +9,7 @@
  * would allow a test) follow the wording (apenet_finding_rec_fact).
  *
  * Each row is docs/verdicts.md's "what to do" for the code, word for word
- * (tests/unit/test_rulebook.c reads the doc).  The link, module and
+ * (tests/unit/lofamo/test_rulebook.c reads the doc).  The link, module and
  * cabling codes name the place to look at (LINK_DOWN: "check the cable to
  * node 2,0,0"; MODULE_ALARM: which monitor) and are worded by their rules.
  */

@@ -1,5 +1,5 @@
 /* Prints docs/regmap.md from the register map header: the doc is generated,
- * and tests/unit/test_regmap.c fails when the committed copy drifts. */
+ * and tests/unit/collectors/test_regmap.c fails when the committed copy drifts. */
 #include <stdio.h>
 #include <string.h>
 

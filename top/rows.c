@@ -1,6 +1,6 @@
 /*
  * apenet-top's model: rows, sorting, filtering and the slice layout,
- * without a terminal (include/apenet/top.h; tests/unit/test_top.c).
+ * without a terminal (include/apenet/top.h; tests/unit/top/test_top.c).
  */
 #include <ctype.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * The object identifiers of APENET-MIB (mibs/APENET-MIB.txt) as constants:
  * the agent loads no MIB file at run time, and the supervisor decodes the
- * notifications with the same numbers.  tests/unit/test_mib.c checks every
+ * notifications with the same numbers.  tests/unit/snmp/test_mib.c checks every
  * name below against the MIB with net-snmp's snmptranslate.
  *
  * The module sits under net-snmp's experimental playpen arc

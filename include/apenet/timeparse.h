@@ -1,6 +1,6 @@
 /*
  * Times and durations as a person types them on a command line (--since,
- * --until, --at; common/timeparse.c, tests/unit/test_timeparse.c).
+ * --until, --at; common/timeparse.c, tests/unit/common/test_timeparse.c).
  *
  * Every time is UTC, as every time the tools print is (ISO 8601 with Z):
  * "today" is 00:00 UTC of the current day, whatever the local time zone,

@@ -467,7 +467,7 @@ static void test_both_receivers_log_everything_in_order(void **state)
 	assert_non_null(strstr(buf, ".65.1.1.12.0 = INTEGER: 3")); /* broken */
 	assert_non_null(strstr(buf, ".65.1.1.4.0 = STRING: \"quong-01\""));
 	assert_non_null(strstr(buf, ".65.1.1.20.0 = STRING: \"all normal\""));
-	/* The objects in the MIB's order (tests/unit/test_mib.c checks the
+	/* The objects in the MIB's order (tests/unit/snmp/test_mib.c checks the
 	 * MIB's OBJECTS clauses against the same lists). */
 	int arcs[32];
 	assert_int_equal(wire_order(&f->r[0], 0, arcs, 32), 18);

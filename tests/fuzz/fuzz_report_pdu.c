@@ -7,7 +7,7 @@
  * too, and decodes to itself.
  *
  * Seeds (tests/fuzz/report_pdu/) are real INFORMs of known reports, written
- * by tests/unit/test_report_pdu.c (APENET_WRITE_SEEDS=1), which also checks
+ * by tests/unit/snmp/test_report_pdu.c (APENET_WRITE_SEEDS=1), which also checks
  * that they go on decoding to those reports.
  */
 #include <math.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Records what 16 real agents report during a sequence of faults on an
-# emulated 4x4x1 torus, for tests/unit/test_deduce.c (test_recorded_agents):
+# emulated 4x4x1 torus, for tests/unit/lofamo/test_deduce.c (test_recorded_agents):
 # build/bin/ must be built; writes agents-4x4x1.tsv beside this script.
 #
 # Every agent reports to one real snmptrapd (so its service field is

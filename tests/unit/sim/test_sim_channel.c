@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "apenet/regs.h"
-#include "../../sim/channel.h"
+#include "../../../sim/channel.h"
 
 #define NSEEDS 8 /* lanes checked for every calibration point */
 

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../sim/eeprom.h"
+#include "../../../sim/eeprom.h"
 
 /* Image offset of byte n of upper page 03h. */
 #define PG3(n) (512 + (n) - 128)

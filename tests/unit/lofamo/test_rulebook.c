@@ -14,7 +14,7 @@
 
 #include <limits.h>
 
-#include "unit.h"
+#include "../unit.h"
 
 static void test_rows(void **state)
 {

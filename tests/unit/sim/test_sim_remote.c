@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "apenet/regs.h"
-#include "../../sim/sim.h"
+#include "../../../sim/sim.h"
 
 #define US_TO_TS (SIM_TS_HZ / 1000000u)
 #define TS_PS (1e12 / SIM_TS_HZ) /* picoseconds per TIMESTAMP tick */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "apenet/rules_test.h"
-#include "unit.h"
+#include "../unit.h"
 
 static void test_words(void **state)
 {

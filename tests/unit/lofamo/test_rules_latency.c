@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "apenet/rules_test.h"
-#include "unit.h"
+#include "../unit.h"
 
 static void test_latency(void **state)
 {

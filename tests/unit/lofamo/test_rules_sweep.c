@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "apenet/rules_test.h"
-#include "unit.h"
+#include "../unit.h"
 
 static void test_sweep(void **state)
 {

@@ -29,7 +29,7 @@
 #include "apenet/out.h"
 #include "apenet/postmortem.h"
 #include "apenet/snapfile.h"
-#include "../../sim/eeprom.h"
+#include "../../../sim/eeprom.h"
 
 #define T0 1795751685000LL /* 2026-11-27T03:54:45.000Z */
 

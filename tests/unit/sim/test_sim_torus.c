@@ -29,7 +29,7 @@
 #include "apenet/module.h"
 #include "apenet/regs.h"
 #include "apenet/sff8472.h"
-#include "../../sim/sim.h"
+#include "../../../sim/sim.h"
 
 #define US_TO_TS (SIM_TS_HZ / 1000000u) /* TIMESTAMP ticks per microsecond */
 

@@ -20,7 +20,7 @@
 #include "apenet/rules_module.h"
 #include "apenet/sff8472.h"
 
-#include "../../sim/eeprom.h"
+#include "../../../sim/eeprom.h"
 
 #define IMG 640
 #define A2 256u

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "apenet/rules_trend.h"
-#include "unit.h"
+#include "../unit.h"
 
 static struct apenet_trend series(enum apenet_trend_kind kind, const char *unit, double first, double at, double min,
 				  double max)

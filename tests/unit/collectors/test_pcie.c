@@ -19,7 +19,7 @@
 
 #include "apenet/pcie.h"
 #include "apenet/regs.h"
-#include "../../sim/pcicfg.h"
+#include "../../../sim/pcicfg.h"
 
 /* Where the tested layout puts things (sim/pcicfg.c). */
 #define T_CAP_MSI 0x50

@@ -21,7 +21,7 @@
 #include "apenet/rules_module.h"
 #include "apenet/sff8636.h"
 
-#include "../../sim/eeprom.h"
+#include "../../../sim/eeprom.h"
 
 #define IMG 640
 

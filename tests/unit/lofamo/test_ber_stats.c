@@ -12,7 +12,7 @@
 
 #include "apenet/ber_stats.h"
 #include "apenet/stats.h"
-#include "../../sim/sim.h" /* the emulator's RNG: errors drawn as its PRBS checkers draw them */
+#include "../../../sim/sim.h" /* the emulator's RNG: errors drawn as its PRBS checkers draw them */
 
 #define PI2 9.8696044010893586188
 
