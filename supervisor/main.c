@@ -184,29 +184,32 @@ void sup_reload(struct sup *s)
 		apenet_log(APENET_LOG_ERR, "reload: %s; the running config stays", e.msg);
 		return;
 	}
-	/* What needs a restart is said so; the rest takes effect now. */
+	/* What takes effect at start (the table's at_start rows, the torus,
+	 * the SNMP version and community) keeps its value in force, and is
+	 * named when the file changed it; the rest takes effect now. */
 	const struct apenet_supervisor_config *o = &s->cfg.svr, *n = &nc.svr;
-	if (strcmp(o->listen, n->listen) || strcmp(o->db, n->db) || strcmp(o->state_dir, n->state_dir) ||
-	    memcmp(s->cfg.cl.dims, nc.cl.dims, sizeof(nc.cl.dims)) || s->cfg.sup.version != nc.sup.version ||
-	    strcmp(s->cfg.sup.community, nc.sup.community) ||
-	    o->silent_ms != n->silent_ms || o->settle_ms != n->settle_ms || o->explain_ms != n->explain_ms ||
-	    o->late_ms != n->late_ms || o->resync_ms != n->resync_ms || o->group_min != n->group_min ||
-	    o->tick_ms != n->tick_ms || o->recv_buffer_kib != n->recv_buffer_kib)
-		apenet_log(APENET_LOG_WARN, "reload: the address, database, torus, SNMP credentials, tick, buffer and "
-					    "deduction settings change at the next start; the rest now");
+	const struct apenet_config_table *t = apenet_config_table_find("supervisor");
+	struct apenet_supervisor_config keep = *o;
+	char later[512] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct apenet_config_desc *d = &t->rows[i];
+		if (!d->at_start)
+			apenet_config_copy(&keep, n, d);
+		else if (apenet_config_differs(o, n, d) && len < sizeof(later))
+			len += (size_t)snprintf(later + len, sizeof(later) - len, "%s%s", len ? ", " : "", d->key);
+	}
+	const char *more[3] = { memcmp(s->cfg.cl.dims, nc.cl.dims, sizeof(nc.cl.dims)) ? "the torus" : NULL,
+				s->cfg.sup.version != nc.sup.version ? "the SNMP version" : NULL,
+				strcmp(s->cfg.sup.community, nc.sup.community) ? "the SNMP community" : NULL };
+	for (int i = 0; i < 3; i++)
+		if (more[i] && len < sizeof(later))
+			len += (size_t)snprintf(later + len, sizeof(later) - len, "%s%s", len ? ", " : "", more[i]);
+	if (len)
+		apenet_log(APENET_LOG_WARN, "reload: %s change at the next start; the rest now", later);
 	/* the site secrets are read again: a key roll needs no restart
 	 * (docs/security.md) */
 	sup_v3_reload(s, n);
-	struct apenet_supervisor_config keep = *o;
-	memcpy(keep.site_key, n->site_key, sizeof(keep.site_key));
-	memcpy(keep.site_key_previous, n->site_key_previous, sizeof(keep.site_key_previous));
-	keep.batch_max_events = n->batch_max_events;
-	keep.batch_max_ms = n->batch_max_ms;
-	keep.heartbeat_flush_ms = n->heartbeat_flush_ms;
-	keep.retention_days = n->retention_days;
-	keep.evidence_max = n->evidence_max;
-	keep.agentx_cache_ms = n->agentx_cache_ms;
-	memcpy(keep.log_level, n->log_level, sizeof(keep.log_level));
 	/* node names may change; the torus itself stays as started */
 	if (!memcmp(s->cfg.cl.dims, nc.cl.dims, sizeof(nc.cl.dims))) {
 		if (apenet_hdb_layout(s->db, nc.cl.dims, name_of, &nc, &e))

@@ -482,6 +482,59 @@ static void test_supervisors(void **state)
 	load_err_at("supervisors:\n  heartbeat_s: 0\n", "0", 0, "'heartbeat_s': 0 is out of range 0.1..3600");
 }
 
+/* What a reload leaves in force until the daemon restarts: the at_start
+ * rows, as docs/agent.md and docs/supervisor.md say. */
+static void test_at_start(void **state)
+{
+	(void)state;
+	static const char *const agent[] = { "user",	  "state_dir",	   "blackbox_dir", "socket",
+					     "lock_dir", "agentx_socket", "agentx",	   "agentx_ping_s", NULL };
+	static const char *const svr[] = { "recv_buffer_kib", "tick_ms",   "silent_ms",	"settle_ms", "explain_ms",
+					   "late_ms",	      "restore_hold_ms", "resync_ms", "group_min", "listen",
+					   "db",	      "state_dir", "agentx",	"agentx_socket", "agentx_ping_s",
+					   NULL };
+	const char *const *want[2] = { agent, svr };
+	const struct apenet_config_table *t;
+	for (size_t k = 0; (t = apenet_config_table(k)); k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < t->n; i++) {
+			int listed = 0;
+			for (const char *const *w = want[k]; *w; w++)
+				listed |= !strcmp(*w, t->rows[i].key);
+			if (listed != t->rows[i].at_start)
+				fail_msg("%s: %s %s at start", t->section, t->rows[i].key, listed ? "should take effect" : "is not taken");
+			n += listed;
+		}
+		size_t m = 0;
+		while (want[k][m])
+			m++;
+		assert_int_equal(n, m); /* no name above that the table lacks */
+	}
+	/* a row found by key, compared and copied between two sections */
+	static struct apenet_config a, b;
+	apenet_config_defaults(&a);
+	apenet_config_defaults(&b);
+	t = apenet_config_table_find("supervisor");
+	const struct apenet_config_desc *settle = apenet_config_desc_find(t, "settle_ms"),
+					*db = apenet_config_desc_find(t, "db");
+	assert_non_null(settle);
+	assert_non_null(db);
+	assert_null(apenet_config_desc_find(t, "settle"));
+	assert_null(apenet_config_desc_find(NULL, "settle_ms"));
+	assert_false(apenet_config_differs(&a.svr, &b.svr, settle) || apenet_config_differs(&a.svr, &b.svr, db));
+	b.svr.settle_ms = 7;
+	snprintf(b.svr.db, sizeof(b.svr.db), "/x.db");
+	assert_true(apenet_config_differs(&a.svr, &b.svr, settle) && apenet_config_differs(&a.svr, &b.svr, db));
+	apenet_config_copy(&a.svr, &b.svr, settle);
+	apenet_config_copy(&a.svr, &b.svr, db);
+	assert_true(a.svr.settle_ms == 7);
+	assert_string_equal(a.svr.db, "/x.db");
+	/* strings compare as strings: what follows the NUL does not count */
+	snprintf(b.svr.db, sizeof(b.svr.db), "/a-longer-path.db");
+	snprintf(b.svr.db, sizeof(b.svr.db), "/x.db");
+	assert_false(apenet_config_differs(&a.svr, &b.svr, db));
+}
+
 static void test_error_not_a_number(void **state)
 {
 	(void)state;
@@ -1488,6 +1541,7 @@ int main(void)
 		cmocka_unit_test(test_supervisor_full),
 		cmocka_unit_test(test_supervisor_errors),
 		cmocka_unit_test(test_instance),
+		cmocka_unit_test(test_at_start),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apenet/config.h"
 #include "apenet/deduce.h"
 #include "apenet/notify.h"
 #include "apenet/regs.h"
@@ -1308,6 +1309,32 @@ static void test_config(void **state)
 	c.group_min = 0;
 	assert_int_equal(apenet_deduce_config_check(&c, &e), -1);
 	assert_non_null(strstr(e.msg, "group_min"));
+	/* the settings, their defaults and ranges are the supervisor's keys
+	 * (the config's table) */
+	static struct apenet_config cfg;
+	assert_int_equal(apenet_config_load_string("t.yaml", "cluster:\n  dims: 3x2x1\nsupervisor:\n  settle_ms: 700\n  group_min: 5\n",
+						   &cfg, &e), 0);
+	struct apenet_deduce_config def;
+	apenet_deduce_config_defaults(&def);
+	apenet_deduce_config_from(&c, &cfg.svr, cfg.cl.dims);
+	assert_int_equal(c.dims[0], 3);
+	assert_int_equal(c.dims[1], 2);
+	assert_int_equal(c.settle_ms, 700);
+	assert_int_equal(c.group_min, 5);
+	assert_int_equal(c.silent_ms, def.silent_ms);
+	apenet_config_free(&cfg);
+	apenet_config_defaults(&cfg);
+	apenet_deduce_config_from(&c, &cfg.svr, def.dims);
+	assert_memory_equal(&c, &def, sizeof(c));
+	const struct apenet_config_desc *row = apenet_config_desc_find(apenet_config_table_find("supervisor"), "settle_ms");
+	assert_int_equal(def.settle_ms, (int64_t)row->def);
+	c.settle_ms = (int64_t)row->max + 1;
+	assert_int_equal(apenet_deduce_config_check(&c, &e), -1);
+	assert_string_equal(e.msg, "settle_ms: 600001 is not in 0..600000");
+	c = def;
+	c.silent_ms = 99;
+	assert_int_equal(apenet_deduce_config_check(&c, &e), -1);
+	assert_string_equal(e.msg, "silent_ms: 99 is not in 100..86400000");
 	/* reports about nodes outside the torus are ignored */
 	apenet_deduce_config_defaults(&c);
 	assert_int_equal(apenet_deduce_open(&c, &d, &e), 0);
