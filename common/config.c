@@ -384,8 +384,7 @@ void apenet_config_defaults(struct apenet_config *c)
 	c->cl.wrap[0] = c->cl.wrap[1] = c->cl.wrap[2] = 1;
 	for (size_t i = 0; i < NSECTIONS; i++)
 		section_defaults(&sections[i], c);
-	apenet_notify_config_defaults(&c->sup);
-	c->heartbeat_s = 1;
+	apenet_config_supervisors_defaults(c);
 }
 
 void apenet_config_free(struct apenet_config *c)
@@ -599,20 +598,17 @@ static int misplaced(const struct apenet_conf *c, const struct apenet_conf_node 
 {
 	static const char *const what[2] = { "the supervisor's own settings", "where the agents report" };
 	const struct apenet_config_table *t = apenet_config_table_find("supervisor");
-	const char *svr[MAXROWS + 1];
-	for (size_t i = 0; i < t->n; i++)
-		svr[i] = t->rows[i].key;
-	svr[t->n] = NULL;
-	const char *const *keys[2] = { svr, apenet_config_supervisors_keys() };
+	const struct apenet_config_desc *rows[2] = { t->rows, apenet_config_supervisors_rows() };
+	const size_t nrows[2] = { t->n, APENET_NSUP_KEYS };
 	const char *name[2] = { "supervisor", "supervisors" };
 	for (int h = 0; h < 2; h++) {
 		const struct apenet_conf_node *m = apenet_conf_get(root, name[h]);
 		for (const struct apenet_conf_node *n = m && m->kind == APENET_CONF_MAP ? m->child : NULL; n; n = n->next) {
 			int here = 0, there = 0;
-			for (const char *const *k = keys[h]; *k; k++)
-				here |= !strcmp(*k, n->key);
-			for (const char *const *k = keys[!h]; *k; k++)
-				there |= !strcmp(*k, n->key);
+			for (size_t k = 0; k < nrows[h]; k++)
+				here |= !strcmp(rows[h][k].key, n->key);
+			for (size_t k = 0; k < nrows[!h]; k++)
+				there |= !strcmp(rows[!h][k].key, n->key);
 			if (!here && there)
 				return apenet_err_set(e, APENET_EINVAL, "%s:%d:%d: '%s' belongs in '%s:' (%s), not in '%s:'",
 						      c->file, n->key_line, n->key_col, n->key, name[!h], what[!h], name[h]);

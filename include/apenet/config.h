@@ -12,7 +12,6 @@
 #include <stdint.h>
 
 #include "apenet/err.h"
-#include "apenet/notify.h"
 
 struct apenet_thresholds {
 	double fpga_temp_warn_c, fpga_temp_fail_c;
@@ -43,6 +42,49 @@ struct apenet_thresholds {
 	 * current field; the host has no rule of its own on the current. */
 	double icore_sick_ma;
 };
+
+/*
+ * The `supervisors:` section: where the node agent reports (the notifier,
+ * include/apenet/notify.h, snmp/notify.c).  Its key table
+ * (apenet_config_supervisors_rows, common/config_sup.c) gives each key's
+ * default, unit, range and meaning; the values are in the notifier's own
+ * types here (and heartbeat_s in struct apenet_config).
+ */
+#define APENET_NOTIFY_MAX_SUPERVISORS 8
+
+enum apenet_snmp_version { APENET_SNMP_V2C = 2, APENET_SNMP_V3 = 3 };
+
+struct apenet_notify_config {
+	/* "host:port", "[v6addr]:port" or "host" (port 162).  Names are
+	 * resolved when a session opens (blocking: prefer addresses). */
+	char supervisors[APENET_NOTIFY_MAX_SUPERVISORS][128];
+	unsigned nsupervisors;
+	int version;               /* enum apenet_snmp_version */
+	char community[64];        /* v2c */
+	/* v3 (the default): this node's key file (include/apenet/keys.h), its
+	 * USM user and keys, always authPriv: HMAC-SHA-256-192 and AES-128 */
+	char key_file[APENET_PATH_MAX];
+	unsigned timeout_ms;       /* one try of an INFORM waits this long for the answer... */
+	unsigned retries;          /* ...and is resent this many times before it counts as unanswered */
+	unsigned backoff_ms;       /* then the supervisor is left alone this long before the next try */
+	char spool[APENET_PATH_MAX];
+	uint64_t spool_max_bytes;  /* past it the oldest heartbeats go, never a transition */
+	/* net-snmp's persistent directory (it keeps indexes there even when
+	 * told to persist nothing); "": "snmp" beside the spool. */
+	char snmp_dir[APENET_PATH_MAX];
+};
+
+/* The table's defaults (spool: /var/lib/apenet/spool.db; the agent's is
+ * in its state_dir, agent/report.c). */
+void apenet_notify_config_defaults(struct apenet_notify_config *c);
+/* Checks every setting, numbers against the table's ranges; the message
+ * names the setting ("supervisors[1]: 'sup:0': port out of range
+ * 1..65535").  0 or -1. */
+int apenet_notify_config_check(const struct apenet_notify_config *c, struct apenet_err *e);
+
+/* "host:port", "[v6]:port" or "host" as net-snmp's "udp:host:port" /
+ * "udp6:[v6]:port"; -1 with why when the address is malformed. */
+int apenet_notify_peer(const char *addr, char *peer, size_t len, char *why, size_t whylen);
 
 struct apenet_node_name {
 	char name[64];
@@ -206,7 +248,7 @@ struct apenet_config {
 	/* supervisors: where the agent reports (common/config_sup.c); no
 	 * targets: reports off */
 	struct apenet_notify_config sup;
-	/* by the index of apenet_config_supervisors_keys(): the file set it */
+	/* by the index of apenet_config_supervisors_rows(): the file set it */
 	unsigned char sup_given[APENET_NSUP_KEYS];
 	int spool_given;        /* else the spool is <agent.state_dir>/spool.db */
 	double heartbeat_s;     /* a heartbeat report every */
@@ -235,9 +277,12 @@ struct apenet_conf_node;
 /* The `supervisors:` section (common/config_sup.c). */
 int apenet_config_load_supervisors(const struct apenet_conf *c, const struct apenet_conf_node *m,
 				   struct apenet_config *cfg, struct apenet_err *e);
-/* Its keys (NULL-terminated, APENET_NSUP_KEYS of them): a key of one
- * supervisor section written in the other is named as such. */
-const char *const *apenet_config_supervisors_keys(void);
+/* Its rows (APENET_NSUP_KEYS of them): key, unit, range, default and
+ * meaning; not its values, which are not at the rows' off (struct
+ * apenet_notify_config's own types). */
+const struct apenet_config_desc *apenet_config_supervisors_rows(void);
+/* Its defaults in c->sup and c->heartbeat_s. */
+void apenet_config_supervisors_defaults(struct apenet_config *c);
 /* The node's name, or NULL. */
 const char *apenet_config_node_name(const struct apenet_config *c, unsigned x, unsigned y, unsigned z);
 /* Node by name, 0 or -1. */
