@@ -16,82 +16,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "apenet/daemon.h"
 #include "apenet/log.h"
 #include "apenet_version.h"
 #include "sup.h"
 
-static void usage(FILE *f)
-{
-	fputs("usage: apenet-supervisor [--config FILE] [--instance N] [--db FILE] [--listen ADDR:PORT] [--foreground]\n\n"
-	      "Receives the node agents' reports (SNMP INFORMs), stores them in the health database,\n"
-	      "acknowledges each only once it is on disk, and deduces incidents from both paths.\n\n"
-	      "  --config FILE      the config (else $APENET_CONFIG, else the installed apenet.yaml)\n"
-	      "  --instance N       which of supervisor.listen / supervisor.db (default 1)\n"
-	      "  --db FILE          the health database (created when missing)\n"
-	      "  --listen ADDR:PORT where to receive (UDP)\n"
-	      "  --foreground       log to stderr instead of syslog\n"
-	      "  --version          the version and the JSON schema\n\n"
-	      "signals: TERM/INT stop (the open batch committed and acknowledged first), HUP reload the config\n"
-	      "reading: apenet health --db FILE\n",
-	      f);
-}
+static const char usage[] =
+	"usage: apenet-supervisor [--config FILE] [--instance N] [--db FILE] [--listen ADDR:PORT] [--foreground]\n\n"
+	"Receives the node agents' reports (SNMP INFORMs), stores them in the health database,\n"
+	"acknowledges each only once it is on disk, and deduces incidents from both paths.\n\n"
+	"  --config FILE      the config (else $APENET_CONFIG, else the installed apenet.yaml)\n"
+	"  --instance N       which of supervisor.listen / supervisor.db (default 1)\n"
+	"  --db FILE          the health database (created when missing)\n"
+	"  --listen ADDR:PORT where to receive (UDP)\n"
+	"  --foreground       log to stderr instead of syslog\n"
+	"  --version          the version and the JSON schema\n\n"
+	"signals: TERM/INT stop (the open batch committed and acknowledged first), HUP reload the config\n"
+	"reading: apenet health --db FILE\n";
 
-static void to_stderr(void *ctx, int level, const char *msg)
+static const char *instance_check(const char *v)
 {
-	(void)ctx;
-	fprintf(stderr, "apenet-supervisor[%ld]: %s: %s\n", (long)getpid(), apenet_log_level_name(level), msg);
-}
-
-static int parse_args(int argc, char **argv, struct sup_opts *o)
-{
-	o->instance = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		const char **val = NULL;
-		const char *inst = NULL;
-		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-			usage(stdout);
-			exit(0);
-		} else if (!strcmp(s, "--version")) {
-			puts("apenet-supervisor " APENET_VERSION_TEXT);
-			exit(0);
-		} else if (!strcmp(s, "--foreground") || !strcmp(s, "-f")) {
-			o->foreground = 1;
-			continue;
-		} else if (!strcmp(s, "--config")) {
-			val = &o->config;
-		} else if (!strcmp(s, "--db")) {
-			val = &o->db;
-		} else if (!strcmp(s, "--listen")) {
-			val = &o->listen;
-		} else if (!strcmp(s, "--instance")) {
-			val = &inst;
-		} else {
-			fprintf(stderr, "apenet-supervisor: unknown argument '%s'\n", s);
-			usage(stderr);
-			return -1;
-		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, "apenet-supervisor: %s needs a value\n", s);
-			return -1;
-		}
-		*val = argv[++i];
-		if (val == &inst) {
-			char *end;
-			unsigned long n = strtoul(inst, &end, 10);
-			if (*end || n < 1 || n > 8) {
-				fprintf(stderr, "apenet-supervisor: --instance '%s': not a number 1..8\n", inst);
-				return -1;
-			}
-			o->instance = (unsigned)n;
-		}
-	}
-	return 0;
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+	return *end || n < 1 || n > 8 ? "not a number 1..8" : NULL;
 }
 
 static const char *name_of(void *arg, unsigned x, unsigned y, unsigned z)
@@ -118,54 +69,41 @@ static int instance(struct sup *s, struct apenet_err *e)
 	return 0;
 }
 
-static int fail(const char *what, const struct apenet_err *e)
-{
-	apenet_log(APENET_LOG_ERR, "%s%s%s", what, what[0] ? ": " : "", e->msg);
-	return 2;
-}
-
 static int start(struct sup *s)
 {
 	struct apenet_err e = { 0 };
 	struct apenet_deduce_config dc;
 	if (instance(s, &e) || sup_deduce_config(&s->cfg, &dc, &e))
-		return fail("", &e);
+		return apenet_daemon_fail("", &e);
 	if (apenet_hdb_open(s->db_path, APENET_HDB_CREATE, &s->db, &e))
-		return fail("", &e);
+		return apenet_daemon_fail("", &e);
 	apenet_hdb_set_heartbeat_flush(s->db, (unsigned)s->cfg.svr.heartbeat_flush_ms);
 	if (apenet_hdb_layout(s->db, s->cfg.cl.dims, name_of, &s->cfg, &e))
-		return fail("layout", &e);
+		return apenet_daemon_fail("layout", &e);
 	if (apenet_deduce_open(&dc, &s->ded, &e))
-		return fail("deduction", &e);
+		return apenet_daemon_fail("deduction", &e);
 	if (sup_restore(s, &e))
-		return fail("restore", &e);
+		return apenet_daemon_fail("restore", &e);
 
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	signal(SIGPIPE, SIG_IGN);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) || (s->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
-		apenet_err_set(&e, APENET_EIO, "signalfd: %s", strerror(errno));
-		return fail("", &e);
-	}
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, 0 };
+	if ((s->sfd = apenet_daemon_signalfd(sigs, &e)) < 0)
+		return apenet_daemon_fail("", &e);
 	long tick = (long)s->cfg.svr.tick_ms;
 	struct itimerspec it = { { tick / 1000, (tick % 1000) * 1000000 }, { tick / 1000, (tick % 1000) * 1000000 } };
 	if ((s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) < 0 ||
 	    timerfd_settime(s->tfd, 0, &it, NULL)) {
 		apenet_err_set(&e, APENET_EIO, "timerfd: %s", strerror(errno));
-		return fail("", &e);
+		return apenet_daemon_fail("", &e);
 	}
 	if (mkdir(s->snmp_dir, 0700) && errno != EEXIST) {
 		apenet_err_set(&e, APENET_EIO, "%s: %s", s->snmp_dir, strerror(errno));
-		return fail("", &e);
+		return apenet_daemon_fail("", &e);
 	}
 	sup_mib_want(s);
 	if (sup_recv_open(s, &e))
-		return fail("", &e);
+		return apenet_daemon_fail("", &e);
 	if (sup_mib_open(s, &e))
-		return fail("AgentX", &e);
+		return apenet_daemon_fail("AgentX", &e);
 	apenet_log(APENET_LOG_NOTICE,
 		   "instance %u listening on %s (SNMP%s), database %s, torus %ux%ux%u, batches of %g reports or %g ms, "
 		   "config %s",
@@ -243,24 +181,28 @@ static void stop(struct sup *s)
 int main(int argc, char **argv)
 {
 	static struct sup s;
-	struct apenet_err e = { 0 };
+	static const char *inst;
+	static const struct apenet_daemon_opt opts[] = {
+		{ "--db", NULL, &s.opt.db, NULL, NULL },
+		{ "--listen", NULL, &s.opt.listen, NULL, NULL },
+		{ "--instance", NULL, &inst, NULL, instance_check },
+		{ NULL, NULL, NULL, NULL, NULL },
+	};
+	static struct apenet_daemon d = { .name = "apenet-supervisor", .usage = usage,
+					  .version = "apenet-supervisor " APENET_VERSION_TEXT, .section = "supervisor",
+					  .opts = opts };
 	s.tfd = s.sfd = s.sock = -1;
-	if (parse_args(argc, argv, &s.opt))
-		return 2;
-	apenet_log_to_callback(to_stderr, NULL);
 	/* the health database, its WAL and net-snmp's files: the supervisor's
-	 * user writes them, its group (apenet) reads them, nobody else */
-	umask(027);
-	const char *from;
-	const char *path = apenet_config_path(s.opt.config, &from);
-	if (apenet_config_load(path, &s.cfg, &e)) {
-		apenet_log(APENET_LOG_ERR, "%s", e.msg);
-		return 2;
-	}
-	snprintf(s.config_path, sizeof(s.config_path), "%s", path ? path : "");
-	if (!s.opt.foreground)
-		apenet_log_to_syslog("apenet-supervisor");
-	apenet_log_set_level(apenet_log_level_parse(s.cfg.svr.log_level));
+	 * user writes them, its group (apenet) reads them (the umask) */
+	d.out = stdout;
+	d.err = stderr;
+	if (apenet_daemon_start(&d, argc, argv, &s.cfg))
+		return d.status;
+	apenet_daemon_log(&d, &s.cfg);
+	s.opt.instance = inst ? (unsigned)strtoul(inst, NULL, 10) : 1;
+	s.opt.config = d.config;
+	s.opt.foreground = d.foreground;
+	snprintf(s.config_path, sizeof(s.config_path), "%s", d.config_path);
 	int rc = start(&s);
 	if (rc == 0)
 		rc = sup_loop(&s) ? 1 : 0;
