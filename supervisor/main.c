@@ -38,11 +38,16 @@ static const char usage[] =
 	"signals: TERM/INT stop (the open batch committed and acknowledged first), HUP reload the config\n"
 	"reading: apenet health --db FILE\n";
 
+/* --instance: 1 up to the most instances a config lists. */
 static const char *instance_check(const char *v)
 {
+	static char why[32];
 	char *end;
 	unsigned long n = strtoul(v, &end, 10);
-	return *end || n < 1 || n > 8 ? "not a number 1..8" : NULL;
+	if (!*end && n >= 1 && n <= APENET_CONFIG_MAX_INSTANCES)
+		return NULL;
+	snprintf(why, sizeof(why), "not a number 1..%d", APENET_CONFIG_MAX_INSTANCES);
+	return why;
 }
 
 static const char *name_of(void *arg, unsigned x, unsigned y, unsigned z)
