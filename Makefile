@@ -215,8 +215,9 @@ $(B)/bench/bench_supervisor: LIBS += $(SNMP_LIBS)
 # bench_report writes a big one through it (bench/report_gen.c, kept in
 # build/bench-data/) and times `apenet report` on it.
 $(B)/bench/bench_incident $(B)/bench/bench_report: LIBS += $(SQLITE3_LIBS)
-# bench_incident makes the SNMPv3 keys (snmp/keys.c: libcrypto).
-$(B)/bench/bench_incident: LIBS += $(LIBCRYPTO_LIBS)
+# bench_incident makes the SNMPv3 keys (snmp/keys.c: libcrypto; its engine
+# file's ScopedPDU writer links net-snmp).
+$(B)/bench/bench_incident: LIBS += $(LIBCRYPTO_LIBS) $(SNMP_LIBS)
 $(B)/bench/bench_report: $(B)/obj/bench/report_gen.o
 # The benchmarks that time the real commands start and measure their
 # children the same way (bench/spawn.c: wait4, ru_maxrss).

@@ -45,27 +45,21 @@ void agent_reload(struct agent *a)
 		apenet_log(APENET_LOG_ERR, "reload: %s; the settings in force stay", e.msg);
 		return;
 	}
+	/* what takes effect at start (the table's at_start rows) keeps the
+	 * value in force */
 	const struct apenet_config_table *t = apenet_config_table_find("agent");
 	for (size_t i = 0; i < t->n; i++) {
-		static const char *const at_start[] = { "user",	    "state_dir", "blackbox_dir", "socket",
-							"lock_dir", "agentx_socket", NULL };
 		const struct apenet_config_desc *d = &t->rows[i];
-		for (const char *const *k = at_start; *k; k++) {
-			if (strcmp(*k, d->key))
-				continue;
-			char *now = (char *)&n.agent + d->off;
-			const char *old = (const char *)&a->cfg.agent + d->off;
-			if (strcmp(now, old))
-				apenet_log(APENET_LOG_NOTICE, "reload: %s '%s' takes effect when the agent restarts ('%s' stays)",
-					   d->key, now, old);
-			snprintf(now, d->size, "%s", old);
-		}
+		if (!d->at_start || !apenet_config_differs(&n.agent, &a->cfg.agent, d))
+			continue;
+		if (d->is_str)
+			apenet_log(APENET_LOG_NOTICE, "reload: %s '%s' takes effect when the agent restarts ('%s' stays)",
+				   d->key, apenet_config_str(&n.agent, d), apenet_config_str(&a->cfg.agent, d));
+		else
+			apenet_log(APENET_LOG_NOTICE, "reload: %s %g takes effect when the agent restarts (%g stays)", d->key,
+				   apenet_config_num(&n.agent, d), apenet_config_num(&a->cfg.agent, d));
+		apenet_config_copy(&n.agent, &a->cfg.agent, d);
 	}
-	/* the numbers that take effect at start: net-snmp's role and ping */
-	if (n.agent.agentx != a->cfg.agent.agentx || n.agent.agentx_ping_s != a->cfg.agent.agentx_ping_s)
-		apenet_log(APENET_LOG_NOTICE, "reload: agentx and agentx_ping_s take effect when the agent restarts");
-	n.agent.agentx = a->cfg.agent.agentx;
-	n.agent.agentx_ping_s = a->cfg.agent.agentx_ping_s;
 	double old_period = a->cfg.agent.period_ms;
 	apenet_config_free(&a->cfg);
 	a->cfg = n;

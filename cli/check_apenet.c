@@ -28,13 +28,20 @@
 
 #include "apenet/clock.h"
 #include "apenet/conf.h"
+#include "apenet/config.h"
 #include "apenet/range.h"
 #include "apenet_version.h"
 #include "apenet/esc.h"
 #include "check_apenet.h"
 
 #define PROG "check_apenet"
-#define DEFAULT_SOCKET "/run/apenet/agent.sock"
+
+/* The agent's socket when --socket does not say: agent.socket's default,
+ * from the config's table (the plugin reads no config file). */
+static const char *default_socket(void)
+{
+	return apenet_config_desc_find(apenet_config_table_find("agent"), "socket")->def_str;
+}
 
 static const char *const state_name[] = { "OK", "WARNING", "CRITICAL", "UNKNOWN" };
 
@@ -116,7 +123,7 @@ static void usage(FILE *f)
 		"\n"
 		"Local mode (no -H): asks the node agent (apenet-agent) on its unix socket and\n"
 		"judges the findings it has raised and its watchdog.\n"
-		"  -s, --socket PATH     the agent's socket (default " DEFAULT_SOCKET ")\n"
+		"  -s, --socket PATH     the agent's socket (default %s)\n"
 		"SNMP mode: walks APENET-MIB's card, link, sensor and watchdog tables.\n"
 		"  -H, --hostname HOST   snmpd serving APENET-MIB (the agent as an AgentX subagent)\n"
 		"  -p, --port PORT       UDP port (default 161)\n"
@@ -137,7 +144,8 @@ static void usage(FILE *f)
 		"CRITICAL: a severity fail (card, link, sensor), a link down, the watchdog broken,\n"
 		"or a threshold's -c/--temp-crit crossed.  WARNING: a severity warn, a link\n"
 		"degraded, training or in a PRBS test, the watchdog sick, or -w/--temp-warn crossed.\n"
-		"UNKNOWN: no answer, or an answer without the tables.\n");
+		"UNKNOWN: no answer, or an answer without the tables.\n",
+		default_socket());
 }
 
 static int number(const char *opt, const char *s, double min, double max, double *out)
@@ -739,7 +747,7 @@ int main(int argc, char **argv)
 		else
 			judge_snmp(v, n, &o);
 	} else {
-		const char *path = o.socket ? o.socket : DEFAULT_SOCKET;
+		const char *path = o.socket ? o.socket : default_socket();
 		char *doc = ask(path, o.snmp.timeout_s, err, sizeof(err));
 		if (!doc || from_doc(path, doc, n, err, sizeof(err)))
 			rc = unknown("%s", err);

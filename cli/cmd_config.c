@@ -5,9 +5,8 @@
  * agent's settings, where the agents report (supervisors:) and the
  * supervisor's settings the same way, and the cluster layout.  The lists
  * come from the loader's own tables (apenet_config_threshold_desc,
- * apenet_config_table), so a key or a section added there shows here
- * without touching this file; `supervisors:` has no table and its rows
- * are here (out_supervisors).  A bad file
+ * apenet_config_table, apenet_config_supervisors_rows), so a key or a
+ * section added there shows here without touching this file.  A bad file
  * is an error naming file:line:column, exit 2.
  */
 #include <math.h>
@@ -88,7 +87,7 @@ static void out_section(struct apenet_out *o, const struct apenet_config *cfg, c
 }
 
 /* The values of the `supervisors:` section as text, in the order of
- * apenet_config_supervisors_keys; the passphrases only as set or not. */
+ * apenet_config_supervisors_rows. */
 #define SUP_W (APENET_PATH_MAX + 32)
 static void sup_values(const struct apenet_config *cfg, const char *state_dir, char v[APENET_NSUP_KEYS][SUP_W])
 {
@@ -112,27 +111,11 @@ static void sup_values(const struct apenet_config *cfg, const char *state_dir, c
 }
 
 /* The `supervisors:` section (the agents' side: where they report), rows
- * as for the other sections.  Its loader (common/config_sup.c) is not
- * table-driven: the units, ranges (those the loader checks) and meanings
- * are here, in the order of its keys. */
+ * as for the other sections.  Its loader (common/config_sup.c) keeps the
+ * notifier's own types, so the values are read here (sup_values); the
+ * units, ranges and meanings are its table's. */
 static void out_supervisors(struct apenet_out *o, const struct apenet_config *cfg)
 {
-	static const struct {
-		const char *unit;
-		double min, max; /* NaN: text */
-		const char *doc;
-	} rows[APENET_NSUP_KEYS] = {
-		{ "text", NAN, NAN, "where the agent reports (SNMP INFORMs): host:port, [v6addr]:port or host (port 162), 1..8, comma-separated here; empty: reports off" },
-		{ "text", NAN, NAN, "SNMP version: 3 (authPriv with this node's key file: HMAC-SHA-256 and AES-128) or 2c (community, unauthenticated: a warning at every start)" },
-		{ "text", NAN, NAN, "SNMPv2c community (version 2c only)" },
-		{ "text", NAN, NAN, "SNMPv3: this node's key file (apenet keys node; 0600, the agent's user's; docs/security.md)" },
-		{ "ms", 10, 600000, "one try of an INFORM waits this long for the acknowledgement..." },
-		{ "tries", 0, 100, "...and is sent again this many times before the supervisor counts as not answering" },
-		{ "ms", 10, 3600000, "a supervisor that does not answer is tried again after this long" },
-		{ "text", NAN, NAN, "the spool (sqlite): reports not yet acknowledged by every supervisor; default: spool.db in agent.state_dir" },
-		{ "MiB", 0.0625, 65536, "past this size the oldest heartbeats are dropped, never a transition" },
-		{ "s", 0.1, 3600, "a heartbeat report (with the node's LDM word) every" },
-	};
 	static struct apenet_config d; /* large: static */
 	static char v[APENET_NSUP_KEYS][SUP_W], dv[APENET_NSUP_KEYS][SUP_W];
 	apenet_config_defaults(&d);
@@ -140,12 +123,12 @@ static void out_supervisors(struct apenet_out *o, const struct apenet_config *cf
 	sup_values(cfg, cfg->agent.state_dir, v);
 	sup_values(&d, cfg->agent.state_dir, dv);
 	apenet_config_free(&d);
-	const char *const *keys = apenet_config_supervisors_keys();
+	const struct apenet_config_desc *rows = apenet_config_supervisors_rows();
 	apenet_out_arr_begin(o, "supervisors");
 	for (size_t i = 0; i < APENET_NSUP_KEYS; i++) {
-		int num = !isnan(rows[i].min);
+		int num = !rows[i].is_str;
 		apenet_out_obj_begin(o, NULL);
-		apenet_out_str(o, "key", keys[i]);
+		apenet_out_str(o, "key", rows[i].key);
 		if (num)
 			out_num(o, "value", strtod(v[i], NULL));
 		else

@@ -15,13 +15,18 @@
 
 /* One row per setting: the loader, `apenet config check`, the shipped
  * etc/apenet/apenet.yaml and docs/config.md all follow these tables (the
- * tests check the last two against them).  A number row gives its range,
- * default and unit; a string row its form (enum apenet_config_form), which
- * the loader checks. */
-#define NUM(S, k, lo, hi, d, u, doc) { #k, 0, APENET_FORM_NUM, offsetof(S, k), 0, lo, hi, d, NULL, u, doc }
-#define STR(S, k, f, d, doc) { #k, 1, f, offsetof(S, k), sizeof(((S *)0)->k), 0, 0, 0, d, "text", doc }
-#define AN(k, lo, hi, d, u, doc) NUM(struct apenet_agent_config, k, lo, hi, d, u, doc)
-#define AS(k, f, d, doc) STR(struct apenet_agent_config, k, APENET_FORM_##f, d, doc)
+ * tests check the last two against them), and so do the daemons: their
+ * defaults, ranges and what a reload changes are read here, never written
+ * again.  A number row gives its range, default and unit; a string row its
+ * form (enum apenet_config_form), which the loader checks.  The _START
+ * rows take effect when the daemon starts: a reload keeps their values in
+ * force (apenet_config_desc.at_start). */
+#define NUM(S, k, lo, hi, d, u, doc, st) { #k, 0, APENET_FORM_NUM, offsetof(S, k), 0, lo, hi, d, NULL, u, doc, st }
+#define STR(S, k, f, d, doc, st) { #k, 1, f, offsetof(S, k), sizeof(((S *)0)->k), 0, 0, 0, d, "text", doc, st }
+#define AN(k, lo, hi, d, u, doc) NUM(struct apenet_agent_config, k, lo, hi, d, u, doc, 0)
+#define AS(k, f, d, doc) STR(struct apenet_agent_config, k, APENET_FORM_##f, d, doc, 0)
+#define AN_START(k, lo, hi, d, u, doc) NUM(struct apenet_agent_config, k, lo, hi, d, u, doc, 1)
+#define AS_START(k, f, d, doc) STR(struct apenet_agent_config, k, APENET_FORM_##f, d, doc, 1)
 static const struct apenet_config_desc agent_keys[] = {
 	AN(period_ms, 10, 10000, 100, "ms",
 	   "the agent's period P: every period one sample, one judgement and one host heartbeat (WD_HOST_HB); at most watchdog_period_ms"),
@@ -63,21 +68,21 @@ static const struct apenet_config_desc agent_keys[] = {
 	   "the last transitions agent-status shows"),
 	AN(events_max_mib, 0.01, 100000, 16, "MiB",
 	   "state_dir/events.jsonl (every transition, one JSON object a line) is renamed to events.jsonl.1 past this size"),
-	AS(user, TEXT, "apenet",
+	AS_START(user, TEXT, "apenet",
 	   "after mapping the BAR and opening libpci, a root agent drops to this user (it must exist and not be root: else the agent does not start); \"\": it stays root, with a warning at every start"),
-	AS(state_dir, PATH, "/var/lib/apenet", "the agent's files: events.jsonl, the boot counter"),
-	AS(blackbox_dir, PATH, "/var/lib/apenet/blackbox", "where black-box dumps are written (snapshot files: apenet link --from FILE)"),
-	AS(socket, SOCKET, "/run/apenet/agent.sock", "the unix socket apenet agent-status talks to"),
-	AS(lock_dir, PATH_OR_EMPTY, "", "where the lock file apenet-agent-BDF.lock keeps a second agent off the card; empty: /run/lock, or the node directory of an emulated card"),
+	AS_START(state_dir, PATH, "/var/lib/apenet", "the agent's files: events.jsonl, the boot counter"),
+	AS_START(blackbox_dir, PATH, "/var/lib/apenet/blackbox", "where black-box dumps are written (snapshot files: apenet link --from FILE)"),
+	AS_START(socket, SOCKET, "/run/apenet/agent.sock", "the unix socket apenet agent-status talks to"),
+	AS_START(lock_dir, PATH_OR_EMPTY, "", "where the lock file apenet-agent-BDF.lock keeps a second agent off the card; empty: /run/lock, or the node directory of an emulated card"),
 	AS(edac_root, PATH, "/sys/devices/system/edac/mc", "the EDAC memory controllers (mc*/ce_count, mc*/ue_count); none there: memory is reported normal and agent-status says EDAC is absent"),
 	AS(log_level, LOG_LEVEL, "notice", "the least severe messages logged: err, warn, notice, info or debug"),
 	AS(pma_presets_dir, PATH_OR_EMPTY, "/etc/apenet/pma.d",
 	   "PMA presets (apenet sweep --save NAME writes NAME.yaml here): at start and on reload the agent applies the half of each that its card owns; empty: none"),
-	AN(agentx, 0, 1, 1, "0/1",
+	AN_START(agentx, 0, 1, 1, "0/1",
 	   "1: serve APENET-MIB's node tables (card, links, lanes, sensors, LDM, watchdog) through the host's snmpd as an AgentX subagent (snmpd.conf: master agentx; docs/snmp.md); 0: not; at start"),
-	AS(agentx_socket, TEXT, "",
+	AS_START(agentx_socket, TEXT, "",
 	   "the master agent's AgentX socket: a path, or tcp:HOST:PORT; empty: net-snmp's default (/var/agentx/master); at start"),
-	AN(agentx_ping_s, 1, 3600, 15, "s",
+	AN_START(agentx_ping_s, 1, 3600, 15, "s",
 	   "how often the subagent checks that snmpd is there, and reconnects when it was restarted; at start"),
 	AN(agentx_traps, 0, 1, 0, "0/1",
 	   "1: every transition also goes to snmpd's trap sinks (trap2sink, informsink) as an apenetHealthChange notification"),
@@ -86,33 +91,37 @@ static const struct apenet_config_desc agent_keys[] = {
 };
 #undef AN
 #undef AS
+#undef AN_START
+#undef AS_START
 #define NAGENT (sizeof(agent_keys) / sizeof(agent_keys[0]))
 _Static_assert(NAGENT == APENET_NAGENT, "APENET_NAGENT counts the rows of agent_keys");
 
-#define SN(k, lo, hi, d, u, doc) NUM(struct apenet_supervisor_config, k, lo, hi, d, u, doc)
-#define SS(k, f, d, doc) STR(struct apenet_supervisor_config, k, APENET_FORM_##f, d, doc)
+#define SN(k, lo, hi, d, u, doc) NUM(struct apenet_supervisor_config, k, lo, hi, d, u, doc, 0)
+#define SS(k, f, d, doc) STR(struct apenet_supervisor_config, k, APENET_FORM_##f, d, doc, 0)
+#define SN_START(k, lo, hi, d, u, doc) NUM(struct apenet_supervisor_config, k, lo, hi, d, u, doc, 1)
+#define SS_START(k, f, d, doc) STR(struct apenet_supervisor_config, k, APENET_FORM_##f, d, doc, 1)
 static const struct apenet_config_desc svr_keys[] = {
 	SN(batch_max_events, 1, 100000, 1000, "events",
 	   "reports are committed to the health database in batches: a batch is committed at this many reports..."),
 	SN(batch_max_ms, 0, 10000, 20, "ms",
 	   "...or when its oldest report has waited this long; the acknowledgements (INFORM responses) follow the commit"),
-	SN(recv_buffer_kib, 64, 1048576, 16384, "KiB",
+	SN_START(recv_buffer_kib, 64, 1048576, 16384, "KiB",
 	   "the UDP receive buffer (SO_RCVBUF): bursts of reports wait there while a batch commits"),
-	SN(tick_ms, 10, 10000, 100, "ms",
+	SN_START(tick_ms, 10, 10000, 100, "ms",
 	   "how often the deduction looks at the time (silences, settle windows)"),
-	SN(silent_ms, 100, 86400000, 3500, "ms",
+	SN_START(silent_ms, 100, 86400000, 3500, "ms",
 	   "no report from a node itself for this long: the node is silent (3 heartbeats at the default heartbeat_s of 1 s, plus margin)"),
-	SN(settle_ms, 0, 600000, 1500, "ms",
+	SN_START(settle_ms, 0, 600000, 1500, "ms",
 	   "after the first evidence of a fault, the supervisor waits this long for the rest before it opens an incident"),
-	SN(explain_ms, 0, 600000, 5000, "ms",
+	SN_START(explain_ms, 0, 600000, 5000, "ms",
 	   "a silence waits this long for the neighbours' words (their LDM reports) that explain it"),
-	SN(late_ms, 0, 86400000, 2000, "ms",
+	SN_START(late_ms, 0, 86400000, 2000, "ms",
 	   "a report this much older than its arrival comes from an agent's spool: history, not news"),
-	SN(restore_hold_ms, 0, 86400000, 8000, "ms",
+	SN_START(restore_hold_ms, 0, 86400000, 8000, "ms",
 	   "an incident open when the supervisor starts that no evidence supports closes after this"),
-	SN(resync_ms, 0, 86400000, 15000, "ms",
+	SN_START(resync_ms, 0, 86400000, 15000, "ms",
 	   "a restarted agent says again what is still wrong within this"),
-	SN(group_min, 1, 1000000, 2, "nodes",
+	SN_START(group_min, 1, 1000000, 2, "nodes",
 	   "this many unexplained silences at once: this supervisor is cut off, not the nodes"),
 	SN(evidence_max, 1, 1000000, 256, "pieces",
 	   "evidence rows written per incident (the rest are counted)"),
@@ -120,18 +129,18 @@ static const struct apenet_config_desc svr_keys[] = {
 	   "the node times from routine heartbeats reach the database at most this late; 0: at every commit"),
 	SN(retention_days, 0, 36500, 90, "days",
 	   "transitions older than this are deleted (never the evidence of an open incident); 0: everything is kept"),
-	SS(listen, ADDR_LIST, "0.0.0.0:162,0.0.0.0:10162",
+	SS_START(listen, ADDR_LIST, "0.0.0.0:162,0.0.0.0:10162",
 	   "where each instance listens (UDP): comma-separated host:port or [v6addr]:port, 1..8; --instance N takes the Nth"),
-	SS(db, PATH_LIST, "/var/lib/apenet/health-1.db,/var/lib/apenet/health-2.db",
+	SS_START(db, PATH_LIST, "/var/lib/apenet/health-1.db,/var/lib/apenet/health-2.db",
 	   "each instance's health database: comma-separated absolute paths, distinct, as many as listen has; --instance N takes the Nth"),
-	SS(state_dir, PATH, "/var/lib/apenet",
+	SS_START(state_dir, PATH, "/var/lib/apenet",
 	   "where net-snmp's persistent files (the SNMPv3 engine ID) go: state_dir/supervisor-N for instance N"),
 	SS(log_level, LOG_LEVEL, "notice", "the least severe messages logged: err, warn, notice, info or debug"),
-	SN(agentx, 0, 1, 1, "0/1",
+	SN_START(agentx, 0, 1, 1, "0/1",
 	   "1: serve the cluster tables (apenetNodeTable, apenetIncidentTable) through the host's snmpd as an AgentX subagent (docs/snmp.md); 0: not; at start. Two instances on one host: set it on one"),
-	SS(agentx_socket, TEXT, "",
+	SS_START(agentx_socket, TEXT, "",
 	   "the master agent's AgentX socket: a path, or tcp:HOST:PORT; empty: net-snmp's default (/var/agentx/master); at start"),
-	SN(agentx_ping_s, 1, 3600, 15, "s",
+	SN_START(agentx_ping_s, 1, 3600, 15, "s",
 	   "how often the subagent checks that snmpd is there, and reconnects when it was restarted; at start"),
 	SN(agentx_cache_ms, 100, 600000, 5000, "ms",
 	   "the cluster tables are read from the health database again at most this often (a walk is served from one read)"),
@@ -142,6 +151,8 @@ static const struct apenet_config_desc svr_keys[] = {
 };
 #undef SN
 #undef SS
+#undef SN_START
+#undef SS_START
 #undef NUM
 #undef STR
 #define NSVR (sizeof(svr_keys) / sizeof(svr_keys[0]))
@@ -373,8 +384,7 @@ void apenet_config_defaults(struct apenet_config *c)
 	c->cl.wrap[0] = c->cl.wrap[1] = c->cl.wrap[2] = 1;
 	for (size_t i = 0; i < NSECTIONS; i++)
 		section_defaults(&sections[i], c);
-	apenet_notify_config_defaults(&c->sup);
-	c->heartbeat_s = 1;
+	apenet_config_supervisors_defaults(c);
 }
 
 void apenet_config_free(struct apenet_config *c)
@@ -588,20 +598,17 @@ static int misplaced(const struct apenet_conf *c, const struct apenet_conf_node 
 {
 	static const char *const what[2] = { "the supervisor's own settings", "where the agents report" };
 	const struct apenet_config_table *t = apenet_config_table_find("supervisor");
-	const char *svr[MAXROWS + 1];
-	for (size_t i = 0; i < t->n; i++)
-		svr[i] = t->rows[i].key;
-	svr[t->n] = NULL;
-	const char *const *keys[2] = { svr, apenet_config_supervisors_keys() };
+	const struct apenet_config_desc *rows[2] = { t->rows, apenet_config_supervisors_rows() };
+	const size_t nrows[2] = { t->n, APENET_NSUP_KEYS };
 	const char *name[2] = { "supervisor", "supervisors" };
 	for (int h = 0; h < 2; h++) {
 		const struct apenet_conf_node *m = apenet_conf_get(root, name[h]);
 		for (const struct apenet_conf_node *n = m && m->kind == APENET_CONF_MAP ? m->child : NULL; n; n = n->next) {
 			int here = 0, there = 0;
-			for (const char *const *k = keys[h]; *k; k++)
-				here |= !strcmp(*k, n->key);
-			for (const char *const *k = keys[!h]; *k; k++)
-				there |= !strcmp(*k, n->key);
+			for (size_t k = 0; k < nrows[h]; k++)
+				here |= !strcmp(rows[h][k].key, n->key);
+			for (size_t k = 0; k < nrows[!h]; k++)
+				there |= !strcmp(rows[!h][k].key, n->key);
 			if (!here && there)
 				return apenet_err_set(e, APENET_EINVAL, "%s:%d:%d: '%s' belongs in '%s:' (%s), not in '%s:'",
 						      c->file, n->key_line, n->key_col, n->key, name[!h], what[!h], name[h]);
@@ -795,6 +802,30 @@ const char *apenet_config_str(const void *section, const struct apenet_config_de
 int apenet_config_given(const struct apenet_config *c, const struct apenet_config_table *t, size_t i)
 {
 	return i < t->n && ((const unsigned char *)c + t->given_off)[i];
+}
+
+const struct apenet_config_desc *apenet_config_desc_find(const struct apenet_config_table *t, const char *key)
+{
+	for (size_t i = 0; t && i < t->n; i++)
+		if (!strcmp(t->rows[i].key, key))
+			return &t->rows[i];
+	return NULL;
+}
+
+int apenet_config_differs(const void *a, const void *b, const struct apenet_config_desc *d)
+{
+	if (d->is_str)
+		return strcmp(apenet_config_str(a, d), apenet_config_str(b, d)) != 0;
+	return apenet_config_num(a, d) != apenet_config_num(b, d);
+}
+
+void apenet_config_copy(void *dst, const void *src, const struct apenet_config_desc *d)
+{
+	char *p = (char *)dst + d->off;
+	if (d->is_str)
+		snprintf(p, d->size, "%s", apenet_config_str(src, d));
+	else
+		*(double *)(void *)p = apenet_config_num(src, d);
 }
 
 int apenet_config_instance(const struct apenet_supervisor_config *s, unsigned n, char *listen, size_t ln, char *db,

@@ -6,12 +6,52 @@
  * (lofamo/deduce_inc.c), whose changes are queued as actions.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "apenet/config.h"
 #include "apenet/regs.h"
 #include "deduce_int.h"
+
+/* The engine's settings are the supervisor's keys of the same names: their
+ * defaults and ranges are the rows of the `supervisor:` table
+ * (common/config.c), named here and not written again.  K() does not
+ * compile when a name is not a member of both structs. */
+#define K(k)                                                                                              \
+	{ #k, offsetof(struct apenet_deduce_config, k), offsetof(struct apenet_supervisor_config, k),      \
+	  sizeof(((struct apenet_deduce_config *)0)->k) == sizeof(int64_t) }
+static const struct {
+	const char *key;
+	size_t off;     /* in struct apenet_deduce_config */
+	size_t svr_off; /* its double in struct apenet_supervisor_config */
+	int wide;       /* int64_t, else unsigned */
+} keys[] = {
+	K(silent_ms), K(settle_ms), K(explain_ms), K(late_ms), K(restore_hold_ms), K(resync_ms), K(evidence_max), K(group_min),
+};
+#undef K
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+static const struct apenet_config_desc *key_row(size_t i)
+{
+	return apenet_config_desc_find(apenet_config_table_find("supervisor"), keys[i].key);
+}
+
+static void key_put(struct apenet_deduce_config *c, size_t i, double v)
+{
+	void *p = (char *)c + keys[i].off;
+	if (keys[i].wide)
+		*(int64_t *)p = (int64_t)v;
+	else
+		*(unsigned *)p = (unsigned)v;
+}
+
+static int64_t key_get(const struct apenet_deduce_config *c, size_t i)
+{
+	const void *p = (const char *)c + keys[i].off;
+	return keys[i].wide ? *(const int64_t *)p : (int64_t) * (const unsigned *)p;
+}
 
 void apenet_deduce_config_defaults(struct apenet_deduce_config *c)
 {
@@ -19,14 +59,17 @@ void apenet_deduce_config_defaults(struct apenet_deduce_config *c)
 	c->dims[0] = 4;
 	c->dims[1] = 4;
 	c->dims[2] = 1;
-	c->silent_ms = 3500; /* the config's defaults (common/config.c), for callers without one */
-	c->settle_ms = 1500;
-	c->explain_ms = 5000;
-	c->late_ms = 2000;
-	c->restore_hold_ms = 8000;
-	c->resync_ms = 15000;
-	c->evidence_max = 256;
-	c->group_min = 2;
+	for (size_t i = 0; i < NKEYS; i++)
+		key_put(c, i, key_row(i)->def);
+}
+
+void apenet_deduce_config_from(struct apenet_deduce_config *c, const struct apenet_supervisor_config *s,
+			       const unsigned dims[3])
+{
+	memset(c, 0, sizeof(*c));
+	memcpy(c->dims, dims, sizeof(c->dims));
+	for (size_t i = 0; i < NKEYS; i++)
+		key_put(c, i, *(const double *)(const void *)((const char *)s + keys[i].svr_off));
 }
 
 int apenet_deduce_config_check(const struct apenet_deduce_config *c, struct apenet_err *e)
@@ -40,22 +83,13 @@ int apenet_deduce_config_check(const struct apenet_deduce_config *c, struct apen
 	if (n > 1u << 20)
 		return apenet_err_set(e, APENET_EINVAL, "dims: %u x %u x %u nodes are more than 1048576", c->dims[0],
 				      c->dims[1], c->dims[2]);
-	const struct {
-		const char *name;
-		int64_t v, min;
-	} t[] = {
-		{ "silent_ms", c->silent_ms, 1 },         { "settle_ms", c->settle_ms, 0 },
-		{ "explain_ms", c->explain_ms, 0 },       { "late_ms", c->late_ms, 0 },
-		{ "restore_hold_ms", c->restore_hold_ms, 0 },   { "resync_ms", c->resync_ms, 0 },
-	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (t[i].v < t[i].min || t[i].v > 86400000)
-			return apenet_err_set(e, APENET_EINVAL, "%s: %" PRId64 " is not in %" PRId64 "..86400000", t[i].name,
-					      t[i].v, t[i].min);
-	if (c->evidence_max < 1 || c->evidence_max > 1000000)
-		return apenet_err_set(e, APENET_EINVAL, "evidence_max: %u is not in 1..1000000", c->evidence_max);
-	if (c->group_min < 1 || c->group_min > 1000000)
-		return apenet_err_set(e, APENET_EINVAL, "group_min: %u is not in 1..1000000", c->group_min);
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct apenet_config_desc *d = key_row(i);
+		int64_t v = key_get(c, i);
+		if ((double)v < d->min || (double)v > d->max)
+			return apenet_err_set(e, APENET_EINVAL, "%s: %" PRId64 " is not in %.0f..%.0f", d->key, v, d->min,
+					      d->max);
+	}
 	return 0;
 }
 

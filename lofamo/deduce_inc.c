@@ -585,72 +585,39 @@ void apenet_deduce_blame(const struct apenet_deduce *d, const struct dd_inc *I, 
 			snprintf(b->far_link, sizeof(b->far_link), "%s", apenet_deduce_dir_name(back));
 		}
 	}
+	/* The rules told in words of their own: the node first when it is
+	 * named, then the words, then the status when they end with it. */
+	static const struct {
+		const char *words;
+		uint8_t named, status;
+	} said[R_COUNT] = {
+		[R_CARD_GONE] = { "'s card is gone: it reports CARD_GONE, and its neighbours lost their links to it", 1, 0 },
+		[R_LINKS_LOST] = { " lost every link at the far ends while its host still reports: its card is gone or dead", 1, 0 },
+		[R_POWER_OFF] = { " is off (power): it is silent, and its neighbours lost their links to it", 1, 0 },
+		[R_LINKS_PENDING] = { " is off (power): it is silent, and its neighbours lost their links to it", 1, 0 },
+		[R_DNP_HUNG] = { "'s DNP is hung: its watchdog says so, and its neighbours hear no diagnostic word from it", 1, 0 },
+		[R_LDM_STALE] = { "'s DNP is probably hung: its neighbours hear no diagnostic word from it", 1, 0 },
+		[R_DNP_CORE] = { "'s DNP core says it is ", 1, 1 },
+		[R_LDM_INVALID] = { "'s DNP sends invalid diagnostic words", 1, 0 },
+		[R_HOST_HUNG] = { "'s host is hung or dead: it is silent, and its DNP declared it dead", 1, 0 },
+		[R_HOST_EXPIRED] = { "'s DNP declared its host dead while it still reports: its agent stopped or is late", 1, 0 },
+		[R_SERVICE_CUT] = { " is cut off the service network: it is silent, and its neighbours hear its host alive", 1, 0 },
+		[R_SUP_MISSING] = { "another supervisor is unreachable from part of the cluster: nodes report one supervisor missing", 0, 0 },
+		[R_SUP_UNREACHABLE] = { "this supervisor is unreachable from part of the cluster: nodes went silent with nothing else wrong", 0, 0 },
+		[R_AGENT_SILENT] = { " is silent and its neighbours see nothing wrong: its agent stopped, or its reports do not arrive", 1, 0 },
+	};
 	const char *st = b->status >= 2 ? "broken" : "sick";
-	switch (I->rule) {
-	case R_CARD_GONE:
-		snprintf(b->summary, sizeof(b->summary),
-			 "%s's card is gone: it reports CARD_GONE, and its neighbours lost their links to it", node);
-		break;
-	case R_LINKS_LOST:
-		snprintf(b->summary, sizeof(b->summary),
-			 "%s lost every link at the far ends while its host still reports: its card is gone or dead", node);
-		break;
-	case R_POWER_OFF:
-	case R_LINKS_PENDING:
-		snprintf(b->summary, sizeof(b->summary),
-			 "%s is off (power): it is silent, and its neighbours lost their links to it", node);
-		break;
-	case R_DNP_HUNG:
-		snprintf(b->summary, sizeof(b->summary),
-			 "%s's DNP is hung: its watchdog says so, and its neighbours hear no diagnostic word from it", node);
-		break;
-	case R_LDM_STALE:
-		snprintf(b->summary, sizeof(b->summary),
-			 "%s's DNP is probably hung: its neighbours hear no diagnostic word from it", node);
-		break;
-	case R_DNP_CORE:
-		snprintf(b->summary, sizeof(b->summary), "%s's DNP core says it is %s", node, st);
-		break;
-	case R_LDM_INVALID:
-		snprintf(b->summary, sizeof(b->summary), "%s's DNP sends invalid diagnostic words", node);
-		break;
-	case R_HOST_HUNG:
-		snprintf(b->summary, sizeof(b->summary),
-			 "%s's host is hung or dead: it is silent, and its DNP declared it dead", node);
-		break;
-	case R_HOST_EXPIRED:
-		snprintf(b->summary, sizeof(b->summary),
-			 "%s's DNP declared its host dead while it still reports: its agent stopped or is late", node);
-		break;
-	case R_SERVICE_CUT:
-		snprintf(b->summary, sizeof(b->summary),
-			 "%s is cut off the service network: it is silent, and its neighbours hear its host alive", node);
-		break;
-	case R_SUP_MISSING:
-		snprintf(b->summary, sizeof(b->summary),
-			 "another supervisor is unreachable from part of the cluster: nodes report one supervisor missing");
-		break;
-	case R_SUP_UNREACHABLE:
-		snprintf(b->summary, sizeof(b->summary),
-			 "this supervisor is unreachable from part of the cluster: nodes went silent with nothing else wrong");
-		break;
-	case R_AGENT_SILENT:
-		snprintf(b->summary, sizeof(b->summary),
-			 "%s is silent and its neighbours see nothing wrong: its agent stopped, or its reports do not arrive",
-			 node);
-		break;
-	case R_LINK_BOTH:
-	case R_LINK_ONE:
+	if (I->rule < R_COUNT && said[I->rule].words)
+		snprintf(b->summary, sizeof(b->summary), "%s%s%s", said[I->rule].named ? node : "", said[I->rule].words,
+			 said[I->rule].status ? st : "");
+	else if (I->rule == R_LINK_BOTH || I->rule == R_LINK_ONE)
 		snprintf(b->summary, sizeof(b->summary), "cable %u,%u,%u %s <-> %u,%u,%u %s %s (%s)", b->x, b->y, b->z,
 			 b->link, b->fx, b->fy, b->fz, b->far_link, st,
 			 I->rule == R_LINK_BOTH ? "both ends say so" : "seen at one end");
-		break;
-	default:
+	else
 		snprintf(b->summary, sizeof(b->summary), "%s%s%s: %s %s (%s)", node, b->link[0] ? " " : "", b->link,
 			 b->component, st,
 			 I->rule == R_SELF_NBR ? "the node and its neighbours say so"
 			 : I->rule == R_SELF   ? "the node says so"
 					       : "its neighbours say so");
-		break;
-	}
 }

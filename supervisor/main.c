@@ -16,82 +16,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "apenet/daemon.h"
 #include "apenet/log.h"
 #include "apenet_version.h"
 #include "sup.h"
 
-static void usage(FILE *f)
-{
-	fputs("usage: apenet-supervisor [--config FILE] [--instance N] [--db FILE] [--listen ADDR:PORT] [--foreground]\n\n"
-	      "Receives the node agents' reports (SNMP INFORMs), stores them in the health database,\n"
-	      "acknowledges each only once it is on disk, and deduces incidents from both paths.\n\n"
-	      "  --config FILE      the config (else $APENET_CONFIG, else the installed apenet.yaml)\n"
-	      "  --instance N       which of supervisor.listen / supervisor.db (default 1)\n"
-	      "  --db FILE          the health database (created when missing)\n"
-	      "  --listen ADDR:PORT where to receive (UDP)\n"
-	      "  --foreground       log to stderr instead of syslog\n"
-	      "  --version          the version and the JSON schema\n\n"
-	      "signals: TERM/INT stop (the open batch committed and acknowledged first), HUP reload the config\n"
-	      "reading: apenet health --db FILE\n",
-	      f);
-}
+static const char usage[] =
+	"usage: apenet-supervisor [--config FILE] [--instance N] [--db FILE] [--listen ADDR:PORT] [--foreground]\n\n"
+	"Receives the node agents' reports (SNMP INFORMs), stores them in the health database,\n"
+	"acknowledges each only once it is on disk, and deduces incidents from both paths.\n\n"
+	"  --config FILE      the config (else $APENET_CONFIG, else the installed apenet.yaml)\n"
+	"  --instance N       which of supervisor.listen / supervisor.db (default 1)\n"
+	"  --db FILE          the health database (created when missing)\n"
+	"  --listen ADDR:PORT where to receive (UDP)\n"
+	"  --foreground       log to stderr instead of syslog\n"
+	"  --version          the version and the JSON schema\n\n"
+	"signals: TERM/INT stop (the open batch committed and acknowledged first), HUP reload the config\n"
+	"reading: apenet health --db FILE\n";
 
-static void to_stderr(void *ctx, int level, const char *msg)
+/* --instance: 1 up to the most instances a config lists. */
+static const char *instance_check(const char *v)
 {
-	(void)ctx;
-	fprintf(stderr, "apenet-supervisor[%ld]: %s: %s\n", (long)getpid(), apenet_log_level_name(level), msg);
-}
-
-static int parse_args(int argc, char **argv, struct sup_opts *o)
-{
-	o->instance = 1;
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		const char **val = NULL;
-		const char *inst = NULL;
-		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-			usage(stdout);
-			exit(0);
-		} else if (!strcmp(s, "--version")) {
-			puts("apenet-supervisor " APENET_VERSION_TEXT);
-			exit(0);
-		} else if (!strcmp(s, "--foreground") || !strcmp(s, "-f")) {
-			o->foreground = 1;
-			continue;
-		} else if (!strcmp(s, "--config")) {
-			val = &o->config;
-		} else if (!strcmp(s, "--db")) {
-			val = &o->db;
-		} else if (!strcmp(s, "--listen")) {
-			val = &o->listen;
-		} else if (!strcmp(s, "--instance")) {
-			val = &inst;
-		} else {
-			fprintf(stderr, "apenet-supervisor: unknown argument '%s'\n", s);
-			usage(stderr);
-			return -1;
-		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, "apenet-supervisor: %s needs a value\n", s);
-			return -1;
-		}
-		*val = argv[++i];
-		if (val == &inst) {
-			char *end;
-			unsigned long n = strtoul(inst, &end, 10);
-			if (*end || n < 1 || n > 8) {
-				fprintf(stderr, "apenet-supervisor: --instance '%s': not a number 1..8\n", inst);
-				return -1;
-			}
-			o->instance = (unsigned)n;
-		}
-	}
-	return 0;
+	static char why[32];
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+	if (!*end && n >= 1 && n <= APENET_CONFIG_MAX_INSTANCES)
+		return NULL;
+	snprintf(why, sizeof(why), "not a number 1..%d", APENET_CONFIG_MAX_INSTANCES);
+	return why;
 }
 
 static const char *name_of(void *arg, unsigned x, unsigned y, unsigned z)
@@ -118,54 +74,41 @@ static int instance(struct sup *s, struct apenet_err *e)
 	return 0;
 }
 
-static int fail(const char *what, const struct apenet_err *e)
-{
-	apenet_log(APENET_LOG_ERR, "%s%s%s", what, what[0] ? ": " : "", e->msg);
-	return 2;
-}
-
 static int start(struct sup *s)
 {
 	struct apenet_err e = { 0 };
 	struct apenet_deduce_config dc;
 	if (instance(s, &e) || sup_deduce_config(&s->cfg, &dc, &e))
-		return fail("", &e);
+		return apenet_daemon_fail("", &e);
 	if (apenet_hdb_open(s->db_path, APENET_HDB_CREATE, &s->db, &e))
-		return fail("", &e);
+		return apenet_daemon_fail("", &e);
 	apenet_hdb_set_heartbeat_flush(s->db, (unsigned)s->cfg.svr.heartbeat_flush_ms);
 	if (apenet_hdb_layout(s->db, s->cfg.cl.dims, name_of, &s->cfg, &e))
-		return fail("layout", &e);
+		return apenet_daemon_fail("layout", &e);
 	if (apenet_deduce_open(&dc, &s->ded, &e))
-		return fail("deduction", &e);
+		return apenet_daemon_fail("deduction", &e);
 	if (sup_restore(s, &e))
-		return fail("restore", &e);
+		return apenet_daemon_fail("restore", &e);
 
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	signal(SIGPIPE, SIG_IGN);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) || (s->sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
-		apenet_err_set(&e, APENET_EIO, "signalfd: %s", strerror(errno));
-		return fail("", &e);
-	}
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, 0 };
+	if ((s->sfd = apenet_daemon_signalfd(sigs, &e)) < 0)
+		return apenet_daemon_fail("", &e);
 	long tick = (long)s->cfg.svr.tick_ms;
 	struct itimerspec it = { { tick / 1000, (tick % 1000) * 1000000 }, { tick / 1000, (tick % 1000) * 1000000 } };
 	if ((s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) < 0 ||
 	    timerfd_settime(s->tfd, 0, &it, NULL)) {
 		apenet_err_set(&e, APENET_EIO, "timerfd: %s", strerror(errno));
-		return fail("", &e);
+		return apenet_daemon_fail("", &e);
 	}
 	if (mkdir(s->snmp_dir, 0700) && errno != EEXIST) {
 		apenet_err_set(&e, APENET_EIO, "%s: %s", s->snmp_dir, strerror(errno));
-		return fail("", &e);
+		return apenet_daemon_fail("", &e);
 	}
 	sup_mib_want(s);
 	if (sup_recv_open(s, &e))
-		return fail("", &e);
+		return apenet_daemon_fail("", &e);
 	if (sup_mib_open(s, &e))
-		return fail("AgentX", &e);
+		return apenet_daemon_fail("AgentX", &e);
 	apenet_log(APENET_LOG_NOTICE,
 		   "instance %u listening on %s (SNMP%s), database %s, torus %ux%ux%u, batches of %g reports or %g ms, "
 		   "config %s",
@@ -184,29 +127,32 @@ void sup_reload(struct sup *s)
 		apenet_log(APENET_LOG_ERR, "reload: %s; the running config stays", e.msg);
 		return;
 	}
-	/* What needs a restart is said so; the rest takes effect now. */
+	/* What takes effect at start (the table's at_start rows, the torus,
+	 * the SNMP version and community) keeps its value in force, and is
+	 * named when the file changed it; the rest takes effect now. */
 	const struct apenet_supervisor_config *o = &s->cfg.svr, *n = &nc.svr;
-	if (strcmp(o->listen, n->listen) || strcmp(o->db, n->db) || strcmp(o->state_dir, n->state_dir) ||
-	    memcmp(s->cfg.cl.dims, nc.cl.dims, sizeof(nc.cl.dims)) || s->cfg.sup.version != nc.sup.version ||
-	    strcmp(s->cfg.sup.community, nc.sup.community) ||
-	    o->silent_ms != n->silent_ms || o->settle_ms != n->settle_ms || o->explain_ms != n->explain_ms ||
-	    o->late_ms != n->late_ms || o->resync_ms != n->resync_ms || o->group_min != n->group_min ||
-	    o->tick_ms != n->tick_ms || o->recv_buffer_kib != n->recv_buffer_kib)
-		apenet_log(APENET_LOG_WARN, "reload: the address, database, torus, SNMP credentials, tick, buffer and "
-					    "deduction settings change at the next start; the rest now");
+	const struct apenet_config_table *t = apenet_config_table_find("supervisor");
+	struct apenet_supervisor_config keep = *o;
+	char later[512] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct apenet_config_desc *d = &t->rows[i];
+		if (!d->at_start)
+			apenet_config_copy(&keep, n, d);
+		else if (apenet_config_differs(o, n, d) && len < sizeof(later))
+			len += (size_t)snprintf(later + len, sizeof(later) - len, "%s%s", len ? ", " : "", d->key);
+	}
+	const char *more[3] = { memcmp(s->cfg.cl.dims, nc.cl.dims, sizeof(nc.cl.dims)) ? "the torus" : NULL,
+				s->cfg.sup.version != nc.sup.version ? "the SNMP version" : NULL,
+				strcmp(s->cfg.sup.community, nc.sup.community) ? "the SNMP community" : NULL };
+	for (int i = 0; i < 3; i++)
+		if (more[i] && len < sizeof(later))
+			len += (size_t)snprintf(later + len, sizeof(later) - len, "%s%s", len ? ", " : "", more[i]);
+	if (len)
+		apenet_log(APENET_LOG_WARN, "reload: %s change at the next start; the rest now", later);
 	/* the site secrets are read again: a key roll needs no restart
 	 * (docs/security.md) */
 	sup_v3_reload(s, n);
-	struct apenet_supervisor_config keep = *o;
-	memcpy(keep.site_key, n->site_key, sizeof(keep.site_key));
-	memcpy(keep.site_key_previous, n->site_key_previous, sizeof(keep.site_key_previous));
-	keep.batch_max_events = n->batch_max_events;
-	keep.batch_max_ms = n->batch_max_ms;
-	keep.heartbeat_flush_ms = n->heartbeat_flush_ms;
-	keep.retention_days = n->retention_days;
-	keep.evidence_max = n->evidence_max;
-	keep.agentx_cache_ms = n->agentx_cache_ms;
-	memcpy(keep.log_level, n->log_level, sizeof(keep.log_level));
 	/* node names may change; the torus itself stays as started */
 	if (!memcmp(s->cfg.cl.dims, nc.cl.dims, sizeof(nc.cl.dims))) {
 		if (apenet_hdb_layout(s->db, nc.cl.dims, name_of, &nc, &e))
@@ -240,24 +186,28 @@ static void stop(struct sup *s)
 int main(int argc, char **argv)
 {
 	static struct sup s;
-	struct apenet_err e = { 0 };
+	static const char *inst;
+	static const struct apenet_daemon_opt opts[] = {
+		{ "--db", NULL, &s.opt.db, NULL, NULL },
+		{ "--listen", NULL, &s.opt.listen, NULL, NULL },
+		{ "--instance", NULL, &inst, NULL, instance_check },
+		{ NULL, NULL, NULL, NULL, NULL },
+	};
+	static struct apenet_daemon d = { .name = "apenet-supervisor", .usage = usage,
+					  .version = "apenet-supervisor " APENET_VERSION_TEXT, .section = "supervisor",
+					  .opts = opts };
 	s.tfd = s.sfd = s.sock = -1;
-	if (parse_args(argc, argv, &s.opt))
-		return 2;
-	apenet_log_to_callback(to_stderr, NULL);
 	/* the health database, its WAL and net-snmp's files: the supervisor's
-	 * user writes them, its group (apenet) reads them, nobody else */
-	umask(027);
-	const char *from;
-	const char *path = apenet_config_path(s.opt.config, &from);
-	if (apenet_config_load(path, &s.cfg, &e)) {
-		apenet_log(APENET_LOG_ERR, "%s", e.msg);
-		return 2;
-	}
-	snprintf(s.config_path, sizeof(s.config_path), "%s", path ? path : "");
-	if (!s.opt.foreground)
-		apenet_log_to_syslog("apenet-supervisor");
-	apenet_log_set_level(apenet_log_level_parse(s.cfg.svr.log_level));
+	 * user writes them, its group (apenet) reads them (the umask) */
+	d.out = stdout;
+	d.err = stderr;
+	if (apenet_daemon_start(&d, argc, argv, &s.cfg))
+		return d.status;
+	apenet_daemon_log(&d, &s.cfg);
+	s.opt.instance = inst ? (unsigned)strtoul(inst, NULL, 10) : 1;
+	s.opt.config = d.config;
+	s.opt.foreground = d.foreground;
+	snprintf(s.config_path, sizeof(s.config_path), "%s", d.config_path);
 	int rc = start(&s);
 	if (rc == 0)
 		rc = sup_loop(&s) ? 1 : 0;

@@ -16,20 +16,10 @@
 
 int sup_deduce_config(const struct apenet_config *cfg, struct apenet_deduce_config *dc, struct apenet_err *e)
 {
-	const struct apenet_supervisor_config *v = &cfg->svr;
-	apenet_deduce_config_defaults(dc);
 	if (!cfg->cl.have)
 		return apenet_err_set(e, APENET_EINVAL,
 				      "the supervisor needs the cluster's layout: a 'cluster' section with 'dims: XxYxZ'");
-	memcpy(dc->dims, cfg->cl.dims, sizeof(dc->dims));
-	dc->silent_ms = (int64_t)v->silent_ms;
-	dc->settle_ms = (int64_t)v->settle_ms;
-	dc->explain_ms = (int64_t)v->explain_ms;
-	dc->late_ms = (int64_t)v->late_ms;
-	dc->restore_hold_ms = (int64_t)v->restore_hold_ms;
-	dc->resync_ms = (int64_t)v->resync_ms;
-	dc->group_min = (unsigned)v->group_min;
-	dc->evidence_max = (unsigned)v->evidence_max;
+	apenet_deduce_config_from(dc, &cfg->svr, cfg->cl.dims);
 	return apenet_deduce_config_check(dc, e);
 }
 

@@ -12,7 +12,6 @@
 #include <stdint.h>
 
 #include "apenet/err.h"
-#include "apenet/notify.h"
 
 struct apenet_thresholds {
 	double fpga_temp_warn_c, fpga_temp_fail_c;
@@ -43,6 +42,49 @@ struct apenet_thresholds {
 	 * current field; the host has no rule of its own on the current. */
 	double icore_sick_ma;
 };
+
+/*
+ * The `supervisors:` section: where the node agent reports (the notifier,
+ * include/apenet/notify.h, snmp/notify.c).  Its key table
+ * (apenet_config_supervisors_rows, common/config_sup.c) gives each key's
+ * default, unit, range and meaning; the values are in the notifier's own
+ * types here (and heartbeat_s in struct apenet_config).
+ */
+#define APENET_NOTIFY_MAX_SUPERVISORS 8
+
+enum apenet_snmp_version { APENET_SNMP_V2C = 2, APENET_SNMP_V3 = 3 };
+
+struct apenet_notify_config {
+	/* "host:port", "[v6addr]:port" or "host" (port 162).  Names are
+	 * resolved when a session opens (blocking: prefer addresses). */
+	char supervisors[APENET_NOTIFY_MAX_SUPERVISORS][128];
+	unsigned nsupervisors;
+	int version;               /* enum apenet_snmp_version */
+	char community[64];        /* v2c */
+	/* v3 (the default): this node's key file (include/apenet/keys.h), its
+	 * USM user and keys, always authPriv: HMAC-SHA-256-192 and AES-128 */
+	char key_file[APENET_PATH_MAX];
+	unsigned timeout_ms;       /* one try of an INFORM waits this long for the answer... */
+	unsigned retries;          /* ...and is resent this many times before it counts as unanswered */
+	unsigned backoff_ms;       /* then the supervisor is left alone this long before the next try */
+	char spool[APENET_PATH_MAX];
+	uint64_t spool_max_bytes;  /* past it the oldest heartbeats go, never a transition */
+	/* net-snmp's persistent directory (it keeps indexes there even when
+	 * told to persist nothing); "": "snmp" beside the spool. */
+	char snmp_dir[APENET_PATH_MAX];
+};
+
+/* The table's defaults (spool: /var/lib/apenet/spool.db; the agent's is
+ * in its state_dir, agent/report.c). */
+void apenet_notify_config_defaults(struct apenet_notify_config *c);
+/* Checks every setting, numbers against the table's ranges; the message
+ * names the setting ("supervisors[1]: 'sup:0': port out of range
+ * 1..65535").  0 or -1. */
+int apenet_notify_config_check(const struct apenet_notify_config *c, struct apenet_err *e);
+
+/* "host:port", "[v6]:port" or "host" as net-snmp's "udp:host:port" /
+ * "udp6:[v6]:port"; -1 with why when the address is malformed. */
+int apenet_notify_peer(const char *addr, char *peer, size_t len, char *why, size_t whylen);
 
 struct apenet_node_name {
 	char name[64];
@@ -116,38 +158,40 @@ struct apenet_agent_config {
  * entry of the comma-separated listen and db lists
  * (apenet_config_instance).  The SNMP credentials are not here: a
  * supervisor accepts what the `supervisors:` section tells the agents to
- * send (version, community, user, auth_pass, priv_pass; struct
- * apenet_config.sup).  Defaults, ranges and meanings: docs/config.md,
- * "Supervisor".
+ * send (version, community; struct apenet_config.sup).  Each key's
+ * default, unit, range and meaning are its row of the table
+ * (common/config.c; docs/config.md, "Supervisor"), not restated here.
  */
 struct apenet_supervisor_config {
-	double batch_max_events;   /* 1000, 1..100000 "events": a batch is committed at this many reports... */
-	double batch_max_ms;       /* 20, 0..10000 "ms": ...or when its oldest report waited this long; acks follow the commit */
-	double recv_buffer_kib;    /* 4096, 64..1048576 "KiB": the UDP receive buffer (SO_RCVBUF): bursts wait there while a batch commits */
-	double tick_ms;            /* 100, 10..10000 "ms": how often the deduction looks at the time (silences, settle windows) */
-	double silent_ms;          /* 3500, 100..86400000: no report from a node itself for this long: silent (3 heartbeats at the default 1 s, plus margin) */
-	double settle_ms;          /* 1500, 0..600000: after the first evidence of a fault, wait this long for the rest before opening an incident */
-	double explain_ms;         /* 5000, 0..600000: a silence waits this long for the neighbours' words that explain it */
-	double late_ms;            /* 2000, 0..86400000: a report this much older than its arrival comes from a spool: history, not news */
-	double restore_hold_ms;    /* 8000, 0..86400000: an incident open at start that no evidence supports closes after this */
-	double resync_ms;          /* 15000, 0..86400000: a restarted agent says again what is still wrong within this */
-	double group_min;          /* 2, 1..1000000 "nodes": this many unexplained silences at once: this supervisor is cut off, not the nodes */
-	double evidence_max;       /* 256, 1..1000000 "pieces": evidence rows written per incident (the rest are counted) */
-	double heartbeat_flush_ms; /* 1000, 0..600000: node times from routine heartbeats reach the file at most this late (0: every commit) */
-	double retention_days;     /* 90, 0..36500 "days": transitions older than this are deleted (never the evidence of an open incident); 0 keeps everything */
-	char listen[256];          /* "0.0.0.0:162,0.0.0.0:10162": where each instance listens (udp); --instance N takes the Nth of the comma-separated list */
-	char db[APENET_PATH_MAX];  /* "/var/lib/apenet/health-1.db,/var/lib/apenet/health-2.db": each instance's health database, the same way */
-	char state_dir[APENET_PATH_MAX]; /* "/var/lib/apenet": net-snmp's persistent files (the SNMPv3 engine ID) go to state_dir/supervisor-N */
-	char log_level[16];        /* "notice" like the agent's */
-	char site_key[APENET_PATH_MAX];          /* "/etc/apenet/site.key": SNMPv3, the site secret the node keys derive from */
-	char site_key_previous[APENET_PATH_MAX]; /* "": while keys roll, the previous secret, still accepted */
+	double batch_max_events;   /* a batch is committed at this many reports... */
+	double batch_max_ms;       /* ...or when its oldest report waited this long; acks follow the commit */
+	double recv_buffer_kib;    /* the UDP receive buffer (SO_RCVBUF) */
+	double tick_ms;            /* how often the deduction looks at the time */
+	/* The deduction's own settings (struct apenet_deduce_config takes
+	 * them by name: apenet_deduce_config_from). */
+	double silent_ms;          /* no report from a node itself for this long: silent */
+	double settle_ms;          /* after the first evidence of a fault, wait this long for the rest */
+	double explain_ms;         /* a silence waits this long for the neighbours' words */
+	double late_ms;            /* a report this much older than its arrival is history, not news */
+	double restore_hold_ms;    /* an incident open at start that no evidence supports closes after this */
+	double resync_ms;          /* a restarted agent says again what is still wrong within this */
+	double group_min;          /* this many unexplained silences at once: this supervisor is cut off */
+	double evidence_max;       /* evidence rows written per incident (the rest are counted) */
+	double heartbeat_flush_ms; /* node times from routine heartbeats reach the file at most this late */
+	double retention_days;     /* transitions older than this are deleted (0: kept) */
+	char listen[256];          /* where each instance listens (udp), comma-separated */
+	char db[APENET_PATH_MAX];  /* each instance's health database, the same way */
+	char state_dir[APENET_PATH_MAX]; /* net-snmp's persistent files go to state_dir/supervisor-N */
+	char log_level[16];
+	char site_key[APENET_PATH_MAX];          /* SNMPv3: the site secret the node keys derive from */
+	char site_key_previous[APENET_PATH_MAX]; /* while keys roll, the previous secret ("": none) */
 	double agentx;             /* 1: serve the cluster tables through the host's snmpd (AgentX subagent) */
 	char agentx_socket[APENET_PATH_MAX]; /* the master's AgentX socket ("": net-snmp's default) */
 	double agentx_ping_s;      /* how often the subagent checks for (and reconnects to) the master */
 	double agentx_cache_ms;    /* the cluster tables are read from the database again at most this often */
 };
 #define APENET_NSVR 24
-/* The keys of the `supervisors:` section (apenet_config_supervisors_keys). */
+/* The keys of the `supervisors:` section (apenet_config_supervisors_rows). */
 #define APENET_NSUP_KEYS 10
 /* The most instances the listen and db lists name. */
 #define APENET_CONFIG_MAX_INSTANCES 8
@@ -177,6 +221,9 @@ struct apenet_config_desc {
 	const char *def_str;    /* strings */
 	const char *unit;
 	const char *doc;
+	/* A daemon takes it when it starts only: a reload (SIGHUP) keeps the
+	 * value in force and says so. */
+	int at_start;
 };
 
 /* A table-driven section of the file (`agent:`, `supervisor:`): its rows
@@ -201,7 +248,7 @@ struct apenet_config {
 	/* supervisors: where the agent reports (common/config_sup.c); no
 	 * targets: reports off */
 	struct apenet_notify_config sup;
-	/* by the index of apenet_config_supervisors_keys(): the file set it */
+	/* by the index of apenet_config_supervisors_rows(): the file set it */
 	unsigned char sup_given[APENET_NSUP_KEYS];
 	int spool_given;        /* else the spool is <agent.state_dir>/spool.db */
 	double heartbeat_s;     /* a heartbeat report every */
@@ -230,9 +277,12 @@ struct apenet_conf_node;
 /* The `supervisors:` section (common/config_sup.c). */
 int apenet_config_load_supervisors(const struct apenet_conf *c, const struct apenet_conf_node *m,
 				   struct apenet_config *cfg, struct apenet_err *e);
-/* Its keys (NULL-terminated, APENET_NSUP_KEYS of them): a key of one
- * supervisor section written in the other is named as such. */
-const char *const *apenet_config_supervisors_keys(void);
+/* Its rows (APENET_NSUP_KEYS of them): key, unit, range, default and
+ * meaning; not its values, which are not at the rows' off (struct
+ * apenet_notify_config's own types). */
+const struct apenet_config_desc *apenet_config_supervisors_rows(void);
+/* Its defaults in c->sup and c->heartbeat_s. */
+void apenet_config_supervisors_defaults(struct apenet_config *c);
 /* The node's name, or NULL. */
 const char *apenet_config_node_name(const struct apenet_config *c, unsigned x, unsigned y, unsigned z);
 /* Node by name, 0 or -1. */
@@ -255,6 +305,12 @@ double apenet_config_num(const void *section, const struct apenet_config_desc *d
 const char *apenet_config_str(const void *section, const struct apenet_config_desc *d);
 /* Whether the file set row i of t. */
 int apenet_config_given(const struct apenet_config *c, const struct apenet_config_table *t, size_t i);
+/* The row of t for key; NULL when none. */
+const struct apenet_config_desc *apenet_config_desc_find(const struct apenet_config_table *t, const char *key);
+/* For a reload, between two structs of the row's section: whether its
+ * values differ (strings as strings), and the value copied. */
+int apenet_config_differs(const void *a, const void *b, const struct apenet_config_desc *d);
+void apenet_config_copy(void *dst, const void *src, const struct apenet_config_desc *d);
 
 /* Instance n (1-based, `--instance N`) of the supervisor: the nth entries of
  * its listen and db lists, spaces around them removed.  -1 when the lists

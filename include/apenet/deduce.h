@@ -44,10 +44,16 @@ struct apenet_deduce_config {
 	unsigned group_min;      /* this many unexplained silences at once: this supervisor is cut off */
 };
 
-/* dims 4x4x1, silent 3000, settle 1500, explain 5000, late 2000,
- * restore hold 8000, resync 15000, evidence 256, group 2. */
+/* The settings other than dims are the supervisor's keys of the same
+ * names (the `supervisor:` section): their defaults and ranges are that
+ * table's (common/config.c), stated there once. */
+struct apenet_supervisor_config;
+/* dims 4x4x1, the rest the config's defaults. */
 void apenet_deduce_config_defaults(struct apenet_deduce_config *c);
-/* Names the bad setting; 0 or -1. */
+/* The settings a supervisor runs with: its config's and the cluster's dims. */
+void apenet_deduce_config_from(struct apenet_deduce_config *c, const struct apenet_supervisor_config *s,
+			       const unsigned dims[3]);
+/* Names the bad setting (outside the config's range for its key); 0 or -1. */
 int apenet_deduce_config_check(const struct apenet_deduce_config *c, struct apenet_err *e);
 
 struct apenet_deduce;

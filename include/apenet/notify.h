@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "apenet/boot_id.h"
+#include "apenet/config.h"
 #include "apenet/err.h"
 
 struct pollfd;
@@ -98,40 +99,11 @@ char *apenet_report_ldm_summary(uint32_t word, char *buf, size_t len);
  * to the same double, "" for NaN.  Returns buf. */
 char *apenet_report_decimal(double v, char *buf, size_t len);
 
-#define APENET_NOTIFY_MAX_SUPERVISORS 8
+/* The notifier's settings (struct apenet_notify_config, its defaults and
+ * its check) are the `supervisors:` section of the config:
+ * include/apenet/config.h, common/config_sup.c. */
 /* One UDP socket per supervisor. */
 #define APENET_NOTIFY_MAX_FDS APENET_NOTIFY_MAX_SUPERVISORS
-
-enum apenet_snmp_version { APENET_SNMP_V2C = 2, APENET_SNMP_V3 = 3 };
-
-struct apenet_notify_config {
-	/* "host:port", "[v6addr]:port" or "host" (port 162).  Names are
-	 * resolved when a session opens (blocking: prefer addresses). */
-	char supervisors[APENET_NOTIFY_MAX_SUPERVISORS][128];
-	unsigned nsupervisors;
-	int version;               /* enum apenet_snmp_version */
-	char community[64];        /* v2c */
-	/* v3 (the default): this node's key file (include/apenet/keys.h), its
-	 * USM user and keys, always authPriv: HMAC-SHA-256-192 and AES-128 */
-	char key_file[APENET_PATH_MAX];
-	unsigned timeout_ms;       /* one try of an INFORM waits this long for the answer... */
-	unsigned retries;          /* ...and is resent this many times before it counts as unanswered */
-	unsigned backoff_ms;       /* then the supervisor is left alone this long before the next try */
-	char spool[APENET_PATH_MAX];
-	uint64_t spool_max_bytes;  /* past it the oldest heartbeats go, never a transition */
-	/* net-snmp's persistent directory (it keeps indexes there even when
-	 * told to persist nothing); "": "snmp" beside the spool. */
-	char snmp_dir[APENET_PATH_MAX];
-};
-
-void apenet_notify_config_defaults(struct apenet_notify_config *c);
-/* Checks every setting; the message names the setting ("supervisors[1]:
- * 'sup:0': port out of range 1..65535").  0 or -1. */
-int apenet_notify_config_check(const struct apenet_notify_config *c, struct apenet_err *e);
-
-/* "host:port", "[v6]:port" or "host" as net-snmp's "udp:host:port" /
- * "udp6:[v6]:port"; -1 with why when the address is malformed. */
-int apenet_notify_peer(const char *addr, char *peer, size_t len, char *why, size_t whylen);
 
 struct apenet_notifier;
 

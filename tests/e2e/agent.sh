@@ -217,9 +217,16 @@ printf 'agent:\n  period_ms: often\n' >"$(ad 0-1-0)/agent.yaml"
 kill -HUP "$(pid_of 0-1-0)"
 must 20 "bad reload not logged" grep -q "reload: $(ad 0-1-0)/agent.yaml:2:14: 'period_ms': 'often' is not a number; the settings in force stay" "$(ad 0-1-0)/log"
 must 20 "bad reload" st 0-1-0 '.agent.reload_errors == 1 and .period.period_ms == 100'
-sed 's/^agent:$/agent:\n  period_ms: 50/' "$T/good.yaml" >"$(ad 0-1-0)/agent.yaml"
+# (the socket and agentx_ping_s take effect at the next start: the table's
+# at_start rows; the old socket keeps answering)
+sed -e 's/^agent:$/agent:\n  period_ms: 50\n  agentx_ping_s: 30/' -e 's|/agent.sock$|/agent2.sock|' "$T/good.yaml" \
+	>"$(ad 0-1-0)/agent.yaml"
 kill -HUP "$(pid_of 0-1-0)"
 must 20 "good reload" st 0-1-0 '.agent.reloads == 1 and .period.period_ms == 50'
+grep -q "reload: socket '$(ad 0-1-0)/agent2.sock' takes effect when the agent restarts ('$(ad 0-1-0)/agent.sock' stays)" \
+	"$(ad 0-1-0)/log" || fail "a reload of agent.socket not said: $(grep reload "$(ad 0-1-0)/log")"
+grep -q "reload: agentx_ping_s 30 takes effect when the agent restarts (15 stays)" "$(ad 0-1-0)/log" ||
+	fail "a reload of agentx_ping_s not said: $(grep reload "$(ad 0-1-0)/log")"
 
 # --- card gone and back: path watchdog; the watchdog is armed again
 inj 1,1,0 card-gone

@@ -482,6 +482,99 @@ static void test_supervisors(void **state)
 	load_err_at("supervisors:\n  heartbeat_s: 0\n", "0", 0, "'heartbeat_s': 0 is out of range 0.1..3600");
 }
 
+/* The supervisors section's table: the loader's ranges, the defaults and
+ * the notifier's own check are its rows (retries up to 100, as documented:
+ * the notifier's check once stopped at 20). */
+static void test_supervisors_rows(void **state)
+{
+	(void)state;
+	const struct apenet_config_desc *r = apenet_config_supervisors_rows();
+	struct apenet_config cfg;
+	apenet_config_defaults(&cfg);
+	static const char *const keys[APENET_NSUP_KEYS] = { "targets", "version",    "community", "key_file",
+							    "timeout_ms", "retries", "backoff_ms", "spool",
+							    "spool_max_mib", "heartbeat_s" };
+	for (size_t i = 0; i < APENET_NSUP_KEYS; i++) {
+		assert_string_equal(r[i].key, keys[i]);
+		assert_int_equal(r[i].is_str, r[i].form != APENET_FORM_NUM);
+		assert_true(r[i].unit && r[i].doc && *r[i].doc);
+		if (!r[i].is_str)
+			assert_true(r[i].min <= r[i].def && r[i].def <= r[i].max);
+	}
+	/* the defaults are the rows' */
+	assert_true(cfg.sup.timeout_ms == r[4].def && cfg.sup.retries == r[5].def && cfg.sup.backoff_ms == r[6].def);
+	assert_true((double)cfg.sup.spool_max_bytes == r[8].def * 1048576 && cfg.heartbeat_s == r[9].def);
+	assert_string_equal(cfg.sup.community, r[2].def_str);
+	assert_string_equal(cfg.sup.key_file, r[3].def_str);
+	assert_string_equal(cfg.sup.spool, r[7].def_str);
+	char targets[300];
+	snprintf(targets, sizeof(targets), "%s,%s", cfg.sup.supervisors[0], cfg.sup.supervisors[1]);
+	assert_string_equal(targets, r[0].def_str);
+	struct apenet_notify_config n;
+	apenet_notify_config_defaults(&n);
+	assert_memory_equal(&n, &cfg.sup, sizeof(n));
+	/* the range the loader takes is the one the notifier checks */
+	load_ok("supervisors:\n  retries: 100\n", &cfg);
+	assert_int_equal(cfg.sup.retries, 100u);
+	apenet_config_free(&cfg);
+	load_err_at("supervisors:\n  retries: 101\n", "101", 0, "'retries': 101 is out of range 0..100");
+	load_err_at("supervisors:\n  backoff_ms: 5\n", "5", 0, "'backoff_ms': 5 is out of range 10..3.6e+06");
+	load_err_at("supervisors:\n  spool_max_mib: 0.01\n", "0.01", 0, "'spool_max_mib': 0.01 is out of range 0.0625..65536");
+}
+
+/* What a reload leaves in force until the daemon restarts: the at_start
+ * rows, as docs/agent.md and docs/supervisor.md say. */
+static void test_at_start(void **state)
+{
+	(void)state;
+	static const char *const agent[] = { "user",	  "state_dir",	   "blackbox_dir", "socket",
+					     "lock_dir", "agentx_socket", "agentx",	   "agentx_ping_s", NULL };
+	static const char *const svr[] = { "recv_buffer_kib", "tick_ms",   "silent_ms",	"settle_ms", "explain_ms",
+					   "late_ms",	      "restore_hold_ms", "resync_ms", "group_min", "listen",
+					   "db",	      "state_dir", "agentx",	"agentx_socket", "agentx_ping_s",
+					   NULL };
+	const char *const *want[2] = { agent, svr };
+	const struct apenet_config_table *t;
+	for (size_t k = 0; (t = apenet_config_table(k)); k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < t->n; i++) {
+			int listed = 0;
+			for (const char *const *w = want[k]; *w; w++)
+				listed |= !strcmp(*w, t->rows[i].key);
+			if (listed != t->rows[i].at_start)
+				fail_msg("%s: %s %s at start", t->section, t->rows[i].key, listed ? "should take effect" : "is not taken");
+			n += listed;
+		}
+		size_t m = 0;
+		while (want[k][m])
+			m++;
+		assert_int_equal(n, m); /* no name above that the table lacks */
+	}
+	/* a row found by key, compared and copied between two sections */
+	static struct apenet_config a, b;
+	apenet_config_defaults(&a);
+	apenet_config_defaults(&b);
+	t = apenet_config_table_find("supervisor");
+	const struct apenet_config_desc *settle = apenet_config_desc_find(t, "settle_ms"),
+					*db = apenet_config_desc_find(t, "db");
+	assert_non_null(settle);
+	assert_non_null(db);
+	assert_null(apenet_config_desc_find(t, "settle"));
+	assert_null(apenet_config_desc_find(NULL, "settle_ms"));
+	assert_false(apenet_config_differs(&a.svr, &b.svr, settle) || apenet_config_differs(&a.svr, &b.svr, db));
+	b.svr.settle_ms = 7;
+	snprintf(b.svr.db, sizeof(b.svr.db), "/x.db");
+	assert_true(apenet_config_differs(&a.svr, &b.svr, settle) && apenet_config_differs(&a.svr, &b.svr, db));
+	apenet_config_copy(&a.svr, &b.svr, settle);
+	apenet_config_copy(&a.svr, &b.svr, db);
+	assert_true(a.svr.settle_ms == 7);
+	assert_string_equal(a.svr.db, "/x.db");
+	/* strings compare as strings: what follows the NUL does not count */
+	snprintf(b.svr.db, sizeof(b.svr.db), "/a-longer-path.db");
+	snprintf(b.svr.db, sizeof(b.svr.db), "/x.db");
+	assert_false(apenet_config_differs(&a.svr, &b.svr, db));
+}
+
 static void test_error_not_a_number(void **state)
 {
 	(void)state;
@@ -1043,7 +1136,7 @@ static void test_tables(void **state)
 		assert_int_equal(apenet_config_given(&def, t, t->n), 0);
 	}
 	assert_int_equal(k, 2);
-	assert_null(apenet_config_table_find("supervisors")); /* not table-driven */
+	assert_null(apenet_config_table_find("supervisors")); /* its own rows: apenet_config_supervisors_rows */
 	assert_null(apenet_config_table_find("thresholds"));
 	assert_ptr_equal(apenet_config_section(&def, apenet_config_table(0)), &def.agent);
 	assert_ptr_equal(apenet_config_section(&def, apenet_config_table(1)), &def.svr);
@@ -1488,6 +1581,8 @@ int main(void)
 		cmocka_unit_test(test_supervisor_full),
 		cmocka_unit_test(test_supervisor_errors),
 		cmocka_unit_test(test_instance),
+		cmocka_unit_test(test_supervisors_rows),
+		cmocka_unit_test(test_at_start),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apenet/config.h"
 #include "apenet/deduce.h"
 #include "apenet/notify.h"
 #include "apenet/regs.h"
@@ -389,6 +390,8 @@ static void test_card_gone(void **state)
 	assert_string_equal(o->ev.code, "CARD_GONE");
 	assert_string_equal(o->ev.reporter, "1,1,0#1");
 	assert_string_equal(o->ev.text, "BAR0 reads 0xffffffff");
+	assert_string_equal(o->blame.summary,
+			    "node 1,1,0's card is gone: it reports CARD_GONE, and its neighbours lost their links to it");
 	assert_int_equal(evidence_of(h, key), 4 + 4 * 3);
 	assert_int_equal(count(h, APENET_DEDUCE_REBLAME), 0);
 	/* the card comes back: every link up again, the incident closes */
@@ -513,6 +516,8 @@ static void test_power_off(void **state)
 	assert_int_equal(count(h, APENET_DEDUCE_OPEN), 0); /* not silent yet: undecided */
 	run(h, 4000);
 	uint64_t key = the_one(h, "node-power", "power-off", 2, 1, 0, 0);
+	assert_string_equal(nth(h, APENET_DEDUCE_OPEN, 0)->blame.summary,
+			    "node 2,1,0 is off (power): it is silent, and its neighbours lost their links to it");
 	assert_int_equal(count(h, APENET_DEDUCE_REBLAME), 0);
 	/* 16 link reports and the silence */
 	assert_int_equal(evidence_of(h, key), 16);
@@ -597,6 +602,8 @@ static void test_dnp_hung(void **state)
 	nbr_all(h, 3, 3, 0, APENET_REPORT_SUBJ_BOARD, "ldm", "LDM_STALE", 1, 2);
 	run(h, 3000);
 	uint64_t key = the_one(h, "dnp", "dnp-hung", 3, 3, 0, 0);
+	assert_string_equal(nth(h, APENET_DEDUCE_OPEN, 0)->blame.summary,
+			    "node 3,3,0's DNP is hung: its watchdog says so, and its neighbours hear no diagnostic word from it");
 	assert_int_equal(count(h, APENET_DEDUCE_REBLAME), 0);
 	/* 4 sick (one the first fault), DNP_HUNG, 4 broken */
 	assert_int_equal(evidence_of(h, key), 3 + 1 + 4);
@@ -758,6 +765,8 @@ static void test_supervisor_missing(void **state)
 	const struct apenet_deduce_action *o = nth(h, APENET_DEDUCE_OPEN, 0);
 	assert_int_equal(o->blame.has_node, 0);
 	assert_string_equal(o->blame.where, "peer");
+	assert_string_equal(o->blame.summary, "another supervisor is unreachable from part of the cluster: nodes report one "
+					      "supervisor missing");
 	assert_int_equal(evidence_of(h, key), 8 + 8 * 4 - 1);
 	for (unsigned x = 2; x < 4; x++)
 		for (unsigned y = 0; y < 4; y++) {
@@ -789,6 +798,8 @@ static void test_supervisor_unreachable(void **state)
 	run(h, 8000);
 	the_one(h, "supervisor", "supervisor-unreachable", -1, 0, 0, 0);
 	assert_string_equal(nth(h, APENET_DEDUCE_OPEN, 0)->blame.where, "self");
+	assert_string_equal(nth(h, APENET_DEDUCE_OPEN, 0)->blame.summary,
+			    "this supervisor is unreachable from part of the cluster: nodes went silent with nothing else wrong");
 	assert_int_equal(count(h, APENET_DEDUCE_OPEN), 1);
 	for (unsigned x = 2; x < 4; x++)
 		for (unsigned y = 0; y < 4; y++) {
@@ -860,6 +871,7 @@ static void test_cable_unplug(void **state)
 	assert_int_equal(o->blame.fy, 1);
 	assert_string_equal(o->blame.far_link, "X-");
 	assert_int_equal(o->blame.status, 2);
+	assert_string_equal(o->blame.summary, "cable 1,1,0 X+ <-> 2,1,0 X- broken (both ends say so)");
 	assert_int_equal(evidence_of(h, key), 2 * 4 - 1);
 	unplug(h, 2, 1, 0, APENET_DIR_XM, 2, 0, 3);
 	run(h, 1000);
@@ -947,6 +959,8 @@ static void test_overheat(void **state)
 	run(h, 3000);
 	uint64_t key = the_one(h, "sensor:temperature", "self-and-neighbours", 2, 3, 0, 0);
 	assert_int_equal(nth(h, APENET_DEDUCE_OPEN, 0)->blame.status, 1);
+	assert_string_equal(nth(h, APENET_DEDUCE_OPEN, 0)->blame.summary,
+			    "node 2,3,0: sensor:temperature sick (the node and its neighbours say so)");
 	own(h, 2, 3, 0, APENET_REPORT_SUBJ_SENSOR, "fpga_temp", "FPGA_TEMP", 1, 2, APENET_REPORT_PATH_SELF,
 	    "SENS_FPGA_TEMP 101.0 C");
 	nbr_all(h, 2, 3, 0, APENET_REPORT_SUBJ_SENSOR, "temperature", "NEIGHBOUR_TEMPERATURE", 1, 2);
@@ -1308,6 +1322,32 @@ static void test_config(void **state)
 	c.group_min = 0;
 	assert_int_equal(apenet_deduce_config_check(&c, &e), -1);
 	assert_non_null(strstr(e.msg, "group_min"));
+	/* the settings, their defaults and ranges are the supervisor's keys
+	 * (the config's table) */
+	static struct apenet_config cfg;
+	assert_int_equal(apenet_config_load_string("t.yaml", "cluster:\n  dims: 3x2x1\nsupervisor:\n  settle_ms: 700\n  group_min: 5\n",
+						   &cfg, &e), 0);
+	struct apenet_deduce_config def;
+	apenet_deduce_config_defaults(&def);
+	apenet_deduce_config_from(&c, &cfg.svr, cfg.cl.dims);
+	assert_int_equal(c.dims[0], 3);
+	assert_int_equal(c.dims[1], 2);
+	assert_int_equal(c.settle_ms, 700);
+	assert_int_equal(c.group_min, 5);
+	assert_int_equal(c.silent_ms, def.silent_ms);
+	apenet_config_free(&cfg);
+	apenet_config_defaults(&cfg);
+	apenet_deduce_config_from(&c, &cfg.svr, def.dims);
+	assert_memory_equal(&c, &def, sizeof(c));
+	const struct apenet_config_desc *row = apenet_config_desc_find(apenet_config_table_find("supervisor"), "settle_ms");
+	assert_int_equal(def.settle_ms, (int64_t)row->def);
+	c.settle_ms = (int64_t)row->max + 1;
+	assert_int_equal(apenet_deduce_config_check(&c, &e), -1);
+	assert_string_equal(e.msg, "settle_ms: 600001 is not in 0..600000");
+	c = def;
+	c.silent_ms = 99;
+	assert_int_equal(apenet_deduce_config_check(&c, &e), -1);
+	assert_string_equal(e.msg, "silent_ms: 99 is not in 100..86400000");
 	/* reports about nodes outside the torus are ignored */
 	apenet_deduce_config_defaults(&c);
 	assert_int_equal(apenet_deduce_open(&c, &d, &e), 0);

@@ -137,11 +137,18 @@ static void test_config_check(void **state)
 	c.timeout_ms = 5;
 	expect_bad(&c, "timeout_ms: 5");
 	apenet_notify_config_defaults(&c);
-	c.retries = 99;
-	expect_bad(&c, "retries: 99");
+	c.retries = 100; /* the config's range (common/config_sup.c) */
+	assert_int_equal(apenet_notify_config_check(&c, &e), 0);
+	c.retries = 101;
+	expect_bad(&c, "retries: 101 is outside 0..100");
 	apenet_notify_config_defaults(&c);
+	c.backoff_ms = 5;
+	expect_bad(&c, "backoff_ms: 5 is outside 10..3600000");
+	apenet_notify_config_defaults(&c);
+	c.spool_max_bytes = 65536; /* spool_max_mib 0.0625 */
+	assert_int_equal(apenet_notify_config_check(&c, &e), 0);
 	c.spool_max_bytes = 100;
-	expect_bad(&c, "spool_max_bytes: 100");
+	expect_bad(&c, "spool_max_mib: 9.5367431640625e-05 is outside 0.0625..65536");
 	apenet_notify_config_defaults(&c);
 	c.spool[0] = 0;
 	expect_bad(&c, "spool: no path");
