@@ -809,11 +809,22 @@ static void test_bbox_dump(void **state)
 	}
 	FILE *f = open_memstream(&doc, &len);
 	assert_non_null(f);
+	struct apenet_out *o = apenet_out_stream(APENET_OUT_JSON, f, "snapshot");
+	apenet_out_obj_begin(o, "blackbox");
+	apenet_out_str(o, "reason", "test");
+	apenet_out_obj_end(o);
 	/* every sample of the last 2 s (20), one every 5 s before (0, 50, ..., 200) */
-	assert_int_equal(apenet_bbox_dump(&b, f, 2000, 5000, "\"blackbox\": {\"reason\": \"test\"}", &n, &e), 0);
+	assert_int_equal(apenet_bbox_dump(&b, o, 2000, 5000, &n, &e), 0);
+	assert_int_equal(apenet_out_finish(o), 0);
 	fclose(f);
 	assert_int_equal(n, 21 + 5);
-	assert_non_null(strstr(doc, "\"blackbox\": {\"reason\": \"test\"}"));
+	assert_non_null(strstr(doc, "\"blackbox\": {\n    \"reason\": \"test\"\n  },"));
+	/* a sample a line: the header's eight lines (the blackbox member's three), the samples, the
+	 * modules' lines (six ports) and the closing ones */
+	size_t lines = 0;
+	for (const char *c = doc; *c; c++)
+		lines += *c == '\n';
+	assert_int_equal(lines, 3 + 3 + 2 + 15 + 1 + n + 2 + 6 + 2);
 	/* the last sample and the one a second before it */
 	if (apenet_snapfile_load_string("dump.json", doc, &v, &e))
 		fail_msg("%s", e.msg);
@@ -864,7 +875,9 @@ static void test_bbox_dump(void **state)
 	gen(0, &sa);
 	apenet_bbox_push(&b, &sa, &e);
 	f = open_memstream(&doc, &len);
-	assert_int_equal(apenet_bbox_dump(&b, f, 1000, 1000, NULL, &n, &e), -1);
+	o = apenet_out_stream(APENET_OUT_JSON, f, "snapshot");
+	assert_int_equal(apenet_bbox_dump(&b, o, 1000, 1000, &n, &e), -1);
+	apenet_out_discard(o);
 	fclose(f);
 	free(doc);
 	apenet_bbox_free(&b);
@@ -894,10 +907,12 @@ static void test_stream_same_as_tree(void **state)
 	fclose(f);
 	f = open_memstream(&t2, &l2);
 	struct apenet_snapfile_stream st;
-	apenet_snapfile_stream_begin(&st, f, v.bdf, v.prof, v.pcie_ok, &v.pcie, v.pcie_err, NULL);
+	o = apenet_out_stream(APENET_OUT_JSON, f, "snapshot");
+	apenet_snapfile_stream_begin(&st, o, v.bdf, v.prof, v.pcie_ok, &v.pcie, v.pcie_err);
 	apenet_snapfile_stream_sample(&st, &v.s0, v.host_ms[0]);
 	apenet_snapfile_stream_sample(&st, &v.s1, v.host_ms[1]);
 	assert_int_equal(apenet_snapfile_stream_end(&st, v.ee_status, v.ee), 0);
+	assert_int_equal(apenet_out_finish(o), 0);
 	fclose(f);
 	if (apenet_snapfile_load_string("tree", t1, &a, &e) || apenet_snapfile_load_string("stream", t2, &b, &e))
 		fail_msg("%s", e.msg);
@@ -917,10 +932,12 @@ static void test_stream_same_as_tree(void **state)
 	free(t2);
 	t2 = NULL;
 	f = open_memstream(&t2, &l2);
-	apenet_snapfile_stream_begin(&st, f, "b", v.prof, 0, &v.pcie, "unreadable \"x\"", NULL);
+	o = apenet_out_stream(APENET_OUT_JSON, f, "snapshot");
+	apenet_snapfile_stream_begin(&st, o, "b", v.prof, 0, &v.pcie, "unreadable \"x\"");
 	apenet_snapfile_stream_sample(&st, &v.s0, v.host_ms[0]);
 	apenet_snapfile_stream_sample(&st, &v.s1, v.host_ms[1]);
 	assert_int_equal(apenet_snapfile_stream_end(&st, NULL, NULL), 0);
+	assert_int_equal(apenet_out_finish(o), 0);
 	fclose(f);
 	if (apenet_snapfile_load_string("stream", t2, &b, &e))
 		fail_msg("%s", e.msg);
