@@ -618,14 +618,26 @@ static void test_event_json(void **state)
 	int n = apenet_event_json(&ev, buf, sizeof(buf));
 	assert_true(n > 0 && (size_t)n == strlen(buf));
 	assert_non_null(strstr(buf, "\"node\":\"2,0,0\",\"reporter\":\"1,0,0\",\"boot_id\":7,\"seq\":42,\"time_ms\":1700000000123"));
-	assert_non_null(strstr(buf, "\"message\":\"a \\\"quoted\\\" \\\\ line\\u000abreak\""));
+	assert_non_null(strstr(buf, "\"message\":\"a \\\"quoted\\\" \\\\ line\\nbreak\""));
 	assert_non_null(strstr(buf, "\"old\":\"normal\",\"new\":\"broken\",\"value\":null,\"threshold\":null"));
 	assert_non_null(strstr(buf, "\"lane\":null"));
 	assert_non_null(strstr(buf, "\"path\":\"neighbour-ldm\",\"via\":\"X-\"}"));
 	assert_null(strchr(buf, '\n'));
 	assert_int_equal(apenet_event_json(&ev, buf, 40), -1);
+	assert_string_equal(buf, "");
 	apenet_event_line(&ev, line, sizeof(line));
 	assert_non_null(strstr(line, "node 2,0,0 link X+ LINK_DOWN normal -> broken (neighbour-ldm via X-)"));
+	/* numbers as %.10g; where and evidence come from outside: escaped */
+	ev.value = 85.123456789012;
+	ev.threshold = 80;
+	ev.lane = 3;
+	snprintf(ev.where, sizeof(ev.where), "X+\x1b[2J\xff");
+	n = apenet_event_json(&ev, buf, sizeof(buf));
+	assert_int_equal(n, (int)strlen(buf));
+	assert_non_null(strstr(buf, "\"where\":\"X+\\u001b[2J\\u00ff\",\"lane\":3,\"code\":\"LINK_DOWN\""));
+	assert_non_null(strstr(buf, "\"value\":85.12345679,\"threshold\":80,\"unit\":\"\""));
+	const char *head = "{\"kind\":\"transition\",\"node\":\"2,0,0\",\"reporter\":";
+	assert_memory_equal(buf, head, strlen(head));
 }
 
 /* ---- the black box ---- */
