@@ -45,6 +45,19 @@ void apenet_event_init(struct apenet_event *ev)
 
 /* ---- JSON, one line ---- */
 
+void apenet_event_out_change(struct apenet_out *o, const struct apenet_event *ev)
+{
+	apenet_out_str(o, "subject", ev->subject);
+	apenet_out_str(o, "where", ev->where);
+	if (ev->lane >= 0)
+		apenet_out_int(o, "lane", ev->lane);
+	else
+		apenet_out_null(o, "lane");
+	apenet_out_str(o, "code", ev->code);
+	apenet_out_str(o, "old", apenet_health_name(ev->old_status));
+	apenet_out_str(o, "new", apenet_health_name(ev->new_status));
+}
+
 /* events.jsonl's record: its keys, their order and the numbers' %.10g are
  * what its readers (tests, jq, grep) know. */
 int apenet_event_json(const struct apenet_event *ev, char *buf, size_t n)
@@ -56,15 +69,7 @@ int apenet_event_json(const struct apenet_event *ev, char *buf, size_t n)
 	apenet_out_uint(o, "boot_id", ev->boot_id);
 	apenet_out_uint(o, "seq", ev->seq);
 	apenet_out_int(o, "time_ms", ev->time_ms);
-	apenet_out_str(o, "subject", ev->subject);
-	apenet_out_str(o, "where", ev->where);
-	if (ev->lane >= 0)
-		apenet_out_int(o, "lane", ev->lane);
-	else
-		apenet_out_null(o, "lane");
-	apenet_out_str(o, "code", ev->code);
-	apenet_out_str(o, "old", apenet_health_name(ev->old_status));
-	apenet_out_str(o, "new", apenet_health_name(ev->new_status));
+	apenet_event_out_change(o, ev);
 	apenet_out_dbl_g(o, "value", ev->value, 10);
 	apenet_out_dbl_g(o, "threshold", ev->threshold, 10);
 	apenet_out_str(o, "unit", ev->unit);
