@@ -114,15 +114,7 @@ void agent_out_event(struct apenet_out *o, const struct apenet_event *ev)
 	apenet_out_int(o, "time_ms", ev->time_ms);
 	apenet_out_str(o, "kind", ev->kind == APENET_EV_NOTICE ? "notice" : "transition");
 	out_xyz(o, "node", ev->node);
-	apenet_out_str(o, "subject", ev->subject);
-	apenet_out_str(o, "where", ev->where);
-	if (ev->lane >= 0)
-		apenet_out_int(o, "lane", ev->lane);
-	else
-		apenet_out_null(o, "lane");
-	apenet_out_str(o, "code", ev->code);
-	apenet_out_str(o, "old", apenet_health_name(ev->old_status));
-	apenet_out_str(o, "new", apenet_health_name(ev->new_status));
+	apenet_event_out_change(o, ev);
 	out_num(o, "value", ev->value, 3);
 	out_num(o, "threshold", ev->threshold, 3);
 	apenet_out_str(o, "unit", ev->unit);

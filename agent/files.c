@@ -19,6 +19,7 @@
 #include "apenet/clock.h"
 #include "agent.h"
 #include "apenet/log.h"
+#include "apenet/out.h"
 
 int agent_mkdirs(const char *path, mode_t mode)
 {
@@ -162,18 +163,6 @@ int agent_dump(struct agent *a, const char *reason)
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
 
-	char extra[512], why[200];
-	size_t k = 0;
-	for (const char *r = reason; *r && k + 2 < sizeof(why); r++) /* a reason is our own text: no quotes in it */
-		why[k++] = *r == '"' || *r == '\\' ? '\'' : *r;
-	why[k] = 0;
-	snprintf(extra, sizeof(extra),
-		 "\"blackbox\": {\"reason\": \"%s\", \"node\": \"%u,%u,%u\", \"boot_id\": %llu, \"written_ms\": %lld, "
-		 "\"held_from_ms\": %lld, \"held_to_ms\": %lld, \"held_samples\": %zu, \"period_ms\": %g}",
-		 why, a->xyz[0], a->xyz[1], a->xyz[2], (unsigned long long)a->boot_id, (long long)now,
-		 (long long)apenet_bbox_first_ms(&a->bbox), (long long)apenet_bbox_last_ms(&a->bbox),
-		 apenet_bbox_count(&a->bbox), a->cfg.agent.period_ms);
-
 	struct apenet_err e = { 0 };
 	unsigned ns = 0;
 	int64_t t0 = apenet_clock_mono_us();
@@ -182,8 +171,22 @@ int agent_dump(struct agent *a, const char *reason)
 	if (!f) {
 		apenet_log(APENET_LOG_ERR, "black box: %s: %s", tmp, strerror(errno));
 	} else {
-		rc = apenet_bbox_dump(&a->bbox, f, (int64_t)(a->cfg.agent.blackbox_dump_full_s * 1000),
-				      (int64_t)(a->cfg.agent.blackbox_dump_step_s * 1000), extra, &ns, &e);
+		/* a snapshot document, streamed; why it was written comes first */
+		struct apenet_out *o = apenet_out_stream(APENET_OUT_JSON, f, "snapshot");
+		apenet_out_obj_begin(o, "blackbox");
+		apenet_out_str(o, "reason", reason);
+		apenet_out_strf(o, "node", "%u,%u,%u", a->xyz[0], a->xyz[1], a->xyz[2]);
+		apenet_out_uint(o, "boot_id", a->boot_id);
+		apenet_out_int(o, "written_ms", now);
+		apenet_out_int(o, "held_from_ms", apenet_bbox_first_ms(&a->bbox));
+		apenet_out_int(o, "held_to_ms", apenet_bbox_last_ms(&a->bbox));
+		apenet_out_uint(o, "held_samples", apenet_bbox_count(&a->bbox));
+		apenet_out_dbl_g(o, "period_ms", a->cfg.agent.period_ms, 6);
+		apenet_out_obj_end(o);
+		rc = apenet_bbox_dump(&a->bbox, o, (int64_t)(a->cfg.agent.blackbox_dump_full_s * 1000),
+				      (int64_t)(a->cfg.agent.blackbox_dump_step_s * 1000), &ns, &e);
+		if (apenet_out_finish(o))
+			rc = -1;
 		/* a black box is read after a crash: on disk before it is named */
 		if (fflush(f) || fsync(fileno(f)))
 			rc = -1;

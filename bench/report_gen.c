@@ -61,6 +61,7 @@
 #include "apenet/hdb.h"
 #include "apenet/ldm.h"
 #include "apenet/notify.h"
+#include "apenet/out.h"
 #include "../tests/e2e/e2e.h"
 
 /* ---- the data set ---- */
@@ -671,8 +672,9 @@ static int cable(struct gen *g, uint32_t a, int l, int64_t when, const char *con
 		ct.upper = fail ? (double)ct.errors * 1.3 / (double)ct.bits : 3.0 / (double)ct.bits;
 		ct.lower = fail ? (double)ct.errors * 0.75 / (double)ct.bits : 0;
 		ct.swept = fail || rndu(&g->er) < 0.1;
-		int off = 0, offf = 0, offl = 0;
-		offl += snprintf(ct.lanes + offl, sizeof(ct.lanes) - (size_t)offl, "[");
+		int off = 0, offf = 0;
+		struct apenet_out *lj = apenet_out_mem();
+		apenet_out_arr_begin(lj, NULL);
 		for (int lane = 0; lane < 4; lane++) {
 			off += snprintf(ct.pma_near + off, sizeof(ct.pma_near) - (size_t)off, "%s%u/%u/%u/0/%u/%u", lane ? " " : "",
 					30 + rndn(&g->er, 20), rndn(&g->er, 8), 5 + rndn(&g->er, 10), 4 + rndn(&g->er, 8),
@@ -680,16 +682,20 @@ static int cable(struct gen *g, uint32_t a, int l, int64_t when, const char *con
 			offf += snprintf(ct.pma_far + offf, sizeof(ct.pma_far) - (size_t)offf, "%s%u/%u/%u/0/%u/%u",
 					 lane ? " " : "", 30 + rndn(&g->er, 20), rndn(&g->er, 8), 5 + rndn(&g->er, 10),
 					 4 + rndn(&g->er, 8), rndn(&g->er, 5));
-			for (int dir = 0; dir < 2; dir++)
-				offl += snprintf(ct.lanes + offl, sizeof(ct.lanes) - (size_t)offl,
-						 "%s{\"lane\":%d,\"from\":\"%u,%u,%u %s\",\"to\":\"%u,%u,%u %s\",\"bits\":%llu,"
-						 "\"errors\":%llu}",
-						 lane || dir ? "," : "", lane, dir ? c.b[0] : c.a[0], dir ? c.b[1] : c.a[1],
-						 dir ? c.b[2] : c.a[2], dir ? c.b_link : c.a_link, dir ? c.a[0] : c.b[0],
-						 dir ? c.a[1] : c.b[1], dir ? c.a[2] : c.b[2], dir ? c.a_link : c.b_link,
-						 (unsigned long long)(ct.bits / 8), (unsigned long long)(ct.errors / 8));
+			for (int dir = 0; dir < 2; dir++) {
+				const unsigned *from = dir ? c.b : c.a, *to = dir ? c.a : c.b;
+				apenet_out_obj_begin(lj, NULL);
+				apenet_out_int(lj, "lane", lane);
+				apenet_out_strf(lj, "from", "%u,%u,%u %s", from[0], from[1], from[2], dir ? c.b_link : c.a_link);
+				apenet_out_strf(lj, "to", "%u,%u,%u %s", to[0], to[1], to[2], dir ? c.a_link : c.b_link);
+				apenet_out_uint(lj, "bits", ct.bits / 8);
+				apenet_out_uint(lj, "errors", ct.errors / 8);
+				apenet_out_obj_end(lj);
+			}
 		}
-		snprintf(ct.lanes + offl, sizeof(ct.lanes) - (size_t)offl, "]");
+		apenet_out_arr_end(lj);
+		if (apenet_out_mem_finish(lj, ct.lanes, sizeof(ct.lanes)) < 0)
+			return apenet_err_set(&g->e, APENET_EIO, "certificate lanes: out of memory");
 		ct.started_ms = at[i];
 		ct.finished_ms = at[i] + (fail ? 600000 : 2 * 3600000) + rndr(&g->er, 0, 600000);
 		if (apenet_hdb_cert_put(g->db, &ct, NULL, &g->e))

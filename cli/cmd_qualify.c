@@ -115,22 +115,27 @@ static const char *verdict_name(const struct apenet_bertest *t)
 /* The test's lanes as the certificate's JSON, and the pooled counts. */
 static void lanes_json(const struct apenet_bertest *t, struct apenet_hdb_cert *c)
 {
-	size_t off = 0, n = sizeof(c->lanes);
-	off += (size_t)snprintf(c->lanes, n, "[");
+	struct apenet_out *o = apenet_out_mem();
+	apenet_out_arr_begin(o, NULL);
 	for (unsigned i = 0; i < t->n; i++) {
 		const struct apenet_bertest_lane *l = &t->l[i];
 		const char *v = l->verdict == APENET_BER_PASS ? "pass" : l->verdict == APENET_BER_FAIL ? "fail" : "inconclusive";
-		off += (size_t)snprintf(c->lanes + off, off < n ? n - off : 0,
-					"%s{\"lane\":%u,\"direction\":\"%s\",\"bits\":%llu,\"errors\":%llu,\"ber\":%.3e,"
-					"\"upper\":%.3e,\"lower\":%.3e,\"verdict\":\"%s\"}",
-					i ? "," : "", l->lane, l->dir == APENET_BERTEST_NEAR_TO_FAR ? "near-to-far" : "far-to-near",
-					(unsigned long long)l->bits, (unsigned long long)l->errors, l->dec.est.ber,
-					l->dec.est.upper, l->dec.est.lower, v);
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_uint(o, "lane", l->lane);
+		apenet_out_str(o, "direction", l->dir == APENET_BERTEST_NEAR_TO_FAR ? "near-to-far" : "far-to-near");
+		apenet_out_uint(o, "bits", l->bits);
+		apenet_out_uint(o, "errors", l->errors);
+		apenet_out_dbl_g(o, "ber", l->dec.est.ber, 4); /* the four digits %.3e gave */
+		apenet_out_dbl_g(o, "upper", l->dec.est.upper, 4);
+		apenet_out_dbl_g(o, "lower", l->dec.est.lower, 4);
+		apenet_out_str(o, "verdict", v);
+		apenet_out_obj_end(o);
 		c->bits += l->bits;
 		c->errors += l->errors;
 	}
-	if (off < n)
-		snprintf(c->lanes + off, n - off, "]");
+	apenet_out_arr_end(o);
+	if (apenet_out_mem_finish(o, c->lanes, sizeof(c->lanes)) < 0)
+		snprintf(c->lanes, sizeof(c->lanes), "null"); /* more lanes than the column holds: none, never half */
 }
 
 static void out_test(struct apenet_out *o, const char *key, const struct apenet_bertest *t, const struct q_opts *q)

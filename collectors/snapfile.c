@@ -10,10 +10,14 @@
 #include <string.h>
 
 #include "apenet/conf.h"
-#include "apenet/esc.h"
 #include "apenet/snapfile.h"
 
 /* ---- writing ---- */
+
+/* One writer for both forms: apenet_snapfile_write gives it a tree (the two
+ * samples of `apenet snapshot`), the stream functions a stream
+ * (apenet_out_stream: a black-box dump of hundreds of samples would cost
+ * tens of megabytes as a tree, docs/agent.md). */
 
 static void write_regs(struct apenet_out *o, const char *key, enum apenet_block b, const uint64_t *v)
 {
@@ -25,19 +29,19 @@ static void write_regs(struct apenet_out *o, const char *key, enum apenet_block 
 	apenet_out_obj_end(o);
 }
 
-static void write_sample(struct apenet_out *o, const struct apenet_view *v, const struct apenet_snapshot *s,
+static void write_sample(struct apenet_out *o, const struct apenet_profile *prof, const struct apenet_snapshot *s,
 			 int64_t host_ms)
 {
 	apenet_out_obj_begin(o, NULL);
 	apenet_out_int(o, "host_time_ms", host_ms);
 	write_regs(o, "global", APENET_BLK_GLOBAL, s->g.v);
 	apenet_out_arr_begin(o, "links");
-	for (unsigned l = 0; l < v->prof->nlinks; l++) {
+	for (unsigned l = 0; l < prof->nlinks; l++) {
 		apenet_out_obj_begin(o, NULL);
-		apenet_out_str(o, "name", v->prof->links[l].name);
+		apenet_out_str(o, "name", prof->links[l].name);
 		write_regs(o, "registers", APENET_BLK_LINK, s->link[l].v);
 		apenet_out_arr_begin(o, "lanes");
-		for (unsigned k = 0; k < v->prof->links[l].lanes; k++)
+		for (unsigned k = 0; k < prof->links[l].lanes; k++)
 			write_regs(o, NULL, APENET_BLK_LANE, s->link[l].lane[k].v);
 		apenet_out_arr_end(o);
 		apenet_out_obj_end(o);
@@ -46,14 +50,15 @@ static void write_sample(struct apenet_out *o, const struct apenet_view *v, cons
 	apenet_out_obj_end(o);
 }
 
-void apenet_snapfile_write(const struct apenet_view *v, struct apenet_out *o)
+/* The members before the samples. */
+static void write_head(struct apenet_out *o, const char *bdf, const struct apenet_profile *prof, int pcie_ok,
+		       const struct apenet_pcie_info *p, const char *pcie_err)
 {
-	apenet_out_str(o, "bdf", v->bdf);
-	apenet_out_str(o, "variant", v->prof->name);
+	apenet_out_str(o, "bdf", bdf);
+	apenet_out_str(o, "variant", prof->name);
 	apenet_out_obj_begin(o, "pcie");
-	apenet_out_bool(o, "ok", v->pcie_ok);
-	if (v->pcie_ok) {
-		const struct apenet_pcie_info *p = &v->pcie;
+	apenet_out_bool(o, "ok", pcie_ok);
+	if (pcie_ok) {
 		apenet_out_uint(o, "cap_gen", p->cap_gen);
 		apenet_out_uint(o, "cap_width", p->cap_width);
 		apenet_out_uint(o, "sta_gen", p->sta_gen);
@@ -67,22 +72,25 @@ void apenet_snapfile_write(const struct apenet_view *v, struct apenet_out *o)
 		apenet_out_uint(o, "aer_cor_status", p->aer_cor_status);
 		apenet_out_uint(o, "aer_cor_mask", p->aer_cor_mask);
 	} else {
-		apenet_out_str(o, "error", v->pcie_err);
+		apenet_out_str(o, "error", pcie_err ? pcie_err : "");
 	}
 	apenet_out_obj_end(o);
-	apenet_out_arr_begin(o, "samples");
-	write_sample(o, v, &v->s0, v->host_ms[0]);
-	write_sample(o, v, &v->s1, v->host_ms[1]);
-	apenet_out_arr_end(o);
+}
+
+/* The members after the samples; ee_status NULL: no module read. */
+static void write_modules(struct apenet_out *o, const struct apenet_profile *prof, const uint32_t *ee_status,
+			  const uint8_t (*ee)[APENET_EE_DATA_LEN])
+{
 	apenet_out_arr_begin(o, "modules");
-	for (unsigned l = 0; l < v->prof->nlinks; l++) {
+	for (unsigned l = 0; l < prof->nlinks; l++) {
+		uint32_t st = ee_status ? ee_status[l] : 0;
 		apenet_out_obj_begin(o, NULL);
-		apenet_out_str(o, "port", v->prof->links[l].name);
-		apenet_out_uint(o, "status", v->ee_status[l]);
-		if (APENET_GET(EE_STATUS, PRESENT, v->ee_status[l])) {
+		apenet_out_str(o, "port", prof->links[l].name);
+		apenet_out_uint(o, "status", st);
+		if (ee && APENET_GET(EE_STATUS, PRESENT, st)) {
 			char hex[APENET_EE_DATA_LEN * 2 + 1];
 			for (unsigned i = 0; i < APENET_EE_DATA_LEN; i++)
-				snprintf(hex + 2 * i, 3, "%02x", v->ee[l][i]);
+				snprintf(hex + 2 * i, 3, "%02x", ee[l][i]);
 			apenet_out_str(o, "eeprom", hex);
 		}
 		apenet_out_obj_end(o);
@@ -90,102 +98,39 @@ void apenet_snapfile_write(const struct apenet_view *v, struct apenet_out *o)
 	apenet_out_arr_end(o);
 }
 
-
-/* ---- writing as a stream ---- */
-
-/* The same document as apenet_snapfile_write and apenet_out's JSON give,
- * written piece by piece: a black-box dump of hundreds of samples would
- * cost tens of megabytes as a tree (docs/agent.md).  tests/unit/lofamo/test_agent.c
- * checks that both writers' documents load to the same view. */
-static void json_str(FILE *f, const char *s)
+void apenet_snapfile_write(const struct apenet_view *v, struct apenet_out *o)
 {
-	apenet_esc_json_put(f, s); /* the writer's own escaping (apenet/esc.h) */
+	write_head(o, v->bdf, v->prof, v->pcie_ok, &v->pcie, v->pcie_err);
+	apenet_out_arr_begin(o, "samples");
+	write_sample(o, v->prof, &v->s0, v->host_ms[0]);
+	write_sample(o, v->prof, &v->s1, v->host_ms[1]);
+	apenet_out_arr_end(o);
+	write_modules(o, v->prof, v->ee_status, v->ee);
 }
 
-static void stream_regs(FILE *f, enum apenet_block b, const uint64_t *v)
-{
-	unsigned n;
-	const struct apenet_regdesc *r = apenet_regdescs(b, &n);
-	fputc('{', f);
-	for (unsigned i = 0; i < n; i++)
-		fprintf(f, "%s\"%s\":%llu", i ? "," : "", r[i].name, (unsigned long long)v[i]);
-	fputc('}', f);
-}
-
-void apenet_snapfile_stream_begin(struct apenet_snapfile_stream *s, FILE *f, const char *bdf,
+void apenet_snapfile_stream_begin(struct apenet_snapfile_stream *s, struct apenet_out *o, const char *bdf,
 				  const struct apenet_profile *prof, int pcie_ok, const struct apenet_pcie_info *p,
-				  const char *pcie_err, const char *extra_json)
+				  const char *pcie_err)
 {
-	s->f = f;
+	s->o = o;
 	s->prof = prof;
 	s->n = 0;
-	fprintf(f, "{\n\"schema\": \"%s\",\n\"command\": \"snapshot\",\n\"bdf\": ", APENET_JSON_SCHEMA);
-	json_str(f, bdf);
-	fprintf(f, ",\n\"variant\": ");
-	json_str(f, prof->name);
-	fprintf(f, ",\n");
-	if (extra_json && *extra_json)
-		fprintf(f, "%s,\n", extra_json);
-	if (pcie_ok)
-		fprintf(f,
-			"\"pcie\": {\"ok\": true, \"cap_gen\": %u, \"cap_width\": %u, \"sta_gen\": %u, \"sta_width\": %u, "
-			"\"degraded\": %s, \"devsta\": %u, \"has_aer\": %s, \"aer_uncor_status\": %u, \"aer_uncor_mask\": %u, "
-			"\"aer_uncor_sev\": %u, \"aer_cor_status\": %u, \"aer_cor_mask\": %u},\n",
-			p->cap_gen, p->cap_width, p->sta_gen, p->sta_width, p->degraded ? "true" : "false", p->devsta,
-			p->has_aer ? "true" : "false", p->aer_uncor_status, p->aer_uncor_mask, p->aer_uncor_sev,
-			p->aer_cor_status, p->aer_cor_mask);
-	else {
-		fprintf(f, "\"pcie\": {\"ok\": false, \"error\": ");
-		json_str(f, pcie_err ? pcie_err : "");
-		fprintf(f, "},\n");
-	}
-	fprintf(f, "\"samples\": [");
+	write_head(o, bdf, prof, pcie_ok, p, pcie_err);
+	apenet_out_arr_begin(o, "samples");
 }
 
 void apenet_snapfile_stream_sample(struct apenet_snapfile_stream *s, const struct apenet_snapshot *snap, int64_t host_ms)
 {
-	FILE *f = s->f;
-	/* one sample a line: a dump is read with grep and head, too */
-	fprintf(f, "%s\n{\"host_time_ms\": %lld, \"global\": ", s->n ? "," : "", (long long)host_ms);
-	stream_regs(f, APENET_BLK_GLOBAL, snap->g.v);
-	fprintf(f, ", \"links\": [");
-	for (unsigned l = 0; l < s->prof->nlinks; l++) {
-		fprintf(f, "%s{\"name\": ", l ? ", " : "");
-		json_str(f, s->prof->links[l].name);
-		fprintf(f, ", \"registers\": ");
-		stream_regs(f, APENET_BLK_LINK, snap->link[l].v);
-		fprintf(f, ", \"lanes\": [");
-		for (unsigned k = 0; k < s->prof->links[l].lanes; k++) {
-			if (k)
-				fputc(',', f);
-			stream_regs(f, APENET_BLK_LANE, snap->link[l].lane[k].v);
-		}
-		fprintf(f, "]}");
-	}
-	fprintf(f, "]}");
+	write_sample(s->o, s->prof, snap, host_ms);
 	s->n++;
 }
 
 int apenet_snapfile_stream_end(struct apenet_snapfile_stream *s, const uint32_t *ee_status,
 			       const uint8_t (*ee)[APENET_EE_DATA_LEN])
 {
-	FILE *f = s->f;
-	fprintf(f, "\n],\n\"modules\": [");
-	for (unsigned l = 0; l < s->prof->nlinks; l++) {
-		uint32_t st = ee_status ? ee_status[l] : 0;
-		fprintf(f, "%s\n{\"port\": ", l ? "," : "");
-		json_str(f, s->prof->links[l].name);
-		fprintf(f, ", \"status\": %u", st);
-		if (ee && APENET_GET(EE_STATUS, PRESENT, st)) {
-			fprintf(f, ", \"eeprom\": \"");
-			for (unsigned i = 0; i < APENET_EE_DATA_LEN; i++)
-				fprintf(f, "%02x", ee[l][i]);
-			fputc('"', f);
-		}
-		fputc('}', f);
-	}
-	fprintf(f, "\n]\n}\n");
-	return s->n && !ferror(f) ? 0 : -1;
+	apenet_out_arr_end(s->o);
+	write_modules(s->o, s->prof, ee_status, ee);
+	return s->n ? 0 : -1;
 }
 
 /* ---- loading ---- */

@@ -163,17 +163,36 @@ void apenet_esc_csv_put(FILE *f, const char *s, int is_string)
 	fputc('"', f);
 }
 
+/* The bytes of the character at p that JSON keeps as they are, 0 when it
+ * is escaped (or not UTF-8). */
+static size_t json_kept(const unsigned char *p)
+{
+	if (*p >= 0x20 && *p < 0x7f)
+		return *p != '"' && *p != '\\';
+	unsigned cp;
+	size_t n = utf8_char(p, &cp);
+	return n > 1 && !is_control(cp) ? n : 0;
+}
+
 void apenet_esc_json_put(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run = p;
 	fputc('"', f);
+	/* what is kept goes out in runs, one fwrite each: the black box writes
+	 * millions of register names */
 	while (*p) {
+		size_t k = json_kept(p);
+		if (k) {
+			p += k;
+			continue;
+		}
+		fwrite(run, 1, (size_t)(p - run), f);
 		unsigned cp;
 		size_t n = utf8_char(p, &cp);
 		if (!n) {
 			/* not UTF-8: the byte's value, so the document stays valid */
 			fprintf(f, "\\u%04x", *p);
-			p++;
+			run = ++p;
 			continue;
 		}
 		switch (cp) {
@@ -182,15 +201,24 @@ void apenet_esc_json_put(FILE *f, const char *s)
 		case '\n': fputs("\\n", f); break;
 		case '\t': fputs("\\t", f); break;
 		case '\r': fputs("\\r", f); break;
-		default:
-			if (is_control(cp))
-				fprintf(f, "\\u%04x", cp);
-			else
-				fwrite(p, 1, n, f);
+		default: fprintf(f, "\\u%04x", cp); /* C0, DEL, C1 */
 		}
-		p += n;
+		run = p += n;
 	}
+	fwrite(run, 1, (size_t)(p - run), f);
 	fputc('"', f);
+}
+
+int apenet_esc_json_clean(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	while (*p) {
+		size_t k = json_kept(p);
+		if (!k)
+			return 0;
+		p += k;
+	}
+	return 1;
 }
 
 void apenet_esc_html_put(FILE *f, const char *s)

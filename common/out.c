@@ -1,10 +1,13 @@
-/* The output writer: builds a tree, renders it as text, JSON or CSV.
+/* The output writer: builds a tree, renders it as text, JSON or CSV; or,
+ * made by apenet_out_stream, writes JSON as the calls come, keeping only
+ * the nesting (a black box of thousands of samples, an event a line).
  *
  * Out of memory is sticky, never fatal: the first failed allocation marks the
  * writer, every later call does nothing, and apenet_out_finish() prints
  * nothing, logs it and returns -1 (errno ENOMEM).  A NULL writer (what
  * apenet_out_new returns without memory) behaves the same.  Rendering
- * allocates nothing, so a document is printed whole or not at all. */
+ * allocates nothing, so a document is printed whole or not at all.  A stream
+ * allocates nothing after it is made: what it wrote stays written. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -28,12 +31,29 @@ struct node {
 	char *cols;   /* an array: its rows' columns, for CSV's header when it is empty */
 };
 
+/* A stream's containers deeper than this are refused (the writer fails). */
+#define STREAM_DEPTH 32
+
 struct apenet_out {
 	enum apenet_out_fmt fmt;
 	FILE *f;
 	struct node *root, *cur;
 	int oom;          /* an allocation failed: nothing more is done */
 	char command[32]; /* for the message when that happens */
+	/* a stream (apenet_out_stream): nothing kept but the open containers */
+	int stream;
+	int deep;         /* nested deeper than STREAM_DEPTH: nothing more is written */
+	int sd;           /* containers open, the root included */
+	int records;      /* JSON lines: records begun */
+	int root_own;     /* JSON lines: the root is the caller's keyless container */
+	struct {
+		unsigned char obj, flat, any; /* an object; on one line; has a member */
+	} lv[STREAM_DEPTH];
+	int own_f;        /* apenet_out_mem: f is a memory stream of mem, the writer's own */
+	char *mem;
+	size_t memlen;
+	char pc[1024];    /* what a stream wrote, not yet handed to f */
+	size_t pn;
 };
 
 /* Duplicates s (NULL stays NULL); on failure marks the writer. */
@@ -72,6 +92,251 @@ static struct node *node_add(struct apenet_out *o, enum node_kind k, const char 
 	return n;
 }
 
+static int finish_oom(struct apenet_out *o);
+
+/* ---- streaming ---- */
+
+/* What a stream writes goes through o->pc, to the FILE in blocks: stdio's
+ * cost per call was most of the time of a black box's dump (six calls a
+ * register value). */
+static void put_flush(struct apenet_out *o)
+{
+	if (o->pn)
+		fwrite(o->pc, 1, o->pn, o->f);
+	o->pn = 0;
+}
+
+static void put(struct apenet_out *o, const char *s, size_t len)
+{
+	if (o->pn + len > sizeof(o->pc)) {
+		put_flush(o);
+		if (len > sizeof(o->pc)) {
+			fwrite(s, 1, len, o->f);
+			return;
+		}
+	}
+	memcpy(o->pc + o->pn, s, len);
+	o->pn += len;
+}
+
+static void put_c(struct apenet_out *o, char c)
+{
+	put(o, &c, 1);
+}
+
+/* A string literal: copied when there is nothing to escape, else escaped
+ * (apenet/esc.h) straight to the FILE. */
+static void put_str(struct apenet_out *o, const char *s)
+{
+	if (apenet_esc_json_clean(s)) {
+		put_c(o, '"');
+		put(o, s, strlen(s));
+		put_c(o, '"');
+		return;
+	}
+	put_flush(o);
+	apenet_esc_json_put(o->f, s);
+}
+
+/* A new line indented for depth d (2 spaces a level, as the tree's). */
+static void put_line(struct apenet_out *o, int d)
+{
+	static const char sp[] = "\n                                                                ";
+	_Static_assert(sizeof(sp) == 2 * STREAM_DEPTH + 2, "a newline and the deepest indent");
+	put(o, sp, 1 + (size_t)d * 2);
+}
+
+/* A JSON-lines record begins: a line of its own after the one before. */
+static void stream_record(struct apenet_out *o)
+{
+	if (o->records++)
+		put_c(o, '\n');
+}
+
+static void stream_push(struct apenet_out *o, int obj, int flat)
+{
+	o->lv[o->sd].obj = (unsigned char)obj;
+	o->lv[o->sd].flat = (unsigned char)flat;
+	o->lv[o->sd].any = 0;
+	o->sd++;
+	put_c(o, obj ? '{' : '[');
+}
+
+/* Where the next value goes: the comma, the line and indent of a
+ * container laid out as the tree writer lays it out, the key in an object.
+ * A JSON-lines record not yet begun begins here, as an object. */
+static void stream_lead(struct apenet_out *o, const char *key)
+{
+	if (o->sd == 0) {
+		stream_record(o);
+		o->root_own = 0;
+		stream_push(o, 1, 1);
+	}
+	int d = o->sd - 1;
+	if (o->lv[d].any)
+		put_c(o, ',');
+	o->lv[d].any = 1;
+	if (!o->lv[d].flat)
+		put_line(o, o->sd);
+	if (o->lv[d].obj) {
+		put_str(o, key ? key : "");
+		if (o->lv[d].flat)
+			put_c(o, ':');
+		else
+			put(o, ": ", 2);
+	}
+}
+
+/* A container: on one line when its parent is, or when it is an element of
+ * an array (a record a line: a stream of thousands reads with grep and
+ * head). */
+static void stream_open(struct apenet_out *o, const char *key, int obj)
+{
+	if (o->deep)
+		return;
+	if (o->sd >= STREAM_DEPTH) {
+		o->deep = 1;
+		return;
+	}
+	if (o->sd == 0 && !key) {
+		/* a JSON-lines record that is the caller's own container */
+		stream_record(o);
+		o->root_own = 1;
+		stream_push(o, obj, 1);
+		return;
+	}
+	stream_lead(o, key);
+	const int p = o->sd - 1;
+	stream_push(o, obj, o->lv[p].flat || !o->lv[p].obj);
+}
+
+static void stream_close(struct apenet_out *o)
+{
+	int d = o->sd - 1;
+	if (!o->lv[d].flat && o->lv[d].any)
+		put_line(o, d);
+	put_c(o, o->lv[d].obj ? '}' : ']');
+	o->sd--;
+}
+
+/* The end of an object or array the caller began; the root it did not
+ * begin is closed by apenet_out_finish alone (as the tree's). */
+static void stream_end(struct apenet_out *o)
+{
+	if (o->deep || o->sd == 0 || (o->sd == 1 && !o->root_own))
+		return;
+	stream_close(o);
+}
+
+/* json NULL: text is a string, escaped. */
+static void stream_scalar(struct apenet_out *o, const char *key, const char *text, const char *json)
+{
+	if (o->deep)
+		return;
+	stream_lead(o, key);
+	if (json)
+		put(o, json, strlen(json));
+	else
+		put_str(o, text);
+}
+
+/* Closes what is open and ends the line: 0, or -1 when the stream failed. */
+static int stream_finish(struct apenet_out *o)
+{
+	if (o->deep) {
+		put_flush(o);
+		apenet_log(APENET_LOG_ERR, "the output of '%s' nests deeper than %d levels: cut short",
+			   o->command[0] ? o->command : "apenet", STREAM_DEPTH);
+		errno = EINVAL;
+		return -1;
+	}
+	if (o->oom) /* a string could not be formatted: written as null */
+		apenet_log(APENET_LOG_ERR, "out of memory: a value of '%s' was written as null",
+			   o->command[0] ? o->command : "apenet");
+	if (o->sd == 0 && !o->records) { /* nothing written: an empty record */
+		stream_record(o);
+		stream_push(o, 1, 1);
+	}
+	while (o->sd > 0)
+		stream_close(o);
+	put_c(o, '\n');
+	put_flush(o);
+	return fflush(o->f) == 0 && !ferror(o->f) && !o->oom ? 0 : -1;
+}
+
+/* Frees a stream; a memory stream's FILE and buffer are its own. */
+static void stream_free(struct apenet_out *o)
+{
+	put_flush(o); /* discarded: what was written stays */
+	if (o->own_f) {
+		fclose(o->f);
+		free(o->mem);
+	}
+	free(o);
+}
+
+struct apenet_out *apenet_out_stream(enum apenet_out_fmt fmt, FILE *f, const char *command)
+{
+	if (fmt != APENET_OUT_JSON && fmt != APENET_OUT_JSON_LINE)
+		return apenet_out_new(fmt, f, command);
+	struct apenet_out *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->fmt = fmt;
+	o->f = f;
+	o->stream = 1;
+	snprintf(o->command, sizeof(o->command), "%s", command ? command : "");
+	if (fmt == APENET_OUT_JSON) {
+		stream_record(o);
+		stream_push(o, 1, 0);
+		apenet_out_str(o, "schema", APENET_JSON_SCHEMA);
+		apenet_out_str(o, "command", command);
+	}
+	return o;
+}
+
+struct apenet_out *apenet_out_mem(void)
+{
+	struct apenet_out *o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->f = open_memstream(&o->mem, &o->memlen);
+	if (!o->f) {
+		free(o);
+		return NULL;
+	}
+	o->fmt = APENET_OUT_JSON_LINE;
+	o->stream = 1;
+	o->own_f = 1;
+	return o;
+}
+
+int apenet_out_mem_finish(struct apenet_out *o, char *buf, size_t n)
+{
+	if (n)
+		buf[0] = 0;
+	if (!o)
+		return finish_oom(o); /* apenet_out_mem ran out of memory */
+	if (!o->own_f) {              /* not a memory stream: a caller's mistake */
+		apenet_out_discard(o);
+		errno = EINVAL;
+		return -1;
+	}
+	int rc = stream_finish(o);
+	if (fclose(o->f))
+		rc = -1;
+	if (rc == 0 && o->memlen > 0 && o->memlen - 1 < n) {
+		rc = (int)(o->memlen - 1); /* without the newline */
+		memcpy(buf, o->mem, (size_t)rc);
+		buf[rc] = 0;
+	} else {
+		rc = -1;
+	}
+	free(o->mem);
+	free(o);
+	return rc;
+}
+
 struct apenet_out *apenet_out_new(enum apenet_out_fmt fmt, FILE *f, const char *command)
 {
 	struct apenet_out *o = calloc(1, sizeof(*o));
@@ -98,6 +363,10 @@ struct apenet_out *apenet_out_new(enum apenet_out_fmt fmt, FILE *f, const char *
  * will be rendered, so begin/end need not balance any more. */
 void apenet_out_obj_begin(struct apenet_out *o, const char *key)
 {
+	if (o && o->stream) {
+		stream_open(o, key, 1);
+		return;
+	}
 	struct node *n = node_add(o, N_OBJ, key);
 	if (n)
 		o->cur = n;
@@ -105,6 +374,10 @@ void apenet_out_obj_begin(struct apenet_out *o, const char *key)
 
 void apenet_out_obj_begin_text(struct apenet_out *o, const char *key, const char *text)
 {
+	if (o && o->stream) { /* the one-cell text is for text and CSV */
+		stream_open(o, key, 1);
+		return;
+	}
 	struct node *n = node_add(o, N_OBJ, key);
 	if (!n)
 		return;
@@ -114,6 +387,10 @@ void apenet_out_obj_begin_text(struct apenet_out *o, const char *key, const char
 
 void apenet_out_arr_begin(struct apenet_out *o, const char *key)
 {
+	if (o && o->stream) {
+		stream_open(o, key, 0);
+		return;
+	}
 	struct node *n = node_add(o, N_ARR, key);
 	if (n)
 		o->cur = n;
@@ -121,12 +398,18 @@ void apenet_out_arr_begin(struct apenet_out *o, const char *key)
 
 void apenet_out_obj_end(struct apenet_out *o)
 {
-	if (o && !o->oom && o->cur->parent)
+	if (o && o->stream)
+		stream_end(o);
+	else if (o && !o->oom && o->cur->parent)
 		o->cur = o->cur->parent;
 }
 
 void apenet_out_arr_begin_vertical(struct apenet_out *o, const char *key)
 {
+	if (o && o->stream) {
+		stream_open(o, key, 0);
+		return;
+	}
 	struct node *n = node_add(o, N_ARR, key);
 	if (n) {
 		o->cur = n;
@@ -136,7 +419,7 @@ void apenet_out_arr_begin_vertical(struct apenet_out *o, const char *key)
 
 void apenet_out_arr_columns(struct apenet_out *o, const char *cols)
 {
-	if (o && !o->oom && o->cur->kind == N_ARR && !o->cur->cols)
+	if (o && !o->stream && !o->oom && o->cur->kind == N_ARR && !o->cur->cols)
 		o->cur->cols = dupstr(o, cols);
 }
 
@@ -148,6 +431,10 @@ void apenet_out_arr_end(struct apenet_out *o)
 /* json NULL: a string, escaped when written. */
 static void scalar(struct apenet_out *o, enum node_kind k, const char *key, const char *text, const char *json)
 {
+	if (o && o->stream) {
+		stream_scalar(o, key, text, k == N_STR ? NULL : json);
+		return;
+	}
 	struct node *n = node_add(o, k, key);
 	if (!n)
 		return;
@@ -166,33 +453,55 @@ void apenet_out_str(struct apenet_out *o, const char *key, const char *v)
 
 void apenet_out_strf(struct apenet_out *o, const char *key, const char *fmt, ...)
 {
-	if (!o || o->oom)
+	if (!o || (o->oom && !o->stream))
 		return;
-	char *s = NULL;
+	/* a short string on the stack: a stream allocates nothing */
+	char b[256], *s = b;
 	va_list ap;
 	va_start(ap, fmt);
-	int r = vasprintf(&s, fmt, ap);
+	int r = vsnprintf(b, sizeof(b), fmt, ap);
 	va_end(ap);
+	if (r >= (int)sizeof(b)) {
+		va_start(ap, fmt);
+		r = vasprintf(&s, fmt, ap);
+		va_end(ap);
+	}
 	if (r < 0) {
 		o->oom = 1;
+		if (o->stream) /* written on: the document stays whole, finish says it failed */
+			stream_scalar(o, key, NULL, "null");
 		return;
 	}
 	apenet_out_str(o, key, s);
-	free(s);
+	if (s != b)
+		free(s);
+}
+
+/* v in decimal, as %llu writes it, ending at end (NUL put there); its first
+ * character.  snprintf was a third of a black box dump's time. */
+static char *dec(char *end, uint64_t v)
+{
+	*end = 0;
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
 }
 
 void apenet_out_int(struct apenet_out *o, const char *key, int64_t v)
 {
 	char b[32];
-	snprintf(b, sizeof(b), "%lld", (long long)v);
-	scalar(o, N_NUM, key, b, b);
+	char *d = dec(b + sizeof(b) - 1, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+	if (v < 0)
+		*--d = '-';
+	scalar(o, N_NUM, key, d, d);
 }
 
 void apenet_out_uint(struct apenet_out *o, const char *key, uint64_t v)
 {
 	char b[32];
-	snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
-	scalar(o, N_NUM, key, b, b);
+	char *d = dec(b + sizeof(b) - 1, v);
+	scalar(o, N_NUM, key, d, d);
 }
 
 void apenet_out_hex(struct apenet_out *o, const char *key, uint64_t v, int digits)
@@ -214,6 +523,17 @@ void apenet_out_dbl(struct apenet_out *o, const char *key, double v, int prec)
 		snprintf(b, sizeof(b), "%.*e", prec, v);
 	else
 		snprintf(b, sizeof(b), "%.*f", prec, v);
+	scalar(o, N_NUM, key, b, b);
+}
+
+void apenet_out_dbl_g(struct apenet_out *o, const char *key, double v, int digits)
+{
+	char b[64];
+	if (!isfinite(v)) {
+		apenet_out_null(o, key);
+		return;
+	}
+	snprintf(b, sizeof(b), "%.*g", digits, v);
 	scalar(o, N_NUM, key, b, b);
 }
 
@@ -569,6 +889,11 @@ static int finish_oom(struct apenet_out *o)
 
 int apenet_out_finish(struct apenet_out *o)
 {
+	if (o && o->stream) {
+		int rc = stream_finish(o);
+		stream_free(o);
+		return rc;
+	}
 	if (!o || o->oom)
 		return finish_oom(o);
 	int blocks = 0;
@@ -597,6 +922,10 @@ void apenet_out_discard(struct apenet_out *o)
 {
 	if (!o)
 		return;
+	if (o->stream) { /* what was written stays */
+		stream_free(o);
+		return;
+	}
 	node_free(o->root);
 	free(o);
 }

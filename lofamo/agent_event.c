@@ -3,12 +3,12 @@
  * turns the latch's raised findings into transitions.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apenet/agent.h"
+#include "apenet/out.h"
 
 const char *apenet_health_name(unsigned h)
 {
@@ -45,74 +45,39 @@ void apenet_event_init(struct apenet_event *ev)
 
 /* ---- JSON, one line ---- */
 
-struct jbuf {
-	char *p;
-	size_t n, len;
-	int over;
-};
-
-static void jput(struct jbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void jput(struct jbuf *b, const char *fmt, ...)
+void apenet_event_out_change(struct apenet_out *o, const struct apenet_event *ev)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(b->p + b->len, b->len < b->n ? b->n - b->len : 0, fmt, ap);
-	va_end(ap);
-	if (k < 0 || b->len + (size_t)k >= b->n)
-		b->over = 1;
+	apenet_out_str(o, "subject", ev->subject);
+	apenet_out_str(o, "where", ev->where);
+	if (ev->lane >= 0)
+		apenet_out_int(o, "lane", ev->lane);
 	else
-		b->len += (size_t)k;
+		apenet_out_null(o, "lane");
+	apenet_out_str(o, "code", ev->code);
+	apenet_out_str(o, "old", apenet_health_name(ev->old_status));
+	apenet_out_str(o, "new", apenet_health_name(ev->new_status));
 }
 
-static void jstr(struct jbuf *b, const char *key, const char *s)
-{
-	jput(b, "%s\"%s\":\"", b->len > 1 ? "," : "", key);
-	for (; *s && !b->over; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			jput(b, "\\%c", c);
-		else if (c < 0x20)
-			jput(b, "\\u%04x", c);
-		else
-			jput(b, "%c", c);
-	}
-	jput(b, "\"");
-}
-
-static void jnum(struct jbuf *b, const char *key, double v)
-{
-	if (isfinite(v))
-		jput(b, ",\"%s\":%.10g", key, v);
-	else
-		jput(b, ",\"%s\":null", key);
-}
-
+/* events.jsonl's record: its keys, their order and the numbers' %.10g are
+ * what its readers (tests, jq, grep) know. */
 int apenet_event_json(const struct apenet_event *ev, char *buf, size_t n)
 {
-	struct jbuf b = { buf, n, 0, 0 };
-	jput(&b, "{");
-	jstr(&b, "kind", ev->kind == APENET_EV_NOTICE ? "notice" : "transition");
-	jput(&b, ",\"node\":\"%u,%u,%u\",\"reporter\":\"%u,%u,%u\",\"boot_id\":%llu,\"seq\":%llu,\"time_ms\":%lld",
-	     ev->node[0], ev->node[1], ev->node[2], ev->reporter[0], ev->reporter[1], ev->reporter[2],
-	     (unsigned long long)ev->boot_id, (unsigned long long)ev->seq, (long long)ev->time_ms);
-	jstr(&b, "subject", ev->subject);
-	jstr(&b, "where", ev->where);
-	if (ev->lane >= 0)
-		jput(&b, ",\"lane\":%d", ev->lane);
-	else
-		jput(&b, ",\"lane\":null");
-	jstr(&b, "code", ev->code);
-	jstr(&b, "old", apenet_health_name(ev->old_status));
-	jstr(&b, "new", apenet_health_name(ev->new_status));
-	jnum(&b, "value", ev->value);
-	jnum(&b, "threshold", ev->threshold);
-	jstr(&b, "unit", ev->unit);
-	jstr(&b, "evidence", ev->evidence);
-	jstr(&b, "message", ev->message);
-	jstr(&b, "path", apenet_path_name(ev->path));
-	jstr(&b, "via", ev->via);
-	jput(&b, "}");
-	return b.over ? -1 : (int)b.len;
+	struct apenet_out *o = apenet_out_mem();
+	apenet_out_str(o, "kind", ev->kind == APENET_EV_NOTICE ? "notice" : "transition");
+	apenet_out_strf(o, "node", "%u,%u,%u", ev->node[0], ev->node[1], ev->node[2]);
+	apenet_out_strf(o, "reporter", "%u,%u,%u", ev->reporter[0], ev->reporter[1], ev->reporter[2]);
+	apenet_out_uint(o, "boot_id", ev->boot_id);
+	apenet_out_uint(o, "seq", ev->seq);
+	apenet_out_int(o, "time_ms", ev->time_ms);
+	apenet_event_out_change(o, ev);
+	apenet_out_dbl_g(o, "value", ev->value, 10);
+	apenet_out_dbl_g(o, "threshold", ev->threshold, 10);
+	apenet_out_str(o, "unit", ev->unit);
+	apenet_out_str(o, "evidence", ev->evidence);
+	apenet_out_str(o, "message", ev->message);
+	apenet_out_str(o, "path", apenet_path_name(ev->path));
+	apenet_out_str(o, "via", ev->via);
+	return apenet_out_mem_finish(o, buf, n);
 }
 
 void apenet_event_line(const struct apenet_event *ev, char *buf, size_t n)

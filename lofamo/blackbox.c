@@ -359,7 +359,7 @@ int apenet_bbox_copy(struct apenet_bbox *dst, const struct apenet_bbox *src, str
 	return rc;
 }
 
-int apenet_bbox_dump(const struct apenet_bbox *b, FILE *f, int64_t full_ms, int64_t step_ms, const char *extra_json,
+int apenet_bbox_dump(const struct apenet_bbox *b, struct apenet_out *o, int64_t full_ms, int64_t step_ms,
 		     unsigned *nsamples, struct apenet_err *e)
 {
 	*nsamples = 0;
@@ -377,7 +377,7 @@ int apenet_bbox_dump(const struct apenet_bbox *b, FILE *f, int64_t full_ms, int6
 	struct apenet_sample newest;
 	unflatten(b, b->last, &newest);
 	struct apenet_snapfile_stream st;
-	apenet_snapfile_stream_begin(&st, f, b->bdf, b->prof, newest.pcie_ok, &newest.pcie, b->pcie_err, extra_json);
+	apenet_snapfile_stream_begin(&st, o, b->bdf, b->prof, newest.pcie_ok, &newest.pcie, b->pcie_err);
 	int64_t last = apenet_bbox_last_ms(b), taken = 0;
 	for (size_t i = 0; apenet_bbox_iter_next(&it, s); i++) {
 		int pick = i == 0 || i + 1 == b->nrec || s->host_ms >= last - full_ms || s->host_ms >= taken + step_ms;
@@ -390,6 +390,6 @@ int apenet_bbox_dump(const struct apenet_bbox *b, FILE *f, int64_t full_ms, int6
 	free(s);
 	*nsamples = st.n;
 	if (apenet_snapfile_stream_end(&st, b->have_modules ? b->ee_status : NULL, b->have_modules ? b->ee : NULL))
-		return apenet_err_set(e, APENET_EIO, "black box: the dump could not be written");
+		return apenet_err_set(e, APENET_EIO, "black box: no sample was written");
 	return 0;
 }

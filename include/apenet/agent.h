@@ -73,8 +73,12 @@ struct apenet_event {
 
 /* A blank event: kind transition, lane -1, value and threshold NaN. */
 void apenet_event_init(struct apenet_event *ev);
+struct apenet_out;
+/* What changed, as every view of an event says it, in this order: subject,
+ * where, lane (null: none), code, old, new (events.jsonl, agent-status). */
+void apenet_event_out_change(struct apenet_out *o, const struct apenet_event *ev);
 /* One JSON object on one line, no newline (events.jsonl); the length, or
- * -1 when n is too small. */
+ * -1 when n is too small (or memory is). */
 int apenet_event_json(const struct apenet_event *ev, char *buf, size_t n);
 /* "node 1,0,0 X+ LINK_DOWN normal -> broken (self): message" for the log. */
 void apenet_event_line(const struct apenet_event *ev, char *buf, size_t n);

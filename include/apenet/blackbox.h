@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "apenet/err.h"
+#include "apenet/out.h"
 #include "apenet/sampler.h"
 
 struct apenet_bbox_rec {
@@ -80,10 +81,11 @@ int apenet_bbox_iter_next(struct apenet_bbox_iter *it, struct apenet_sample *out
 void apenet_bbox_iter_end(struct apenet_bbox_iter *it);
 
 /* The dump: a snapshot document of every sample of the last full_ms and,
- * before that, one every step_ms (the oldest included), newest last.
- * extra_json as in apenet_snapfile_stream_begin.  0 with *nsamples, or -1
- * (write error, or fewer than two samples). */
-int apenet_bbox_dump(const struct apenet_bbox *b, FILE *f, int64_t full_ms, int64_t step_ms, const char *extra_json,
+ * before that, one every step_ms (the oldest included), newest last, into
+ * o, a stream the caller made and finishes (as apenet_snapfile_stream_begin:
+ * members of its own may come before).  0 with *nsamples, or -1 (fewer than
+ * two samples); a write error is apenet_out_finish's to say. */
+int apenet_bbox_dump(const struct apenet_bbox *b, struct apenet_out *o, int64_t full_ms, int64_t step_ms,
 		     unsigned *nsamples, struct apenet_err *e);
 
 #endif

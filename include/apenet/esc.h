@@ -51,6 +51,9 @@ void apenet_esc_csv_put(FILE *f, const char *s, int is_string);
 
 /* A JSON string literal, quotes included. */
 void apenet_esc_json_put(FILE *f, const char *s);
+/* Whether the literal of s is s itself in quotes (nothing to escape): a
+ * writer may then copy it as it is. */
+int apenet_esc_json_clean(const char *s);
 
 /* HTML text (also good inside a quoted attribute value). */
 void apenet_esc_html_put(FILE *f, const char *s);

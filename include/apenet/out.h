@@ -9,7 +9,9 @@
  *   - JSON lines: one record, compact on one line, without the schema and
  *     command keys (a stream of records: `apenet db export`).
  * The whole result is kept as a tree until apenet_out_finish(), so the text layout
- * can size its columns.  The JSON schema is versioned (docs/json.md).
+ * can size its columns; a writer made by apenet_out_stream() writes JSON as
+ * the calls come instead (the same calls, the same document).  The JSON
+ * schema is versioned (docs/json.md).
  * Strings are data, never control (apenet/esc.h): text and CSV show control
  * characters and bytes that are not UTF-8 as \xNN, CSV quotes a string cell
  * that would be a spreadsheet formula with a leading ' (never a number
@@ -53,10 +55,43 @@ void apenet_out_hex(struct apenet_out *o, const char *key, uint64_t v, int digit
 void apenet_out_dbl(struct apenet_out *o, const char *key, double v, int prec);    /* NaN/inf: null */
 void apenet_out_bool(struct apenet_out *o, const char *key, int v);
 void apenet_out_null(struct apenet_out *o, const char *key);
+/* v with digits significant digits (%.*g: "1.5e-13", "0.25", "42"), for a
+ * measurement read back as the number it was (apenet_out_dbl gives a fixed
+ * count of decimals).  NaN/inf: null. */
+void apenet_out_dbl_g(struct apenet_out *o, const char *key, double v, int digits);
 /* Render, free, and return 0 or -1 when the stream failed (EPIPE, full disk). */
 int apenet_out_finish(struct apenet_out *o);
-/* Free without printing (the data turned out to be unreliable). */
+/* Free without printing (the data turned out to be unreliable); a stream's
+ * output so far stays written. */
 void apenet_out_discard(struct apenet_out *o);
+
+/*
+ * Streaming: each value is written when it is given, in constant memory
+ * (the open containers, up to 32 deep), for documents too big for a tree
+ * (the agent's black box: thousands of samples) and records written one at
+ * a time.  JSON only: text and CSV need the whole document to lay out, and
+ * for them this is apenet_out_new.  The calls and the escaping are the
+ * tree's; what differs:
+ *   APENET_OUT_JSON       the document, laid out as the tree writer's, but
+ *                         every element of an array that is an object or an
+ *                         array is written compact on one line (a record a
+ *                         line: a dump of thousands reads with grep and
+ *                         head);
+ *   APENET_OUT_JSON_LINE  one compact record: the root object, or, when the
+ *                         first call is a begin without a key, that object
+ *                         or array itself ("[{...},{...}]").
+ * apenet_out_finish closes what is still open and ends the line.  Nothing is
+ * held back: a document cut short (discarded, or the writer failed) is left
+ * as far as it was written, and finish returns -1.
+ */
+struct apenet_out *apenet_out_stream(enum apenet_out_fmt fmt, FILE *f, const char *command);
+/* A JSON-lines stream into memory, for a record kept in a field or written
+ * in one go (an agent event, a certificate's lanes); NULL without memory. */
+struct apenet_out *apenet_out_mem(void);
+/* Finishes and frees o (from apenet_out_mem): the record, without a newline,
+ * into buf (n bytes, NUL-terminated).  Its length, or -1 with buf "" when it
+ * does not fit in n - 1 bytes or the writer failed. */
+int apenet_out_mem_finish(struct apenet_out *o, char *buf, size_t n);
 
 /* Epoch milliseconds as UTC ISO 8601 with milliseconds
  * ("2026-11-27T03:41:37.123Z"; buf at least 32 bytes), "-" for 0 or less

@@ -40,21 +40,23 @@ int apenet_snapfile_load_string_pick(const char *name, const char *text, const s
 				     struct apenet_view *v, struct apenet_err *e);
 
 /*
- * The same document written as a stream, one sample at a time, for writers
- * of many samples (the agent's black box): nothing is built in memory.
- * begin writes the header (extra_json, when not NULL, is inserted as more
- * top-level members, e.g. "\"blackbox\": {...}"), sample each sample in
- * order, end the modules (ee_status/ee may be NULL: none) and the closing
- * brace; end returns -1 when the stream failed (or nothing was written).
+ * The same document written one sample at a time, for writers of many
+ * samples (the agent's black box): o is a stream (apenet_out_stream(
+ * APENET_OUT_JSON, f, "snapshot")), so nothing is built in memory.  The
+ * caller may write members of its own into o before begin (the black box's
+ * "blackbox"); begin writes the header and opens the samples, sample writes
+ * each sample in order, end closes them and writes the modules (ee_status/ee
+ * may be NULL: none).  end returns -1 when no sample was written; the
+ * caller finishes o (apenet_out_finish: -1 when the stream failed).
  */
 struct apenet_snapfile_stream {
-	FILE *f;
+	struct apenet_out *o;
 	const struct apenet_profile *prof;
 	unsigned n;
 };
-void apenet_snapfile_stream_begin(struct apenet_snapfile_stream *s, FILE *f, const char *bdf,
+void apenet_snapfile_stream_begin(struct apenet_snapfile_stream *s, struct apenet_out *o, const char *bdf,
 				  const struct apenet_profile *prof, int pcie_ok, const struct apenet_pcie_info *pcie,
-				  const char *pcie_err, const char *extra_json);
+				  const char *pcie_err);
 void apenet_snapfile_stream_sample(struct apenet_snapfile_stream *s, const struct apenet_snapshot *snap, int64_t host_ms);
 int apenet_snapfile_stream_end(struct apenet_snapfile_stream *s, const uint32_t *ee_status,
 			       const uint8_t (*ee)[APENET_EE_DATA_LEN]);

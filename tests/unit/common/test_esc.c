@@ -188,8 +188,23 @@ static void test_json(void **state)
 	assert_string_equal(out(JSON, "\xc2\xb0" "C \xe2\x82\xac"), "\"\xc2\xb0" "C \xe2\x82\xac\"");
 	assert_string_equal(out(JSON, "<script>"), "\"<script>\"");
 	assert_string_equal(out(JSON, NULL), "\"\"");
+	/* kept runs between escapes, in and out of UTF-8 */
+	assert_string_equal(out(JSON, "long run\xc3\xa9 then\xff\"x\"\xe2\x82\xac end"),
+			    "\"long run\xc3\xa9 then\\u00ff\\\"x\\\"\xe2\x82\xac end\"");
 	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++)
 		assert_inert(out(JSON, hostile[i]));
+	/* clean: exactly when the literal is the string in quotes */
+	static const char *some[] = { "", "LINK_HDR_CRC_ERR", "86 \xc2\xb0" "C", "<script>", "a b", "q\"", "b\\",
+				      "\x7f", "\xc2\x9b", "\xff", "\xe2\x82", "\t" };
+	for (size_t i = 0; i < sizeof(some) / sizeof(some[0]) + sizeof(hostile) / sizeof(hostile[0]); i++) {
+		const char *x = i < sizeof(some) / sizeof(some[0]) ? some[i] : hostile[i - sizeof(some) / sizeof(some[0])];
+		const char *j = out(JSON, x);
+		int same = strlen(j) == strlen(x) + 2 && !strncmp(j + 1, x, strlen(x));
+		assert_int_equal(apenet_esc_json_clean(x), same);
+		if (i < sizeof(some) / sizeof(some[0]))
+			assert_int_equal(same, i < 5);
+	}
+	assert_int_equal(apenet_esc_json_clean(NULL), 1);
 }
 
 static void test_html(void **state)

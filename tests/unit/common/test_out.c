@@ -735,17 +735,28 @@ static void test_hostile_csv(void **state)
 	free(s);
 }
 
+/* build_hostile's strings in JSON, whatever the layout: a valid document,
+ * each string escaped, no raw control byte. */
+static void assert_hostile_json(const char *s)
+{
+	if (!json_valid(s))
+		fail_msg("malformed JSON:\n%s", s);
+	assert_non_null(strstr(s, "\"\\u001b[2J\\u001b[H\\u001b]0;pwned\\u0007\""));
+	assert_non_null(strstr(s, "\"b\\nforged: line\""));
+	assert_non_null(strstr(s, "\"\\u00ff\\u00fe\\u009b\""));
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		assert_true(*p >= 0x20 || *p == '\n');
+}
+
 static void test_hostile_json(void **state)
 {
 	(void)state;
 	char *s = render(APENET_OUT_JSON, "h", build_hostile);
-	assert_true(json_valid(s));
-	assert_non_null(strstr(s, "\"evidence\": \"\\u001b[2J\\u001b[H\\u001b]0;pwned\\u0007\""));
-	assert_non_null(strstr(s, "\"boot\": \"b\\nforged: line\""));
-	assert_non_null(strstr(s, "\"name\": \"\\u00ff\\u00fe\\u009b\""));
+	assert_hostile_json(s);
+	assert_non_null(strstr(s, "\"evidence\": \"\\u001b[2J"));
+	assert_non_null(strstr(s, "\"boot\": \"b\\nforged"));
+	assert_non_null(strstr(s, "\"name\": \"\\u00ff"));
 	assert_non_null(strstr(s, "\"cmd\": \"=cmd|' /C calc'!A0\""));
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		assert_true(*p >= 0x20 || *p == '\n');
 	free(s);
 }
 
@@ -789,6 +800,246 @@ static void test_csv_empty_header(void **state)
 	assert_non_null(strstr(s, "\"none\": []"));
 	assert_null(strstr(s, "cols"));
 	free(s);
+}
+
+/* ---- streaming ---- */
+
+/* A stream writer into memory: m->buf once m->f is closed. */
+struct mem {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static struct apenet_out *mem_stream(struct mem *m, enum apenet_out_fmt fmt, const char *command)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	assert_non_null(m->f);
+	struct apenet_out *o = apenet_out_stream(fmt, m->f, command);
+	assert_non_null(o);
+	assert_int_equal(apenet_out_format(o), fmt);
+	return o;
+}
+
+/* Renders what fn describes with a stream writer (malloc'd text). */
+static char *render_stream(enum apenet_out_fmt fmt, const char *command, build_fn fn)
+{
+	struct mem m;
+	struct apenet_out *o = mem_stream(&m, fmt, command);
+	fn(o);
+	assert_int_equal(apenet_out_finish(o), 0);
+	assert_int_equal(fclose(m.f), 0);
+	assert_non_null(m.buf);
+	assert_int_equal(strlen(m.buf), m.len);
+	return m.buf;
+}
+
+/* s without the whitespace between JSON tokens (strings kept as they are). */
+static char *squeeze(const char *s)
+{
+	char *d = malloc(strlen(s) + 1), *w = d;
+	int in = 0;
+
+	assert_non_null(d);
+	for (; *s; s++) {
+		if (in && *s == '\\') {
+			*w++ = *s++;
+			*w++ = *s;
+			continue;
+		}
+		if (*s == '"')
+			in = !in;
+		if (in || (*s != ' ' && *s != '\n'))
+			*w++ = *s;
+	}
+	*w = 0;
+	return d;
+}
+
+/* A stream writes the tree's document: the same tokens, the same escapes
+ * and numbers (NaN and inf as null); only the layout of an array's
+ * elements differs, each compact on a line of its own. */
+static void test_stream_json(void **state)
+{
+	(void)state;
+	char *t = render(APENET_OUT_JSON, "test \"cmd\"", build_json_doc);
+	char *s = render_stream(APENET_OUT_JSON, "test \"cmd\"", build_json_doc);
+
+	if (!json_valid(s))
+		fail_msg("stream produced malformed JSON:\n%s", s);
+	char *ts = squeeze(t), *ss = squeeze(s);
+	assert_string_equal(ss, ts);
+	free(ts);
+	free(ss);
+	const char *head = "{\n  \"schema\": \"" APENET_JSON_SCHEMA "\",\n  \"command\": \"test \\\"cmd\\\"\",\n";
+	assert_memory_equal(s, head, strlen(head));
+	assert_non_null(strstr(s, "\"nan\": null,\n  \"inf\": null,\n  \"minf\": null,"));
+	/* objects indented as the tree's; an array's element on one line */
+	assert_non_null(strstr(s, "\n  \"nested\": {\n    \"deeper\": {\n      \"x\": 1\n    },\n"
+				  "    \"list\": [\n      1,\n      \"two\",\n      {\"in\":true}\n    ]\n  },\n"));
+	assert_non_null(strstr(s, "\"empty\": [],"));
+	assert_non_null(strstr(s, "\"eobj\": {},"));
+	assert_non_null(strstr(s, "\"node\": {\n    \"x\": 1,\n    \"y\": 0\n  },"));
+	assert_non_null(strstr(s, "\"k\\\"ey\": \"v\"\n}\n"));
+	free(t);
+	free(s);
+	s = render_stream(APENET_OUT_JSON, "list", build_empty);
+	assert_string_equal(s, "{\n  \"schema\": \"apenet-diag/2\",\n  \"command\": \"list\"\n}\n");
+	free(s);
+}
+
+/* A JSON-lines record streamed is the tree's byte for byte. */
+static void test_stream_json_line(void **state)
+{
+	(void)state;
+	build_fn fns[] = { build_json_doc, build_hostile, build_controls, build_empty, build_empty_cols };
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		char *t = render(APENET_OUT_JSON_LINE, "l", fns[i]);
+		char *s = render_stream(APENET_OUT_JSON_LINE, "l", fns[i]);
+		assert_string_equal(s, t);
+		assert_true(json_valid(s));
+		assert_int_equal(count_lines(s), 1);
+		free(t);
+		free(s);
+	}
+}
+
+/* Outside strings in a stream: the escapes of the tree's JSON, keys too,
+ * no raw control byte, the document valid UTF-8 JSON. */
+static void build_hostile_keys(struct apenet_out *o)
+{
+	build_hostile(o);
+	apenet_out_arr_begin(o, "more");
+	apenet_out_obj_begin(o, NULL);
+	apenet_out_str(o, "k\x1b[31m\n\"", "v\r\t\\\x7f\xc0\xaf");
+	apenet_out_strf(o, "\xe2\x80\xae", "%s", "\xe2\x80\xae rtl \xc3\xa9");
+	apenet_out_dbl_g(o, "nan", NAN, 10);
+	apenet_out_dbl_g(o, "inf", -INFINITY, 10);
+	apenet_out_obj_end(o);
+	apenet_out_arr_end(o);
+}
+
+static void test_stream_hostile(void **state)
+{
+	(void)state;
+	for (int fmt = APENET_OUT_JSON; fmt <= APENET_OUT_JSON_LINE; fmt += APENET_OUT_JSON_LINE - APENET_OUT_JSON) {
+		char *s = render_stream((enum apenet_out_fmt)fmt, "h", build_hostile_keys);
+		assert_hostile_json(s);
+		assert_non_null(strstr(s, "{\"k\\u001b[31m\\n\\\"\":\"v\\r\\t\\\\\\u007f\\u00c0\\u00af\","
+					  "\"\xe2\x80\xae\":\"\xe2\x80\xae rtl \xc3\xa9\",\"nan\":null,\"inf\":null}"));
+		free(s);
+	}
+}
+
+/* Text and CSV cannot be streamed: apenet_out_stream gives the tree. */
+static void test_stream_text_is_tree(void **state)
+{
+	(void)state;
+	char *s = render_stream(APENET_OUT_TEXT, "t", build_table);
+	char *t = render(APENET_OUT_TEXT, "t", build_table);
+	assert_string_equal(s, t);
+	free(t);
+	free(s);
+}
+
+/* Thousands of records, each on its line: no more than a block (1 KiB)
+ * is held back from the stream's FILE, and begin/end need not balance for
+ * finish to close the document. */
+static void test_stream_many(void **state)
+{
+	(void)state;
+	struct mem m;
+	struct apenet_out *o = mem_stream(&m, APENET_OUT_JSON, "many");
+	apenet_out_arr_begin(o, "samples");
+	for (int i = 0; i < 6000; i++) {
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_int(o, "i", i);
+		apenet_out_arr_begin(o, "v");
+		apenet_out_uint(o, NULL, UINT64_MAX - (uint64_t)i);
+		apenet_out_int(o, NULL, INT64_MIN + i);
+		apenet_out_arr_end(o);
+		apenet_out_obj_end(o);
+	}
+	assert_int_equal(fflush(m.f), 0);
+	size_t before = m.len;
+	assert_true(before > 6000 * 40);
+	/* the samples array is left open */
+	assert_int_equal(apenet_out_finish(o), 0);
+	assert_int_equal(fclose(m.f), 0);
+	assert_true(m.len - before < 1100); /* only the last block and the closing */
+	assert_true(json_valid(m.buf));
+	assert_int_equal(count_lines(m.buf), 3 + 1 + 6000 + 2);
+	assert_non_null(strstr(m.buf, "\n    {\"i\":0,\"v\":[18446744073709551615,-9223372036854775808]},\n"));
+	assert_non_null(strstr(m.buf, "\n    {\"i\":5999,\"v\":[18446744073709545616,-9223372036854769809]}\n  ]\n}\n"));
+	free(m.buf);
+}
+
+/* Discarded halfway: what was written stays, nothing is closed. */
+static void test_stream_discard(void **state)
+{
+	(void)state;
+	struct mem m;
+	struct apenet_out *o = mem_stream(&m, APENET_OUT_JSON_LINE, "d");
+	apenet_out_obj_begin(o, "a");
+	apenet_out_int(o, "b", 1);
+	apenet_out_discard(o);
+	fclose(m.f);
+	assert_string_equal(m.buf, "{\"a\":{\"b\":1");
+	free(m.buf);
+}
+
+/* Nesting past the stack: nothing more is written, finish fails. */
+static void test_stream_too_deep(void **state)
+{
+	(void)state;
+	struct mem m;
+	struct apenet_out *o = mem_stream(&m, APENET_OUT_JSON_LINE, "deep");
+	for (int i = 0; i < 40; i++)
+		apenet_out_arr_begin(o, NULL);
+	apenet_out_int(o, NULL, 1);
+	assert_int_equal(apenet_out_finish(o), -1);
+	fclose(m.f);
+	assert_string_equal(m.buf, "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["); /* 32 */
+	free(m.buf);
+}
+
+/* A record into memory: the caller's array as the record, an object by
+ * default, -1 and "" when it does not fit; %.*g numbers. */
+static void test_stream_mem(void **state)
+{
+	(void)state;
+	char b[256];
+	struct apenet_out *o = apenet_out_mem();
+	apenet_out_arr_begin(o, NULL);
+	for (int i = 0; i < 2; i++) {
+		apenet_out_obj_begin(o, NULL);
+		apenet_out_int(o, "lane", i);
+		apenet_out_dbl_g(o, "ber", i ? 1.25e-13 : 0, 4);
+		apenet_out_dbl_g(o, "v", 1234567.891, 10);
+		apenet_out_obj_end(o);
+	}
+	apenet_out_arr_end(o);
+	const char *want = "[{\"lane\":0,\"ber\":0,\"v\":1234567.891},{\"lane\":1,\"ber\":1.25e-13,\"v\":1234567.891}]";
+	assert_int_equal(apenet_out_mem_finish(o, b, sizeof(b)), (int)strlen(want));
+	assert_string_equal(b, want);
+	o = apenet_out_mem();
+	assert_int_equal(apenet_out_mem_finish(o, b, sizeof(b)), 2);
+	assert_string_equal(b, "{}");
+	/* {"k":"0123456789"}: 18 bytes and the NUL */
+	o = apenet_out_mem();
+	apenet_out_str(o, "k", "0123456789");
+	assert_int_equal(apenet_out_mem_finish(o, b, 19), 18);
+	assert_string_equal(b, "{\"k\":\"0123456789\"}");
+	o = apenet_out_mem();
+	apenet_out_str(o, "k", "0123456789");
+	assert_int_equal(apenet_out_mem_finish(o, b, 18), -1);
+	assert_string_equal(b, "");
+	/* not a memory stream: refused, and freed */
+	o = apenet_out_new(APENET_OUT_JSON_LINE, stdout, "x");
+	apenet_out_int(o, "a", 1);
+	assert_int_equal(apenet_out_mem_finish(o, b, sizeof(b)), -1);
 }
 
 /* ---- the rest ---- */
@@ -859,6 +1110,14 @@ int main(void)
 		cmocka_unit_test(test_discard),
 		cmocka_unit_test(test_fmt_parse),
 		cmocka_unit_test(test_finish_error),
+		cmocka_unit_test(test_stream_json),
+		cmocka_unit_test(test_stream_json_line),
+		cmocka_unit_test(test_stream_hostile),
+		cmocka_unit_test(test_stream_text_is_tree),
+		cmocka_unit_test(test_stream_many),
+		cmocka_unit_test(test_stream_discard),
+		cmocka_unit_test(test_stream_too_deep),
+		cmocka_unit_test(test_stream_mem),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -192,12 +192,96 @@ static void test_discard_after_failure(void **state)
 	apenet_log_to_stderr();
 }
 
+/* A stream allocates nothing once it is made: every allocation failing,
+ * thousands of values are written whole. */
+static void test_stream_allocates_nothing(void **state)
+{
+	(void)state;
+	for (int fmt = APENET_OUT_JSON; fmt <= APENET_OUT_JSON_LINE; fmt += APENET_OUT_JSON_LINE - APENET_OUT_JSON) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		assert_non_null(f);
+		calls = 0;
+		fail_at = 0;
+		struct apenet_out *o = apenet_out_stream((enum apenet_out_fmt)fmt, f, "stream");
+		assert_non_null(o);
+		fail_at = calls + 1;
+		build(o);
+		apenet_out_arr_begin(o, "samples");
+		for (int i = 0; i < 5000; i++) {
+			apenet_out_obj_begin(o, NULL);
+			apenet_out_uint(o, "n", (uint64_t)i);
+			apenet_out_strf(o, "s", "sample %d", i);
+			apenet_out_obj_end(o);
+		}
+		apenet_out_arr_end(o);
+		assert_int_equal(apenet_out_finish(o), 0);
+		fail_at = 0;
+		assert_int_equal(fclose(f), 0);
+		assert_non_null(strstr(text, "\"vendor\""));
+		assert_non_null(strstr(text, "{\"n\":4999,\"s\":\"sample 4999\"}"));
+		free(text);
+	}
+	/* and a record in memory, once made */
+	calls = 0;
+	struct apenet_out *o = apenet_out_mem();
+	fail_at = calls + 1;
+	build(o);
+	char b[1024];
+	assert_true(apenet_out_mem_finish(o, b, sizeof(b)) > 100);
+	fail_at = 0;
+	assert_non_null(strstr(b, "\"bdf\":\"0000:03:00.0\""));
+}
+
+/* A string too long for the stack, without memory for it: written as null,
+ * the document whole, finish says it failed (and logs it once). */
+static void test_stream_strf_fails(void **state)
+{
+	(void)state;
+	apenet_log_to_callback(log_sink, NULL);
+	logged = 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	struct apenet_out *o = apenet_out_stream(APENET_OUT_JSON_LINE, f, "strf");
+	calls = 0;
+	fail_at = 1;
+	apenet_out_strf(o, "long", "%300s", "x");
+	apenet_out_int(o, "after", 1);
+	errno = 0;
+	assert_int_equal(apenet_out_finish(o), -1);
+	fail_at = 0;
+	assert_int_equal(fclose(f), 0);
+	assert_string_equal(text, "{\"long\":null,\"after\":1}\n");
+	assert_int_equal(logged, 1);
+	assert_non_null(strstr(last_log, "strf"));
+	free(text);
+	/* a memory stream that could not be made */
+	logged = 0;
+	calls = 0;
+	fail_at = 1;
+	o = apenet_out_mem();
+	fail_at = 0;
+	assert_null(o);
+	char b[8] = "x";
+	errno = 0;
+	assert_int_equal(apenet_out_mem_finish(o, b, sizeof(b)), -1);
+	assert_int_equal(errno, ENOMEM);
+	assert_string_equal(b, "");
+	assert_int_equal(logged, 1);
+	apenet_log_to_stderr();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_allocation_may_fail),
 		cmocka_unit_test(test_null_writer),
 		cmocka_unit_test(test_discard_after_failure),
+		cmocka_unit_test(test_stream_allocates_nothing),
+		cmocka_unit_test(test_stream_strf_fails),
 	};
 	return cmocka_run_group_tests_name("out_oom", tests, NULL, NULL);
 }

@@ -618,14 +618,26 @@ static void test_event_json(void **state)
 	int n = apenet_event_json(&ev, buf, sizeof(buf));
 	assert_true(n > 0 && (size_t)n == strlen(buf));
 	assert_non_null(strstr(buf, "\"node\":\"2,0,0\",\"reporter\":\"1,0,0\",\"boot_id\":7,\"seq\":42,\"time_ms\":1700000000123"));
-	assert_non_null(strstr(buf, "\"message\":\"a \\\"quoted\\\" \\\\ line\\u000abreak\""));
+	assert_non_null(strstr(buf, "\"message\":\"a \\\"quoted\\\" \\\\ line\\nbreak\""));
 	assert_non_null(strstr(buf, "\"old\":\"normal\",\"new\":\"broken\",\"value\":null,\"threshold\":null"));
 	assert_non_null(strstr(buf, "\"lane\":null"));
 	assert_non_null(strstr(buf, "\"path\":\"neighbour-ldm\",\"via\":\"X-\"}"));
 	assert_null(strchr(buf, '\n'));
 	assert_int_equal(apenet_event_json(&ev, buf, 40), -1);
+	assert_string_equal(buf, "");
 	apenet_event_line(&ev, line, sizeof(line));
 	assert_non_null(strstr(line, "node 2,0,0 link X+ LINK_DOWN normal -> broken (neighbour-ldm via X-)"));
+	/* numbers as %.10g; where and evidence come from outside: escaped */
+	ev.value = 85.123456789012;
+	ev.threshold = 80;
+	ev.lane = 3;
+	snprintf(ev.where, sizeof(ev.where), "X+\x1b[2J\xff");
+	n = apenet_event_json(&ev, buf, sizeof(buf));
+	assert_int_equal(n, (int)strlen(buf));
+	assert_non_null(strstr(buf, "\"where\":\"X+\\u001b[2J\\u00ff\",\"lane\":3,\"code\":\"LINK_DOWN\""));
+	assert_non_null(strstr(buf, "\"value\":85.12345679,\"threshold\":80,\"unit\":\"\""));
+	const char *head = "{\"kind\":\"transition\",\"node\":\"2,0,0\",\"reporter\":";
+	assert_memory_equal(buf, head, strlen(head));
 }
 
 /* ---- the black box ---- */
@@ -809,11 +821,22 @@ static void test_bbox_dump(void **state)
 	}
 	FILE *f = open_memstream(&doc, &len);
 	assert_non_null(f);
+	struct apenet_out *o = apenet_out_stream(APENET_OUT_JSON, f, "snapshot");
+	apenet_out_obj_begin(o, "blackbox");
+	apenet_out_str(o, "reason", "test");
+	apenet_out_obj_end(o);
 	/* every sample of the last 2 s (20), one every 5 s before (0, 50, ..., 200) */
-	assert_int_equal(apenet_bbox_dump(&b, f, 2000, 5000, "\"blackbox\": {\"reason\": \"test\"}", &n, &e), 0);
+	assert_int_equal(apenet_bbox_dump(&b, o, 2000, 5000, &n, &e), 0);
+	assert_int_equal(apenet_out_finish(o), 0);
 	fclose(f);
 	assert_int_equal(n, 21 + 5);
-	assert_non_null(strstr(doc, "\"blackbox\": {\"reason\": \"test\"}"));
+	assert_non_null(strstr(doc, "\"blackbox\": {\n    \"reason\": \"test\"\n  },"));
+	/* a sample a line: the header's eight lines (the blackbox member's three), the samples, the
+	 * modules' lines (six ports) and the closing ones */
+	size_t lines = 0;
+	for (const char *c = doc; *c; c++)
+		lines += *c == '\n';
+	assert_int_equal(lines, 3 + 3 + 2 + 15 + 1 + n + 2 + 6 + 2);
 	/* the last sample and the one a second before it */
 	if (apenet_snapfile_load_string("dump.json", doc, &v, &e))
 		fail_msg("%s", e.msg);
@@ -864,7 +887,9 @@ static void test_bbox_dump(void **state)
 	gen(0, &sa);
 	apenet_bbox_push(&b, &sa, &e);
 	f = open_memstream(&doc, &len);
-	assert_int_equal(apenet_bbox_dump(&b, f, 1000, 1000, NULL, &n, &e), -1);
+	o = apenet_out_stream(APENET_OUT_JSON, f, "snapshot");
+	assert_int_equal(apenet_bbox_dump(&b, o, 1000, 1000, &n, &e), -1);
+	apenet_out_discard(o);
 	fclose(f);
 	free(doc);
 	apenet_bbox_free(&b);
@@ -894,10 +919,12 @@ static void test_stream_same_as_tree(void **state)
 	fclose(f);
 	f = open_memstream(&t2, &l2);
 	struct apenet_snapfile_stream st;
-	apenet_snapfile_stream_begin(&st, f, v.bdf, v.prof, v.pcie_ok, &v.pcie, v.pcie_err, NULL);
+	o = apenet_out_stream(APENET_OUT_JSON, f, "snapshot");
+	apenet_snapfile_stream_begin(&st, o, v.bdf, v.prof, v.pcie_ok, &v.pcie, v.pcie_err);
 	apenet_snapfile_stream_sample(&st, &v.s0, v.host_ms[0]);
 	apenet_snapfile_stream_sample(&st, &v.s1, v.host_ms[1]);
 	assert_int_equal(apenet_snapfile_stream_end(&st, v.ee_status, v.ee), 0);
+	assert_int_equal(apenet_out_finish(o), 0);
 	fclose(f);
 	if (apenet_snapfile_load_string("tree", t1, &a, &e) || apenet_snapfile_load_string("stream", t2, &b, &e))
 		fail_msg("%s", e.msg);
@@ -917,10 +944,12 @@ static void test_stream_same_as_tree(void **state)
 	free(t2);
 	t2 = NULL;
 	f = open_memstream(&t2, &l2);
-	apenet_snapfile_stream_begin(&st, f, "b", v.prof, 0, &v.pcie, "unreadable \"x\"", NULL);
+	o = apenet_out_stream(APENET_OUT_JSON, f, "snapshot");
+	apenet_snapfile_stream_begin(&st, o, "b", v.prof, 0, &v.pcie, "unreadable \"x\"");
 	apenet_snapfile_stream_sample(&st, &v.s0, v.host_ms[0]);
 	apenet_snapfile_stream_sample(&st, &v.s1, v.host_ms[1]);
 	assert_int_equal(apenet_snapfile_stream_end(&st, NULL, NULL), 0);
+	assert_int_equal(apenet_out_finish(o), 0);
 	fclose(f);
 	if (apenet_snapfile_load_string("stream", t2, &b, &e))
 		fail_msg("%s", e.msg);

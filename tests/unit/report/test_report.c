@@ -426,8 +426,12 @@ static void write_dump_of(const char *path, unsigned n, double temp0, double ste
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	struct apenet_snapfile_stream s;
-	apenet_snapfile_stream_begin(&s, f, "0000:03:00.0", p, 0, NULL, "no PCIe in this test",
-				     "\"blackbox\": {\"reason\": \"FPGA_TEMP sick\", \"node\": \"2,3,0\"}");
+	struct apenet_out *o = apenet_out_stream(APENET_OUT_JSON, f, "snapshot");
+	apenet_out_obj_begin(o, "blackbox");
+	apenet_out_str(o, "reason", "FPGA_TEMP sick");
+	apenet_out_str(o, "node", "2,3,0");
+	apenet_out_obj_end(o);
+	apenet_snapfile_stream_begin(&s, o, "0000:03:00.0", p, 0, NULL, "no PCIe in this test");
 	struct apenet_snapshot *snap = calloc(1, sizeof(*snap));
 	snap->prof = p;
 	snap->nlinks = p->nlinks;
@@ -456,6 +460,7 @@ static void write_dump_of(const char *path, unsigned n, double temp0, double ste
 			APENET_SET(EE_STATUS, LAYOUT, APENET_EE_SFF8636);
 	}
 	assert_int_equal(apenet_snapfile_stream_end(&s, st, (const uint8_t(*)[APENET_EE_DATA_LEN])ee), 0);
+	assert_int_equal(apenet_out_finish(o), 0);
 	fclose(f);
 	free(snap);
 }
