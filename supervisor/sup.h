@@ -162,6 +162,8 @@ int sup_complain_now(struct sup *s);
 
 int sup_loop(struct sup *s);
 /* SIGHUP: the config again; a bad file is logged and the old one stays. */
-void sup_reload(struct sup *s);
+void sup_reload(struct sup *s); /* reload.c */
+/* A node's name from the config (arg), for the database's layout. */
+const char *sup_node_name(void *arg, unsigned x, unsigned y, unsigned z);
 
 #endif
