@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "apenet/esc.h"
 #include "apenet/out.h"
 
 static int replay_sample(void *arg, const struct apenet_judge *j, unsigned index)
@@ -46,7 +47,7 @@ int agent_replay(struct agent *a, const char *file)
 	struct apenet_err e = { 0 };
 	int rc = 2;
 	if (apenet_judge_init(&a->judge, &a->cfg, &e)) {
-		fprintf(stderr, "apenet-agent: %s\n", e.msg);
+		apenet_esc_text_line(stderr, "apenet-agent", e.msg);
 		return 2;
 	}
 	apenet_findings_init(&a->raised);
@@ -58,7 +59,7 @@ int agent_replay(struct agent *a, const char *file)
 		goto out;
 	}
 	if (apenet_judge_replay(&a->judge, file, replay_sample, a, &e)) {
-		fprintf(stderr, "apenet-agent: %s\n", e.msg);
+		apenet_esc_text_line(stderr, "apenet-agent", e.msg);
 		goto out;
 	}
 	rc = fflush(stdout) ? 2 : 0;

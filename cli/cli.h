@@ -75,6 +75,10 @@ struct apenet_config;
  * and the one interval_s before it), else live (two samples interval_s
  * apart; module pages when modules is set). Exit code on failure. */
 int cli_view(struct cli *c, const char *from, double interval_s, int modules, struct apenet_view *v);
+/* cli_view's live samples: a (module pages when modules is set), and b
+ * interval_s later (none when 0).  Exit code on failure. */
+struct apenet_sample;
+int cli_sample_pair(struct cli *c, double interval_s, int modules, struct apenet_sample *a, struct apenet_sample *b);
 /* The same view, and the findings the judging session j (apenet/judge.h,
  * initialised by the caller) holds at its later sample: live, the two
  * samples fed to j; from a file, every sample up to the one picked (what

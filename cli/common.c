@@ -12,6 +12,7 @@
 
 #include "apenet/clock.h"
 #include "apenet/config.h"
+#include "apenet/esc.h"
 #include "apenet/log.h"
 #include "apenet/verdict.h"
 #include "apenet/sampler.h"
@@ -126,23 +127,30 @@ int cli_view(struct cli *c, const char *from, double interval_s, int modules, st
 		return apenet_snapfile_load_pick(from, &pk, v, &e) ? cli_fail(&e) : 0;
 	}
 	static struct apenet_sample a, b; /* large: static */
+	int rc = cli_sample_pair(c, interval_s, modules, &a, &b);
+	if (rc)
+		return rc;
+	apenet_view_pair(v, &a, interval_s > 0 ? &b : &a);
+	return 0;
+}
+
+int cli_sample_pair(struct cli *c, double interval_s, int modules, struct apenet_sample *a, struct apenet_sample *b)
+{
+	struct apenet_err e = { 0 };
 	struct apenet_sampler s;
 	unsigned flags = APENET_SAMPLE_PCIE | (modules ? APENET_SAMPLE_MODULES : 0);
 	if (apenet_sampler_open(&s, c->sim, c->bdf, &e))
 		return cli_fail(&e);
-	int rc = apenet_sampler_take(&s, flags, &a, &e);
+	int rc = apenet_sampler_take(&s, flags, a, &e);
 	if (!rc && interval_s > 0) {
 		/* a command waits; the sampler itself never does */
 		struct timespec ts = { (time_t)interval_s, (long)((interval_s - (double)(time_t)interval_s) * 1e9) };
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
-		rc = apenet_sampler_take(&s, APENET_SAMPLE_PCIE, &b, &e);
+		rc = apenet_sampler_take(&s, APENET_SAMPLE_PCIE, b, &e);
 	}
 	apenet_sampler_close(&s);
-	if (rc)
-		return cli_fail(&e);
-	apenet_view_pair(v, &a, interval_s > 0 ? &b : &a);
-	return 0;
+	return rc ? cli_fail(&e) : 0;
 }
 
 int cli_config(const char *cmd, const char *path, struct apenet_config *cfg)
@@ -317,7 +325,7 @@ int cli_parse_time(const char *s, int64_t *out)
 
 int cli_fail(const struct apenet_err *e)
 {
-	fprintf(stderr, "apenet: %s\n", e->msg);
+	apenet_esc_text_line(stderr, "apenet", e->msg);
 	return CLI_EXIT_ERROR;
 }
 

@@ -1,9 +1,6 @@
 /* The view of a command that shows what the judging session holds (apenet
  * link): the same pair of samples as cli_view, and the session fed so that
  * its findings are the agent's for that pair (apenet/judge.h). */
-#include <errno.h>
-#include <time.h>
-
 #include "apenet/judge.h"
 #include "apenet/sampler.h"
 #include "cli.h"
@@ -44,28 +41,17 @@ int cli_judged_view(struct cli *c, const char *from, double interval_s, int modu
 	}
 	if (c->at)
 		return cli_view(c, from, interval_s, modules, v); /* says why --at needs --from */
-	struct apenet_sampler s;
-	if (apenet_sampler_open(&s, c->sim, c->bdf, &e))
-		return cli_fail(&e);
-	unsigned flags = APENET_SAMPLE_PCIE | (modules ? APENET_SAMPLE_MODULES : 0);
-	int rc = apenet_sampler_take(&s, flags, apenet_judge_slot(j), &e);
-	/* the pair is judged, not its first sample alone (as before the session) */
-	if (!rc && interval_s > 0)
-		apenet_judge_prime(j, apenet_judge_slot(j));
-	else if (!rc)
-		apenet_judge_feed(j, apenet_judge_slot(j));
-	if (!rc && interval_s > 0) {
-		/* a command waits; the sampler itself never does */
-		struct timespec ts = { (time_t)interval_s, (long)((interval_s - (double)(time_t)interval_s) * 1e9) };
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
-		rc = apenet_sampler_take(&s, APENET_SAMPLE_PCIE, apenet_judge_slot(j), &e);
-		if (!rc)
-			apenet_judge_feed(j, apenet_judge_slot(j));
-	}
-	apenet_sampler_close(&s);
+	static struct apenet_sample a, b; /* large: static */
+	int rc = cli_sample_pair(c, interval_s, modules, &a, &b);
 	if (rc)
-		return cli_fail(&e);
+		return rc;
+	/* the pair is judged, not its first sample alone (as before the session) */
+	if (interval_s > 0) {
+		apenet_judge_prime(j, &a);
+		apenet_judge_feed(j, &b);
+	} else {
+		apenet_judge_feed(j, &a);
+	}
 	*v = *j->vshort;
 	return 0;
 }

@@ -97,6 +97,13 @@ size_t apenet_esc_text(char *dst, size_t n, const char *s)
 	return len;
 }
 
+void apenet_esc_text_line(FILE *f, const char *prefix, const char *s)
+{
+	fprintf(f, "%s: ", prefix);
+	apenet_esc_text_put(f, s);
+	fputc('\n', f);
+}
+
 void apenet_esc_text_put(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");

@@ -208,11 +208,26 @@ static void judge_long(struct apenet_judge *j, const struct apenet_sample *b, co
 	j->longf.n = keep;
 }
 
-const struct apenet_findings *apenet_judge_feed(struct apenet_judge *j, const struct apenet_sample *s)
+/* s into the slot (unless it is the slot) */
+static struct apenet_sample *take(struct apenet_judge *j, const struct apenet_sample *s)
 {
 	struct apenet_sample *cur = apenet_judge_slot(j);
 	if (s != cur)
 		*cur = *s;
+	return cur;
+}
+
+/* cur becomes the previous sample, and a baseline once a second */
+static void advance(struct apenet_judge *j, const struct apenet_sample *cur)
+{
+	base_push(j, cur);
+	j->cur ^= 1;
+	j->have_prev = 1;
+}
+
+const struct apenet_findings *apenet_judge_feed(struct apenet_judge *j, const struct apenet_sample *s)
+{
+	struct apenet_sample *cur = take(j, s);
 	const struct apenet_sample *prev = j->have_prev ? j->slot[j->cur] : cur;
 	j->nresets = 0;
 	if (j->have_prev) {
@@ -235,21 +250,14 @@ const struct apenet_findings *apenet_judge_feed(struct apenet_judge *j, const st
 	}
 	apenet_findings_clear(&j->held);
 	j->changes = apenet_latch_step(&j->latch, &j->now, &j->held);
-	base_push(j, cur);
-	j->cur ^= 1;
-	j->have_prev = 1;
+	advance(j, cur);
 	j->fed++;
 	return &j->held;
 }
 
 void apenet_judge_prime(struct apenet_judge *j, const struct apenet_sample *s)
 {
-	struct apenet_sample *cur = apenet_judge_slot(j);
-	if (s != cur)
-		*cur = *s;
-	base_push(j, cur);
-	j->cur ^= 1;
-	j->have_prev = 1;
+	advance(j, take(j, s));
 }
 
 /* ---- a recorded stream ---- */

@@ -71,3 +71,7 @@ void top_hints(const struct top *t, const char *hints)
 	attroff(A_REVERSE);
 }
 
+void top_error(const char *msg)
+{
+	apenet_esc_text_line(stderr, "apenet-top", msg);
+}

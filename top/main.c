@@ -294,7 +294,7 @@ int main(int argc, char **argv)
 	const char *from = NULL;
 	const char *path = apenet_config_path(t.config, &from);
 	if (apenet_config_load(path, &t.cfg, &e)) {
-		fprintf(stderr, "apenet-top: %s\n", e.msg);
+		top_error(e.msg);
 		return 2;
 	}
 	t.view = t.db ? TOP_CLUSTER : TOP_NODE;

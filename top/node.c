@@ -20,7 +20,7 @@ int top_node_open(struct top *t)
 {
 	struct apenet_err e = { 0 };
 	if (apenet_judge_init(&t->judge, &t->cfg, &e)) {
-		fprintf(stderr, "apenet-top: %s\n", e.msg);
+		top_error(e.msg);
 		return -1;
 	}
 	t->v = t->judge.vshort;
@@ -29,7 +29,7 @@ int top_node_open(struct top *t)
 		/* a file: every sample through the judge, as the agent judged them;
 		 * the screen is the last one's; nothing to refresh */
 		if (apenet_judge_replay(&t->judge, t->from, NULL, NULL, &e)) {
-			fprintf(stderr, "apenet-top: %s\n", e.msg);
+			top_error(e.msg);
 			return -1;
 		}
 		if (!t->judge.fed) {

@@ -83,6 +83,9 @@ struct top {
 void top_printw(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void top_mvprintw(int y, int x, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* "apenet-top: MSG" on stderr before or after the screen, MSG escaped (it
+ * may quote a file or a database) */
+void top_error(const char *msg);
 /* colour or attribute of a severity / node class */
 int top_attr_sev(const struct top *t, enum apenet_sev s);
 int top_attr_class(const struct top *t, int cls);

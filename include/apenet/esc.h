@@ -39,6 +39,9 @@
  * cut. */
 size_t apenet_esc_text(char *dst, size_t n, const char *s);
 void apenet_esc_text_put(FILE *f, const char *s);
+/* "PREFIX: S\n" with S in its text form: a program's error line (S may
+ * quote a file, a database or a register). */
+void apenet_esc_text_line(FILE *f, const char *prefix, const char *s);
 /* The columns the text form of s takes on a terminal: one per UTF-8
  * character, four per \xNN. */
 size_t apenet_esc_text_width(const char *s);
