@@ -110,6 +110,9 @@ struct agent {
 	int64_t last_overrun_ms, last_overrun_log_ms, last_error_log_ms;
 	int64_t step_us_max, step_us_last;
 	double step_us_sum;
+	/* register reads (tiers, docs/design.md): all of them, and the most in
+	 * one period with and without the module pages */
+	uint64_t reads_sum, reads_max, reads_max_regs;
 
 	/* events */
 	uint64_t boot_id, seq;

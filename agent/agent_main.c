@@ -51,6 +51,9 @@ static int start(struct agent *a)
 	if (apenet_sampler_open(&a->smp, a->opt.sim, a->opt.card, &e))
 		return apenet_daemon_fail("", &e);
 	a->card_open = 1;
+	/* every register as often as a fault can change it (docs/design.md) */
+	if (apenet_sampler_tiered(&a->smp, &e))
+		return apenet_daemon_fail("", &e);
 	if (agent_state_init(a, &e))
 		return apenet_daemon_fail("", &e);
 	/* config space read once while root: on a real card libpci keeps the

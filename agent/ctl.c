@@ -164,6 +164,11 @@ static void write_status(struct agent *a, struct apenet_out *o)
 	/* register reads of the last sample: on a real card each is a PCIe
 	 * round trip (~1 us), a cost no emulator figure shows */
 	apenet_out_uint(o, "reads_last", apenet_judge_last(&a->judge) ? apenet_judge_last(&a->judge)->reads : 0);
+	/* by tiers: the mean a period (module pages included), the most in one
+	 * period, and the most without the module pages (docs/design.md) */
+	apenet_out_dbl(o, "reads_mean", a->periods ? (double)a->reads_sum / (double)a->periods : 0, 1);
+	apenet_out_uint(o, "reads_max", a->reads_max);
+	apenet_out_uint(o, "reads_max_regs", a->reads_max_regs);
 	out_num(o, "baseline_s", a->judge.long_dt, 1);
 	apenet_out_obj_end(o);
 

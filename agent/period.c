@@ -260,6 +260,11 @@ void agent_period(struct agent *a)
 		apenet_judge_rebase(&a->judge);
 	}
 	a->ev_time_ms = a->cur->host_ms;
+	a->reads_sum += a->cur->reads;
+	if (a->cur->reads > a->reads_max)
+		a->reads_max = a->cur->reads;
+	if (a->cur->snap.reads > a->reads_max_regs)
+		a->reads_max_regs = a->cur->snap.reads;
 	unsigned me = (unsigned)a->cur->snap.g.NODE_COORD;
 	a->xyz[0] = APENET_GET(NODE_COORD, X, me);
 	a->xyz[1] = APENET_GET(NODE_COORD, Y, me);

@@ -54,29 +54,36 @@ void apenet_link_stats(const struct apenet_view *v, unsigned l, struct apenet_li
 	st->nlanes = lp->lanes;
 	st->prbs = st->state == APENET_LINK_PRBS;
 	double dt = st->dt;
+	/* the second tier (apenet/tiers.h) has its own interval: a tiered
+	 * sample carries the values it last read, and when it was */
+	uint64_t r0 = apenet_snap_ts_second(&v->s0, l), r1 = apenet_snap_ts_second(&v->s1, l);
+	double dt2 = dt > 0 && r1 > r0 ? apenet_ticks_to_s(&v->s1, r1 - r0) : 0;
+	st->dt_second = dt2;
 	if (dt > 0) {
-		st->tx_Bps = (double)apenet_view_delta(a->LINK_TX_BYTES, b->LINK_TX_BYTES) / dt;
-		st->rx_Bps = (double)apenet_view_delta(a->LINK_RX_BYTES, b->LINK_RX_BYTES) / dt;
-		st->tx_pps = (double)apenet_view_delta(a->LINK_TX_PKTS, b->LINK_TX_PKTS) / dt;
-		st->rx_pps = (double)apenet_view_delta(a->LINK_RX_PKTS, b->LINK_RX_PKTS) / dt;
 		st->crc_events = apenet_view_delta(a->LINK_HDR_CRC_ERR, b->LINK_HDR_CRC_ERR) +
 				 apenet_view_delta(a->LINK_FTR_CRC_ERR, b->LINK_FTR_CRC_ERR);
-		st->retrans_events = apenet_view_delta(a->LINK_RETRANS, b->LINK_RETRANS);
 		st->payload_events = apenet_view_delta(a->LINK_PAYLOAD_ERR, b->LINK_PAYLOAD_ERR);
 		st->down_delta = apenet_view_delta(a->LINK_DOWN_EVENTS, b->LINK_DOWN_EVENTS);
 		st->restarts_delta = apenet_view_delta(a->LINK_ALIGN_RESTARTS, b->LINK_ALIGN_RESTARTS);
 	}
+	if (dt2 > 0) {
+		st->tx_Bps = (double)apenet_view_delta(a->LINK_TX_BYTES, b->LINK_TX_BYTES) / dt2;
+		st->rx_Bps = (double)apenet_view_delta(a->LINK_RX_BYTES, b->LINK_RX_BYTES) / dt2;
+		st->tx_pps = (double)apenet_view_delta(a->LINK_TX_PKTS, b->LINK_TX_PKTS) / dt2;
+		st->rx_pps = (double)apenet_view_delta(a->LINK_RX_PKTS, b->LINK_RX_PKTS) / dt2;
+		st->retrans_events = apenet_view_delta(a->LINK_RETRANS, b->LINK_RETRANS);
+	}
 	st->crc_per_min = per_min(st->crc_events, dt);
-	st->retrans_per_min = per_min(st->retrans_events, dt);
+	st->retrans_per_min = per_min(st->retrans_events, dt2);
 	st->payload_per_min = per_min(st->payload_events, dt);
 	for (unsigned k = 0; k < lp->lanes; k++) {
 		const struct apenet_snap_lane *la = &a->lane[k], *lb = &b->lane[k];
-		if (dt > 0) {
+		if (dt2 > 0) {
 			st->lane_err_events[k] = apenet_view_delta(la->LANE_CODE_VIOL, lb->LANE_CODE_VIOL) +
 						 apenet_view_delta(la->LANE_DISP_ERR, lb->LANE_DISP_ERR);
 			st->lane_restart_events[k] = apenet_view_delta(la->LANE_ALIGN_RESTARTS, lb->LANE_ALIGN_RESTARTS);
 		}
-		st->lane_err_per_min[k] = per_min(st->lane_err_events[k], dt);
+		st->lane_err_per_min[k] = per_min(st->lane_err_events[k], dt2);
 		st->lane_restarts[k] = lb->LANE_ALIGN_RESTARTS;
 	}
 	uint64_t since = v->s1.g.CNT_CLEAR_TS > v->s1.g.UPTIME_TS ? v->s1.g.CNT_CLEAR_TS : v->s1.g.UPTIME_TS;
@@ -120,7 +127,7 @@ void apenet_link_stats(const struct apenet_view *v, unsigned l, struct apenet_li
 	st->fifo_hwm_pct = tred > 0 ? 100.0 * hwm1 / tred : 0;
 	/* the mark is latched since the last clear: only a rise (or a mark
 	 * that was cleared and set again) says the FIFO filled in the interval */
-	st->fifo_hwm_rose = dt > 0 && (hwm1 > hwm0 || b->LINK_FIFO_HWM0 < a->LINK_FIFO_HWM0 ||
+	st->fifo_hwm_rose = dt2 > 0 && (hwm1 > hwm0 || b->LINK_FIFO_HWM0 < a->LINK_FIFO_HWM0 ||
 				       b->LINK_FIFO_HWM1 < a->LINK_FIFO_HWM1);
 	st->fifo_level_pct = tred > 0 ? 100.0 * max32(b->LINK_FIFO_LVL0, b->LINK_FIFO_LVL1) / tred : 0;
 	double tred0 = (double)a->LINK_T_RED;

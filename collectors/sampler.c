@@ -1,5 +1,6 @@
 /* The sampler (include/apenet/sampler.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -27,7 +28,28 @@ void apenet_sampler_close(struct apenet_sampler *s)
 		return;
 	apenet_pci_handle_close(s->pci);
 	apenet_dev_close(&s->dev);
+	free(s->tiers);
+	free(s->last);
+	s->tiers = NULL;
+	s->last = NULL;
 	s->open = 0;
+}
+
+int apenet_sampler_tiered(struct apenet_sampler *s, struct apenet_err *e)
+{
+	if (s->tiers)
+		return 0;
+	s->tiers = malloc(sizeof(*s->tiers));
+	s->last = calloc(1, sizeof(*s->last));
+	if (!s->tiers || !s->last) {
+		free(s->tiers);
+		free(s->last);
+		s->tiers = NULL;
+		s->last = NULL;
+		return apenet_err_set(e, APENET_EIO, "out of memory for the tiered reads");
+	}
+	apenet_tiers_init(s->tiers, s->dev.prof);
+	return 0;
 }
 
 static void read_ee(struct apenet_dev *d, struct apenet_sample *o)
@@ -66,7 +88,12 @@ int apenet_sampler_take(struct apenet_sampler *s, unsigned flags, struct apenet_
 	o->pcie = s->card.pcie;
 	memcpy(o->pcie_err, s->card.pcie_err, sizeof(o->pcie_err));
 	o->host_ms = apenet_clock_epoch_ms();
-	if (apenet_snapshot_read(&s->dev, &o->snap, e))
+	if (s->tiers) {
+		/* from the last snapshot: what this one does not read keeps its value */
+		if (apenet_tiers_read(s->tiers, &s->dev, s->last, o->host_ms, e))
+			return -1;
+		o->snap = *s->last;
+	} else if (apenet_snapshot_read(&s->dev, &o->snap, e))
 		return -1;
 	if (flags & APENET_SAMPLE_MODULES) {
 		read_ee(&s->dev, o);

@@ -29,17 +29,31 @@ static void write_regs(struct apenet_out *o, const char *key, enum apenet_block 
 	apenet_out_obj_end(o);
 }
 
+/* A tiered sample's stamps (apenet/tiers.h): when the registers of the
+ * second and minute tiers were read, written only when not with the rest. */
+static void write_read_at(struct apenet_out *o, const struct apenet_snapshot *s, uint64_t second, uint64_t minute)
+{
+	if ((!second || second == s->g.TIMESTAMP) && (!minute || minute == s->g.TIMESTAMP))
+		return;
+	apenet_out_obj_begin(o, "read_at");
+	apenet_out_uint(o, "second", second);
+	apenet_out_uint(o, "minute", minute);
+	apenet_out_obj_end(o);
+}
+
 static void write_sample(struct apenet_out *o, const struct apenet_profile *prof, const struct apenet_snapshot *s,
 			 int64_t host_ms)
 {
 	apenet_out_obj_begin(o, NULL);
 	apenet_out_int(o, "host_time_ms", host_ms);
 	write_regs(o, "global", APENET_BLK_GLOBAL, s->g.v);
+	write_read_at(o, s, s->ts_second, s->ts_minute);
 	apenet_out_arr_begin(o, "links");
 	for (unsigned l = 0; l < prof->nlinks; l++) {
 		apenet_out_obj_begin(o, NULL);
 		apenet_out_str(o, "name", prof->links[l].name);
 		write_regs(o, "registers", APENET_BLK_LINK, s->link[l].v);
+		write_read_at(o, s, s->link[l].ts_second, s->link[l].ts_minute);
 		apenet_out_arr_begin(o, "lanes");
 		for (unsigned k = 0; k < prof->links[l].lanes; k++)
 			write_regs(o, NULL, APENET_BLK_LANE, s->link[l].lane[k].v);
@@ -167,6 +181,30 @@ static int load_regs(const struct apenet_conf *c, const struct apenet_conf_node 
 	return 0;
 }
 
+/* "read_at" of a tiered sample (optional: a full one has none). */
+static int load_read_at(const struct apenet_conf *c, const struct apenet_conf_node *map, uint64_t *second,
+			uint64_t *minute, struct apenet_err *e)
+{
+	const struct apenet_conf_node *r = apenet_conf_get(map, "read_at"), *x;
+	unsigned long u;
+	*second = *minute = 0;
+	if (!r)
+		return 0;
+	if (apenet_conf_expect(c, r, APENET_CONF_MAP, "read_at", e))
+		return -1;
+	if ((x = apenet_conf_get(r, "second"))) {
+		if (apenet_conf_uint(c, x, 0, ~0ul, &u, e))
+			return -1;
+		*second = u;
+	}
+	if ((x = apenet_conf_get(r, "minute"))) {
+		if (apenet_conf_uint(c, x, 0, ~0ul, &u, e))
+			return -1;
+		*minute = u;
+	}
+	return 0;
+}
+
 static int load_sample(const struct apenet_conf *c, const struct apenet_conf_node *smp, struct apenet_view *v,
 		       struct apenet_snapshot *s, int64_t *host_ms, struct apenet_err *e)
 {
@@ -174,7 +212,8 @@ static int load_sample(const struct apenet_conf *c, const struct apenet_conf_nod
 	s->prof = v->prof;
 	s->nlinks = v->prof->nlinks;
 	if (apenet_conf_expect(c, smp, APENET_CONF_MAP, "sample", e) || need(c, smp, "global", APENET_CONF_MAP, &g, e) ||
-	    load_regs(c, g, APENET_BLK_GLOBAL, s->g.v, e) || need(c, smp, "links", APENET_CONF_SEQ, &links, e))
+	    load_regs(c, g, APENET_BLK_GLOBAL, s->g.v, e) || load_read_at(c, smp, &s->ts_second, &s->ts_minute, e) ||
+	    need(c, smp, "links", APENET_CONF_SEQ, &links, e))
 		return -1;
 	*host_ms = 0;
 	if ((ht = apenet_conf_get(smp, "host_time_ms"))) {
@@ -192,7 +231,9 @@ static int load_sample(const struct apenet_conf *c, const struct apenet_conf_nod
 		if (l >= v->prof->nlinks)
 			return apenet_conf_error(c, ln, e, "more links than a %s has (%u)", v->prof->name, v->prof->nlinks);
 		if (apenet_conf_expect(c, ln, APENET_CONF_MAP, "link", e) || need(c, ln, "registers", APENET_CONF_MAP, &regs, e) ||
-		    load_regs(c, regs, APENET_BLK_LINK, s->link[l].v, e) || need(c, ln, "lanes", APENET_CONF_SEQ, &lanes, e))
+		    load_regs(c, regs, APENET_BLK_LINK, s->link[l].v, e) ||
+		    load_read_at(c, ln, &s->link[l].ts_second, &s->link[l].ts_minute, e) ||
+		    need(c, ln, "lanes", APENET_CONF_SEQ, &lanes, e))
 			return -1;
 		unsigned k = 0;
 		for (const struct apenet_conf_node *lk = lanes->child; lk; lk = lk->next, k++) {

@@ -14,8 +14,9 @@ static void read_block(struct apenet_dev *d, enum apenet_block b, uint32_t base,
 		v[i] = r[i].bits == 64 ? apenet_rd64(d, base + r[i].off) : apenet_rd32(d, base + r[i].off);
 }
 
-static void read_all(struct apenet_dev *d, struct apenet_snapshot *s)
+static void read_all(struct apenet_dev *d, struct apenet_snapshot *s, void *arg)
 {
+	(void)arg;
 	read_block(d, APENET_BLK_GLOBAL, 0, s->g.v);
 	for (unsigned l = 0; l < s->nlinks; l++) {
 		read_block(d, APENET_BLK_LINK, apenet_link_off(l, 0), s->link[l].v);
@@ -24,12 +25,29 @@ static void read_all(struct apenet_dev *d, struct apenet_snapshot *s)
 	}
 }
 
+void apenet_snapshot_all_fresh(struct apenet_snapshot *s)
+{
+	s->ts_second = s->ts_minute = s->g.TIMESTAMP;
+	for (unsigned l = 0; l < s->nlinks; l++)
+		s->link[l].ts_second = s->link[l].ts_minute = s->g.TIMESTAMP;
+}
+
 int apenet_snapshot_read(struct apenet_dev *d, struct apenet_snapshot *s, struct apenet_err *e)
 {
-	uint64_t before = d->nreads;
 	memset(s, 0, sizeof(*s));
 	s->prof = d->prof;
 	s->nlinks = d->prof->nlinks;
+	if (apenet_snapshot_read_fn(d, s, read_all, NULL, e))
+		return -1;
+	apenet_snapshot_all_fresh(s);
+	return 0;
+}
+
+int apenet_snapshot_read_fn(struct apenet_dev *d, struct apenet_snapshot *s, apenet_snapshot_fn fn, void *arg,
+			    struct apenet_err *e)
+{
+	uint64_t before = d->nreads;
+	s->retries = 0;
 	for (unsigned t = 0; t < SNAP_TRIES; t++) {
 		uint32_t g0 = apenet_rd32(d, APENET_REG_GEN);
 		if (g0 == APENET_ALL_ONES) {
@@ -41,7 +59,7 @@ int apenet_snapshot_read(struct apenet_dev *d, struct apenet_snapshot *s, struct
 			sched_yield();
 			continue;
 		}
-		read_all(d, s);
+		fn(d, s, arg);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		uint32_t g1 = apenet_rd32(d, APENET_REG_GEN);
 		if (g1 == APENET_ALL_ONES || s->g.ID_MAGIC != APENET_MAGIC) {

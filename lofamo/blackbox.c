@@ -4,7 +4,7 @@
  *
  * A sample is flattened into nvals 64-bit values (its host time and PCIe
  * state, then the snapshot's global, link and lane registers of the
- * variant).  A record is the difference from the sample before:
+ * variant, with the stamps of their tiers: apenet/tiers.h).  A record is the difference from the sample before:
  *     varint(changed) { varint(index gap) zigzag-varint(delta) } * changed
  * with the delta taken modulo 2^64, so a counter that was cleared or a
  * timestamp that restarted is stored as exactly as one that grew.
@@ -24,9 +24,9 @@ enum {
 
 static unsigned nvals_of(const struct apenet_profile *p)
 {
-	unsigned n = V_NHDR + APENET_NGLOBAL;
+	unsigned n = V_NHDR + APENET_NGLOBAL + 2;
 	for (unsigned l = 0; l < p->nlinks; l++)
-		n += APENET_NLINKREG + p->links[l].lanes * APENET_NLANEREG;
+		n += APENET_NLINKREG + 2 + p->links[l].lanes * APENET_NLANEREG;
 	return n;
 }
 
@@ -51,9 +51,13 @@ static void flatten(const struct apenet_profile *p, const struct apenet_sample *
 	uint64_t *o = v + V_NHDR;
 	memcpy(o, s->snap.g.v, sizeof(s->snap.g.v));
 	o += APENET_NGLOBAL;
+	*o++ = s->snap.ts_second;
+	*o++ = s->snap.ts_minute;
 	for (unsigned l = 0; l < p->nlinks; l++) {
 		memcpy(o, s->snap.link[l].v, sizeof(s->snap.link[l].v));
 		o += APENET_NLINKREG;
+		*o++ = s->snap.link[l].ts_second;
+		*o++ = s->snap.link[l].ts_minute;
 		for (unsigned k = 0; k < p->links[l].lanes; k++) {
 			memcpy(o, s->snap.link[l].lane[k].v, sizeof(s->snap.link[l].lane[k].v));
 			o += APENET_NLANEREG;
@@ -86,9 +90,13 @@ static void unflatten(const struct apenet_bbox *b, const uint64_t *v, struct ape
 	const uint64_t *o = v + V_NHDR;
 	memcpy(s->snap.g.v, o, sizeof(s->snap.g.v));
 	o += APENET_NGLOBAL;
+	s->snap.ts_second = *o++;
+	s->snap.ts_minute = *o++;
 	for (unsigned l = 0; l < p->nlinks; l++) {
 		memcpy(s->snap.link[l].v, o, sizeof(s->snap.link[l].v));
 		o += APENET_NLINKREG;
+		s->snap.link[l].ts_second = *o++;
+		s->snap.link[l].ts_minute = *o++;
 		for (unsigned k = 0; k < p->links[l].lanes; k++) {
 			memcpy(s->snap.link[l].lane[k].v, o, sizeof(s->snap.link[l].lane[k].v));
 			o += APENET_NLANEREG;

@@ -22,14 +22,17 @@
  *         neighbour's behalf), so its transitions leave it out.
  *   LEVEL: a sensor: held until the value is back past its clear margin
  *         (the rule reads what is held), then by count.
+ *   SECOND: the rule reads registers of a link's second tier (lanes, FIFO
+ *         levels: apenet/tiers.h), which a tiered sample reads once a
+ *         second: between two reads it has nothing new to say.
  */
 static const struct apenet_judge_rule judge_rules[] = {
 	{ "LINK_CRC", APENET_RULE_RATE, NULL },
 	{ "LINK_PAYLOAD", APENET_RULE_RATE, NULL },
-	{ "LANE_CODE_ERRORS", APENET_RULE_RATE, NULL },
-	{ "LANE_ALIGN_RESTARTS", APENET_RULE_RATE, NULL },
+	{ "LANE_CODE_ERRORS", APENET_RULE_RATE | APENET_RULE_SECOND, NULL },
+	{ "LANE_ALIGN_RESTARTS", APENET_RULE_RATE | APENET_RULE_SECOND, NULL },
 	{ "LINK_FLAPPING", APENET_RULE_RATE, NULL },
-	{ "FIFO_HIGH", APENET_RULE_RATE, NULL },
+	{ "FIFO_HIGH", APENET_RULE_RATE | APENET_RULE_SECOND, NULL },
 	{ "DNP_HUNG", APENET_RULE_OWNED, "watchdog" },
 	{ "HOST_EXPIRED", APENET_RULE_OWNED, "watchdog" },
 	{ "NEIGHBOUR_HOST_EXPIRED", APENET_RULE_OWNED, "neighbour" },
@@ -87,6 +90,7 @@ int apenet_judge_init(struct apenet_judge *j, const struct apenet_config *cfg, s
 	apenet_findings_init(&j->now);
 	apenet_findings_init(&j->longf);
 	apenet_findings_init(&j->held);
+	apenet_findings_init(&j->shortf);
 	if (!j->slot[0] || !j->slot[1] || !j->vshort || !j->vlong) {
 		apenet_judge_free(j);
 		return apenet_err_set(e, APENET_EIO, "out of memory for the judge");
@@ -109,6 +113,7 @@ void apenet_judge_free(struct apenet_judge *j)
 	apenet_findings_free(&j->now);
 	apenet_findings_free(&j->longf);
 	apenet_findings_free(&j->held);
+	apenet_findings_free(&j->shortf);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -208,6 +213,33 @@ static void judge_long(struct apenet_judge *j, const struct apenet_sample *b, co
 	j->longf.n = keep;
 }
 
+/* The SECOND rules of each link whose second tier the pair (a, b) did not
+ * read again: what they said at the last sample, not "nothing" (their
+ * counters did not move because nobody read them). */
+static void carry_second(struct apenet_judge *j, const struct apenet_sample *a, const struct apenet_sample *b)
+{
+	if (a == b)
+		return;
+	unsigned stale = 0;
+	for (unsigned l = 0; l < b->snap.nlinks && l < APENET_MAX_LINKS; l++)
+		if (apenet_snap_ts_second(&a->snap, l) == apenet_snap_ts_second(&b->snap, l))
+			stale |= 1u << l;
+	if (!stale)
+		return;
+	size_t keep = 0;
+	for (size_t i = 0; i < j->now.n; i++) {
+		const struct apenet_finding *f = &j->now.f[i];
+		if (!(f->link >= 0 && (stale >> f->link & 1u) && (apenet_judge_flags(f->code) & APENET_RULE_SECOND)))
+			j->now.f[keep++] = *f;
+	}
+	j->now.n = keep;
+	for (size_t i = 0; i < j->shortf.n; i++) {
+		const struct apenet_finding *f = &j->shortf.f[i];
+		if (f->link >= 0 && (stale >> f->link & 1u) && (apenet_judge_flags(f->code) & APENET_RULE_SECOND))
+			*apenet_finding_add(&j->now, f->sev, f->subject, f->link, f->lane, f->where, f->code) = *f;
+	}
+}
+
 /* s into the slot (unless it is the slot) */
 static struct apenet_sample *take(struct apenet_judge *j, const struct apenet_sample *s)
 {
@@ -236,9 +268,13 @@ const struct apenet_findings *apenet_judge_feed(struct apenet_judge *j, const st
 			apenet_judge_rebase(j); /* rates resume from the new base */
 	}
 	/* across a clear the short pair has no interval: states, no rates */
-	apenet_view_pair(j->vshort, j->nresets ? cur : prev, cur);
+	const struct apenet_sample *a = j->nresets ? cur : prev;
+	apenet_view_pair(j->vshort, a, cur);
 	apenet_findings_clear(&j->now);
 	apenet_rules_pair(j->vshort, j->cfg, &j->held, &j->now);
+	carry_second(j, a, cur);
+	apenet_findings_clear(&j->shortf);
+	apenet_findings_append(&j->shortf, &j->now);
 	judge_long(j, j->nresets || !j->have_prev ? NULL : baseline(j, prev, cur), cur);
 	for (size_t i = 0; i < j->longf.n; i++) {
 		const struct apenet_finding *f = &j->longf.f[i];

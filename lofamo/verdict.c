@@ -193,13 +193,14 @@ static void error_rules(const struct apenet_view *v, unsigned l, const struct ap
 		rate_evidence(f, st->payload_events, st->dt, lower, "/min", t);
 	}
 	for (unsigned k = 0; k < st->nlanes && !crc; k++) {
-		if (!apenet_rules_rate_proven(st->lane_err_events[k], st->dt, t->lane_errors_warn_per_min, 60, t, &rate, &lower))
+		if (!apenet_rules_rate_proven(st->lane_err_events[k], st->dt_second, t->lane_errors_warn_per_min, 60, t, &rate,
+					      &lower))
 			continue;
 		f = LANEF(APENET_SEV_WARN, "LANE_CODE_ERRORS", k);
 		apenet_finding_message(f, "lane %u of %s has %.1f 8b/10b errors/min", k, name, rate);
 		apenet_finding_rec(f, "test the cable to %s with a PRBS BER run", peer);
 		apenet_finding_measure(f, rate, t->lane_errors_warn_per_min, "/min");
-		rate_evidence(f, st->lane_err_events[k], st->dt, lower, "/min", t);
+		rate_evidence(f, st->lane_err_events[k], st->dt_second, lower, "/min", t);
 	}
 }
 
@@ -217,7 +218,7 @@ static void restart_rules(const struct apenet_view *v, unsigned l, const struct 
 	int long_window = st->since_clear_s >= t->since_clear_min_s;
 	for (unsigned k = 0; k < st->nlanes; k++) {
 		uint64_t n = long_window ? st->lane_restarts[k] : st->lane_restart_events[k];
-		double win = long_window ? st->since_clear_s : st->dt, rate, lower;
+		double win = long_window ? st->since_clear_s : st->dt_second, rate, lower;
 		if (!apenet_rules_rate_proven(n, win, t->align_restarts_warn_per_hour, 3600, &tt, &rate, &lower))
 			continue;
 		fmt_duration(win, dur, sizeof(dur));
@@ -333,11 +334,11 @@ void apenet_rules_link(const struct apenet_view *v, unsigned l, const struct ape
 	 * then: docs/verdicts.md). */
 	int up = st->state == APENET_LINK_UP || st->state == APENET_LINK_DEGRADED;
 	double thr = t->fifo_hwm_warn_pct;
-	if (up && st->dt > 0 && st->fifo_level0_pct >= thr && st->fifo_level_pct >= thr) {
+	if (up && st->dt_second > 0 && st->fifo_level0_pct >= thr && st->fifo_level_pct >= thr) {
 		double p = st->fifo_level_pct < st->fifo_level0_pct ? st->fifo_level_pct : st->fifo_level0_pct;
 		struct apenet_finding *f = LINKF(APENET_SEV_WARN, "FIFO_HIGH");
 		apenet_finding_message(f, "%s RX FIFO stayed at or above %.0f%% of T_RED over %.1f s: the receiver drains "
-				       "slower than the link delivers", name, p, st->dt);
+				       "slower than the link delivers", name, p, st->dt_second);
 		apenet_finding_rec(f, "check the host side (PCIe, the consumer of the traffic)");
 		apenet_finding_measure(f, p, thr, "%");
 		apenet_finding_evidence(f, "level %.0f%% then %.0f%%%s", st->fifo_level0_pct, st->fifo_level_pct,

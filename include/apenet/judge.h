@@ -10,7 +10,9 @@
  *     this one): 100 ms of counts prove no rate, a minute does
  *     (docs/verdicts.md, "Rates").  That pair is judged once a second.
  * Counters that went backwards (a clear, a firmware reset) restart the
- * rates from that sample.  Then the latch: a finding is held from the first
+ * rates from that sample.  The agent's samples are tiered (apenet/tiers.h):
+ * a rule the table marks SECOND, on a pair in which a link's second tier
+ * was not read again, keeps what it said at that tier's last read.  Then the latch: a finding is held from the first
  * sample it appears until clear_after_samples samples in a row come without
  * it (sensors: until the value is also back past its clear margin).
  *
@@ -32,6 +34,8 @@ enum {
 	APENET_RULE_RATE = 1u << 0,  /* a rate or a count over a window: judged over the baseline pair too */
 	APENET_RULE_OWNED = 1u << 1, /* the agent reports it through another path (owner says which) */
 	APENET_RULE_LEVEL = 1u << 2, /* held also until the value is back past a clear level (sensors) */
+	APENET_RULE_SECOND = 1u << 3, /* reads a link's second tier (apenet/tiers.h): on a pair that did
+				       * not read it again, it stands as judged at its last read */
 };
 struct apenet_judge_rule {
 	const char *code;
@@ -56,6 +60,7 @@ struct apenet_judge {
 	int64_t long_next_ms;            /* when the baseline pair is judged again (host ms) */
 	struct apenet_latch latch;
 	struct apenet_findings now, longf, held;
+	struct apenet_findings shortf;   /* the short pair's findings of the last sample (for SECOND) */
 	struct apenet_reset resets[APENET_MAX_LINKS]; /* the counter clears found in the last sample */
 	unsigned nresets;
 	unsigned changes;                /* of the held set at the last sample */

@@ -14,6 +14,9 @@
 
 struct apenet_link_stats {
 	double dt;                      /* seconds between the samples (board time) */
+	double dt_second;               /* seconds between the reads of this link's second tier
+					 * (traffic, FIFO, retransmissions, lanes): dt for full
+					 * snapshots, 0 when a tiered sample did not read it again */
 	unsigned state, phase, lanes_up, lanes_used, nlanes;
 	int up_whole;                   /* up (or degraded) at both samples, no down event,
 					   and up since before the first: the window of the rates */

@@ -12,6 +12,7 @@
 
 #include "apenet/dev.h"
 #include "apenet/snapshot.h"
+#include "apenet/tiers.h"
 #include "apenet/view.h"
 
 enum {
@@ -40,6 +41,8 @@ struct apenet_sampler {
 	struct apenet_dev dev;
 	struct apenet_pci_handle *pci;
 	int open;
+	struct apenet_tiers *tiers;     /* NULL: every sample reads every register */
+	struct apenet_snapshot *last;   /* tiered: the last snapshot, where the next starts */
 };
 
 /* Finds the card (bdf NULL: the only one) under simdir (NULL: the real
@@ -49,6 +52,9 @@ int apenet_sampler_open(struct apenet_sampler *s, const char *simdir, const char
  * when the card reads all ones. */
 int apenet_sampler_take(struct apenet_sampler *s, unsigned flags, struct apenet_sample *out, struct apenet_err *e);
 void apenet_sampler_close(struct apenet_sampler *s);
+/* From now on, samples read by tiers (apenet/tiers.h): the daemon's way.
+ * -1 only out of memory. */
+int apenet_sampler_tiered(struct apenet_sampler *s, struct apenet_err *e);
 
 /* The view of two samples (a earlier than b; a == b: no interval). */
 void apenet_view_pair(struct apenet_view *v, const struct apenet_sample *a, const struct apenet_sample *b);

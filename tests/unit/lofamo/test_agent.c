@@ -778,7 +778,8 @@ static void test_bbox_bounds(void **state)
 	apenet_bbox_free(&b);
 	/* the bytes: a small ring wraps around its end many times and keeps
 	 * what fits, always the newest */
-	size_t mem = 4 * (4 + (size_t)12 * (15 + APENET_NGLOBAL + 6 * (APENET_NLINKREG + 4 * APENET_NLANEREG)));
+	/* (a sample's values: the header, the registers and the tiers' stamps) */
+	size_t mem = 4 * (4 + (size_t)12 * (15 + APENET_NGLOBAL + 2 + 6 * (APENET_NLINKREG + 2 + 4 * APENET_NLANEREG)));
 	assert_int_equal(apenet_bbox_init(&b, p, "x", mem, 10000000, 1000, &e), 0);
 	for (unsigned i = 0; i < 260; i++) {
 		gen(i, &sa);
