@@ -262,8 +262,68 @@ static void test_rule_table(void **state)
 	assert_string_equal(apenet_judge_rule("DNP_HUNG")->owner, "watchdog");
 	assert_string_equal(apenet_judge_rule("LDM_STALE")->owner, "neighbour");
 	assert_true(apenet_judge_flags("FPGA_TEMP") & APENET_RULE_LEVEL);
+	assert_true(apenet_judge_flags("LANE_CODE_ERRORS") & APENET_RULE_SECOND);
+	assert_false(apenet_judge_flags("LINK_CRC") & APENET_RULE_SECOND);
 	assert_null(apenet_judge_rule("LINK_DOWN"));
 	assert_int_equal(apenet_judge_flags("NO_SUCH_CODE"), 0);
+}
+
+/*
+ * The agent's tiered samples (apenet/tiers.h): lane registers read once a
+ * second, stamped with ts_second, carried between.  Lane 2 of Z+ takes 6000
+ * code violations a minute (10 a period: a 100 ms pair proves it).  Judged on the short pairs alone (no baseline)
+ * and with a latch of 2, a full stream holds LANE_CODE_ERRORS from its
+ * first second on; the tiered stream must too, at the same rate (over the
+ * second tier's own interval), not nine periods in ten silent.
+ */
+static void lane_errors(unsigned i, int tiered)
+{
+	healthy(i);
+	unsigned r = tiered ? i / 10 * 10 : i; /* the sample the lanes were last read at */
+	struct apenet_snap_link *k = &S.snap.link[4];
+	k->lane[2].LANE_CODE_VIOL = i >= 20 ? 10 * (uint64_t)(r - 20) : 0;
+	if (i >= 20 && r < 20)
+		k->lane[2].LANE_CODE_VIOL = 0;
+	k->ts_second = S.snap.g.TIMESTAMP - (uint64_t)(i - r) * (HZ / 10);
+}
+
+static void test_second_tier(void **state)
+{
+	(void)state;
+	struct apenet_config cfg = CFG;
+	cfg.agent.baseline_s = 0;
+	cfg.thr.clear_after_samples = 2;
+	cfg.thr.lane_errors_warn_per_min = 60;
+	double rate[2] = { 0, 0 };
+	unsigned first[2] = { 0, 0 }, held[2] = { 0, 0 };
+	for (int tiered = 0; tiered < 2; tiered++) {
+		struct apenet_judge j;
+		struct apenet_err e = { 0 };
+		assert_int_equal(apenet_judge_init(&j, &cfg, &e), 0);
+		for (unsigned i = 0; i < 200; i++) {
+			lane_errors(i, tiered);
+			const struct apenet_findings *h = apenet_judge_feed(&j, &S);
+			for (size_t n = 0; n < h->n; n++)
+				if (!strcmp(h->f[n].code, "LANE_CODE_ERRORS")) {
+					assert_int_equal(h->f[n].link, 4);
+					assert_int_equal(h->f[n].lane, 2);
+					if (!first[tiered])
+						first[tiered] = i;
+					if (i >= 50)
+						held[tiered]++;
+					rate[tiered] = h->f[n].value;
+				}
+		}
+		apenet_judge_free(&j);
+	}
+	print_message("lane errors: full from sample %u at %.0f/min, tiered from %u at %.0f/min\n", first[0], rate[0],
+		      first[1], rate[1]);
+	assert_true(first[0] >= 20 && first[0] <= 25);
+	assert_true(first[1] >= 20 && first[1] <= 40); /* within the second after */
+	assert_int_equal(held[0], 150);
+	assert_int_equal(held[1], 150);                  /* every sample, not one in ten */
+	assert_true(rate[0] > 5000 && rate[0] < 7000);
+	assert_true(rate[1] > 5000 && rate[1] < 7000);     /* over the tier's second, not 100 ms */
 }
 
 /* prime: a command's first sample is the reference of its pair, not judged
@@ -320,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_counter_clear),
 		cmocka_unit_test(test_sensor_level),
 		cmocka_unit_test(test_rule_table),
+		cmocka_unit_test(test_second_tier),
 		cmocka_unit_test(test_prime),
 		cmocka_unit_test(test_reconfigure),
 	};
