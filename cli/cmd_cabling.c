@@ -48,22 +48,37 @@ static void obs_from_view(struct apenet_cabling_obs *o, const struct apenet_view
 	}
 }
 
-/* Reads only what cabling needs from a live board: 2 + 2 x links registers. */
+/* Reads only what cabling needs from a live board: 2 + 2 x links registers,
+ * each pair in one 64-bit access.  Of a node's config-space dump only its
+ * address line and first four bytes (apenet_pci_peek): libpci's parse of all
+ * 4 KiB was nearly all the time on a big torus; a dump the peek does not
+ * take goes to libpci as before, with its errors.  The registers come from
+ * the BAR file (apenet_bar_file): mapping it cost more than all the rest.
+ * docs/design.md, "What apenet cabling reads". */
 static int read_live(struct apenet_cabling_obs *o, const char *dir, struct apenet_err *e)
 {
 	struct apenet_site site;
-	struct apenet_dev d;
-	if (apenet_site_init(&site, dir, e) || apenet_dev_open(&d, &site, NULL, e))
+	struct apenet_card c;
+	struct apenet_bar_file b;
+	if ((apenet_site_node(&site, dir) || apenet_pci_peek(&site, &c)) &&
+	    (apenet_site_init(&site, dir, e) || apenet_pci_pick(&site, NULL, &c, e)))
 		return -1;
-	o->prof = d.prof;
-	o->node_coord = apenet_rd32(&d, APENET_REG_NODE_COORD);
-	o->torus_dims = apenet_rd32(&d, APENET_REG_TORUS_DIMS);
-	for (unsigned l = 0; l < d.prof->nlinks; l++) {
-		o->link_state[l] = apenet_rd32(&d, apenet_link_off(l, APENET_LINK_STATE));
-		o->link_partner[l] = apenet_rd32(&d, apenet_link_off(l, APENET_LINK_PARTNER));
+	if (apenet_bar_file_open(&b, &site, &c, e))
+		return -1;
+	_Static_assert(APENET_REG_TORUS_DIMS == APENET_REG_NODE_COORD + 4 && APENET_REG_NODE_COORD % 8 == 0 &&
+			       APENET_LINK_PARTNER == APENET_LINK_STATE + 4 && APENET_LINK_STATE % 8 == 0,
+		       "NODE_COORD and TORUS_DIMS, LINK_STATE and LINK_PARTNER are 64-bit accesses");
+	uint64_t v = apenet_bar_file_rd64(&b, APENET_REG_NODE_COORD);
+	o->prof = b.prof;
+	o->node_coord = (uint32_t)v;
+	o->torus_dims = (uint32_t)(v >> 32);
+	for (unsigned l = 0; l < b.prof->nlinks; l++) {
+		v = apenet_bar_file_rd64(&b, apenet_link_off(l, APENET_LINK_STATE));
+		o->link_state[l] = (uint32_t)v;
+		o->link_partner[l] = (uint32_t)(v >> 32);
 	}
-	int rc = apenet_dev_check(&d, e);
-	apenet_dev_close(&d);
+	int rc = apenet_bar_file_check(&b, e);
+	apenet_bar_file_close(&b);
 	return rc;
 }
 
