@@ -48,12 +48,13 @@ static void obs_from_view(struct apenet_cabling_obs *o, const struct apenet_view
 	}
 }
 
-/* Reads only what cabling needs from a live board: 2 + 2 x links registers,
- * each pair in one 64-bit access.  Of a node's config-space dump only its
- * address line and first four bytes (apenet_pci_peek): libpci's parse of all
- * 4 KiB was nearly all the time on a big torus; a dump the peek does not
- * take goes to libpci as before, with its errors.  The registers come from
- * the BAR file (apenet_bar_file): mapping it cost more than all the rest.
+/* Reads what cabling needs from a live board: NODE_COORD and TORUS_DIMS,
+ * LINK_STATE and LINK_PARTNER of each link, besides what an open checks.
+ * Of a node's config-space dump only its address line and first four bytes
+ * (apenet_pci_peek): libpci's parse of all 4 KiB was nearly all the time on
+ * a big torus; a dump the peek does not take goes to libpci as before, with
+ * its errors.  The BAR file is read in three spans (apenet_bar_file): the
+ * identity block at open, the links' blocks, ID_MAGIC again.
  * docs/design.md, "What apenet cabling reads". */
 static int read_live(struct apenet_cabling_obs *o, const char *dir, struct apenet_err *e)
 {
@@ -65,17 +66,20 @@ static int read_live(struct apenet_cabling_obs *o, const char *dir, struct apene
 		return -1;
 	if (apenet_bar_file_open(&b, &site, &c, e))
 		return -1;
-	_Static_assert(APENET_REG_TORUS_DIMS == APENET_REG_NODE_COORD + 4 && APENET_REG_NODE_COORD % 8 == 0 &&
-			       APENET_LINK_PARTNER == APENET_LINK_STATE + 4 && APENET_LINK_STATE % 8 == 0,
-		       "NODE_COORD and TORUS_DIMS, LINK_STATE and LINK_PARTNER are 64-bit accesses");
-	uint64_t v = apenet_bar_file_rd64(&b, APENET_REG_NODE_COORD);
 	o->prof = b.prof;
-	o->node_coord = (uint32_t)v;
-	o->torus_dims = (uint32_t)(v >> 32);
-	for (unsigned l = 0; l < b.prof->nlinks; l++) {
-		v = apenet_bar_file_rd64(&b, apenet_link_off(l, APENET_LINK_STATE));
-		o->link_state[l] = (uint32_t)v;
-		o->link_partner[l] = (uint32_t)(v >> 32);
+	o->node_coord = b.id[APENET_REG_NODE_COORD / 4];
+	o->torus_dims = b.id[APENET_REG_TORUS_DIMS / 4];
+	/* from LINK_STATE of the first link to LINK_PARTNER of the last */
+	enum { STRIDE = APENET_LINK_STRIDE / 4 };
+	static uint32_t links[(APENET_MAX_LINKS - 1) * STRIDE + APENET_LINK_PARTNER / 4 + 1];
+	unsigned nl = b.prof->nlinks;
+	if (nl) {
+		apenet_bar_file_read(&b, apenet_link_off(0, APENET_LINK_STATE), links,
+				     (nl - 1) * STRIDE + (APENET_LINK_PARTNER - APENET_LINK_STATE) / 4 + 1);
+		for (unsigned l = 0; l < nl; l++) {
+			o->link_state[l] = links[l * STRIDE];
+			o->link_partner[l] = links[l * STRIDE + (APENET_LINK_PARTNER - APENET_LINK_STATE) / 4];
+		}
 	}
 	int rc = apenet_bar_file_check(&b, e);
 	apenet_bar_file_close(&b);

@@ -106,23 +106,26 @@ int apenet_dev_ident(const char *bdf, uint32_t magic, uint32_t variant, uint32_t
  * few registers of many emulated boards in a row (apenet cabling over a
  * cluster).  Mapping a BAR costs a page fault and, at munmap, a TLB flush:
  * on a virtual machine 0.1-0.3 ms, more than the rest of a node's reading.
- * Each register is one 4-byte read of the same page the emulator's mapping
- * writes.  Emulated boards only: a real card's sysfs resource0 maps and
- * does not read.  The same checks and errors as apenet_dev_open_card.
+ * Here a read is a system call and its bytes cost next to nothing, so a
+ * caller reads a span of registers at once, from the same page the
+ * emulator's mapping writes.  Emulated boards only: a real card's sysfs
+ * resource0 maps and does not read.  The same checks and errors as
+ * apenet_dev_open_card, on the identity block read at open.
  */
+#define APENET_BAR_FILE_ID_REGS 16 /* 0x000-0x03f: ID_*, NODE_COORD, TORUS_DIMS, ..., TS_FREQ_HZ */
 struct apenet_bar_file {
 	int fd;
 	char bdf[16];
 	const struct apenet_profile *prof;
 	uint32_t ts_hz;
-	uint64_t nreads;
+	uint32_t id[APENET_BAR_FILE_ID_REGS]; /* as read at open, by offset / 4 */
 };
 int apenet_bar_file_open(struct apenet_bar_file *b, const struct apenet_site *s, const struct apenet_card *c,
 			 struct apenet_err *e);
-/* All ones when the read fails, as a card gone from the bus reads.  rd64:
- * two neighbouring registers in one access (off 8-aligned), as apenet_rd64. */
+/* n registers from off in one read; -1 with all ones in regs when the read
+ * comes short, as a card gone from the bus reads. */
+int apenet_bar_file_read(struct apenet_bar_file *b, uint32_t off, uint32_t *regs, unsigned n);
 uint32_t apenet_bar_file_rd32(struct apenet_bar_file *b, uint32_t off);
-uint64_t apenet_bar_file_rd64(struct apenet_bar_file *b, uint32_t off);
 /* apenet_dev_check's ID_MAGIC check. */
 int apenet_bar_file_check(struct apenet_bar_file *b, struct apenet_err *e);
 void apenet_bar_file_close(struct apenet_bar_file *b);
