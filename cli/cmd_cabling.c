@@ -48,22 +48,41 @@ static void obs_from_view(struct apenet_cabling_obs *o, const struct apenet_view
 	}
 }
 
-/* Reads only what cabling needs from a live board: 2 + 2 x links registers. */
+/* Reads what cabling needs from a live board: NODE_COORD and TORUS_DIMS,
+ * LINK_STATE and LINK_PARTNER of each link, besides what an open checks.
+ * Of a node's config-space dump only its address line and first four bytes
+ * (apenet_pci_peek): libpci's parse of all 4 KiB was nearly all the time on
+ * a big torus; a dump the peek does not take goes to libpci as before, with
+ * its errors.  The BAR file is read in three spans (apenet_bar_file): the
+ * identity block at open, the links' blocks, ID_MAGIC again.
+ * docs/design.md, "What apenet cabling reads". */
 static int read_live(struct apenet_cabling_obs *o, const char *dir, struct apenet_err *e)
 {
 	struct apenet_site site;
-	struct apenet_dev d;
-	if (apenet_site_init(&site, dir, e) || apenet_dev_open(&d, &site, NULL, e))
+	struct apenet_card c;
+	struct apenet_bar_file b;
+	if ((apenet_site_node(&site, dir) || apenet_pci_peek(&site, &c)) &&
+	    (apenet_site_init(&site, dir, e) || apenet_pci_pick(&site, NULL, &c, e)))
 		return -1;
-	o->prof = d.prof;
-	o->node_coord = apenet_rd32(&d, APENET_REG_NODE_COORD);
-	o->torus_dims = apenet_rd32(&d, APENET_REG_TORUS_DIMS);
-	for (unsigned l = 0; l < d.prof->nlinks; l++) {
-		o->link_state[l] = apenet_rd32(&d, apenet_link_off(l, APENET_LINK_STATE));
-		o->link_partner[l] = apenet_rd32(&d, apenet_link_off(l, APENET_LINK_PARTNER));
+	if (apenet_bar_file_open(&b, &site, &c, e))
+		return -1;
+	o->prof = b.prof;
+	o->node_coord = b.id[APENET_REG_NODE_COORD / 4];
+	o->torus_dims = b.id[APENET_REG_TORUS_DIMS / 4];
+	/* from LINK_STATE of the first link to LINK_PARTNER of the last */
+	enum { STRIDE = APENET_LINK_STRIDE / 4 };
+	static uint32_t links[(APENET_MAX_LINKS - 1) * STRIDE + APENET_LINK_PARTNER / 4 + 1];
+	unsigned nl = b.prof->nlinks;
+	if (nl) {
+		apenet_bar_file_read(&b, apenet_link_off(0, APENET_LINK_STATE), links,
+				     (nl - 1) * STRIDE + (APENET_LINK_PARTNER - APENET_LINK_STATE) / 4 + 1);
+		for (unsigned l = 0; l < nl; l++) {
+			o->link_state[l] = links[l * STRIDE];
+			o->link_partner[l] = links[l * STRIDE + (APENET_LINK_PARTNER - APENET_LINK_STATE) / 4];
+		}
 	}
-	int rc = apenet_dev_check(&d, e);
-	apenet_dev_close(&d);
+	int rc = apenet_bar_file_check(&b, e);
+	apenet_bar_file_close(&b);
 	return rc;
 }
 

@@ -47,22 +47,13 @@ int apenet_dev_open(struct apenet_dev *d, const struct apenet_site *s, const cha
 	return apenet_dev_open_card(d, s, &c, e);
 }
 
-int apenet_dev_open_card(struct apenet_dev *d, const struct apenet_site *s, const struct apenet_card *cp,
-			 struct apenet_err *e)
+int apenet_dev_bar_open(const struct apenet_site *s, const struct apenet_card *c, struct apenet_err *e)
 {
-	struct apenet_card c = *cp;
-	memset(d, 0, sizeof(*d));
-	d->lock_fd = -1;
-	if (c.gone)
+	if (c->gone)
 		return apenet_err_set(e, APENET_EGONE, "card not responding at %s: config space reads all ones",
-				      c.bdf);
-	snprintf(d->bdf, sizeof(d->bdf), "%s", c.bdf);
-	d->prof = c.prof;
-	snprintf(d->lock_path, sizeof(d->lock_path), "%s/apenet-%s.lock", s->lockdir[0] ? s->lockdir : APENET_LOCK_DIR,
-		 c.bdf);
-
+				      c->bdf);
 	char path[PATH_MAX + 32];
-	snprintf(path, sizeof(path), "%s/%s/resource0", s->devroot, c.bdf);
+	snprintf(path, sizeof(path), "%s/%s/resource0", s->devroot, c->bdf);
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return apenet_err_set(e, APENET_EIO, "%s: %s", path, strerror(errno));
@@ -72,30 +63,62 @@ int apenet_dev_open_card(struct apenet_dev *d, const struct apenet_site *s, cons
 		return apenet_err_set(e, APENET_EIO, "%s: BAR0 is smaller than the %u bytes of the register map",
 				      path, APENET_BAR_SIZE);
 	}
+	return fd;
+}
+
+int apenet_dev_magic(const char *bdf, uint32_t magic, struct apenet_err *e)
+{
+	if (magic == APENET_ALL_ONES)
+		return apenet_err_set(e, APENET_EGONE, "card not responding at %s: BAR0 reads all ones", bdf);
+	if (magic != APENET_MAGIC)
+		return apenet_err_set(e, APENET_EINVAL,
+				      "%s: register ID_MAGIC reads 0x%08x, expected 0x%08x: not an APEnet register file",
+				      bdf, magic, APENET_MAGIC);
+	return 0;
+}
+
+int apenet_dev_ident(const char *bdf, uint32_t magic, uint32_t variant, uint32_t ts_hz,
+		     const struct apenet_profile **prof, struct apenet_err *e)
+{
+	if (apenet_dev_magic(bdf, magic, e))
+		return -1;
+	if (!*prof || (*prof)->id != variant) {
+		const struct apenet_profile *p2 = apenet_profile(variant);
+		if (!p2)
+			return apenet_err_set(e, APENET_EINVAL, "%s: register ID_VARIANT holds %u, not a known variant",
+					      bdf, variant);
+		*prof = p2; /* the firmware knows better than the PCI device id */
+	}
+	if (ts_hz == 0)
+		return apenet_err_set(e, APENET_EINVAL, "%s: register TS_FREQ_HZ reads 0", bdf);
+	return 0;
+}
+
+int apenet_dev_open_card(struct apenet_dev *d, const struct apenet_site *s, const struct apenet_card *cp,
+			 struct apenet_err *e)
+{
+	struct apenet_card c = *cp;
+	memset(d, 0, sizeof(*d));
+	d->lock_fd = -1;
+	int fd = apenet_dev_bar_open(s, &c, e);
+	if (fd < 0)
+		return -1;
+	snprintf(d->bdf, sizeof(d->bdf), "%s", c.bdf);
+	d->prof = c.prof;
+	snprintf(d->lock_path, sizeof(d->lock_path), "%s/apenet-%s.lock", s->lockdir[0] ? s->lockdir : APENET_LOCK_DIR,
+		 c.bdf);
 	void *p = mmap(NULL, APENET_BAR_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
-		return apenet_err_set(e, APENET_EIO, "%s: mmap: %s", path, strerror(errno));
+		return apenet_err_set(e, APENET_EIO, "%s/%s/resource0: mmap: %s", s->devroot, c.bdf, strerror(errno));
 	d->bar = p;
 	d->bar_len = APENET_BAR_SIZE;
-	if (apenet_dev_check(d, e)) {
+	uint32_t magic = apenet_rd32(d, APENET_REG_ID_MAGIC);
+	uint32_t variant = magic == APENET_MAGIC ? apenet_rd32(d, APENET_REG_ID_VARIANT) : 0;
+	d->ts_hz = magic == APENET_MAGIC ? apenet_rd32(d, APENET_REG_TS_FREQ_HZ) : 0;
+	if (apenet_dev_ident(d->bdf, magic, variant, d->ts_hz, &d->prof, e)) {
 		apenet_dev_close(d);
 		return -1;
-	}
-	uint32_t variant = apenet_rd32(d, APENET_REG_ID_VARIANT);
-	if (!d->prof || d->prof->id != variant) {
-		const struct apenet_profile *p2 = apenet_profile(variant);
-		if (!p2) {
-			apenet_dev_close(d);
-			return apenet_err_set(e, APENET_EINVAL, "%s: register ID_VARIANT holds %u, not a known variant",
-					      c.bdf, variant);
-		}
-		d->prof = p2; /* the firmware knows better than the PCI device id */
-	}
-	d->ts_hz = apenet_rd32(d, APENET_REG_TS_FREQ_HZ);
-	if (d->ts_hz == 0) {
-		apenet_dev_close(d);
-		return apenet_err_set(e, APENET_EINVAL, "%s: register TS_FREQ_HZ reads 0", c.bdf);
 	}
 	return 0;
 }
@@ -114,14 +137,7 @@ void apenet_dev_close(struct apenet_dev *d)
 
 int apenet_dev_check(struct apenet_dev *d, struct apenet_err *e)
 {
-	uint32_t magic = apenet_rd32(d, APENET_REG_ID_MAGIC);
-	if (magic == APENET_ALL_ONES)
-		return apenet_err_set(e, APENET_EGONE, "card not responding at %s: BAR0 reads all ones", d->bdf);
-	if (magic != APENET_MAGIC)
-		return apenet_err_set(e, APENET_EINVAL,
-				      "%s: register ID_MAGIC reads 0x%08x, expected 0x%08x: not an APEnet register file",
-				      d->bdf, magic, APENET_MAGIC);
-	return 0;
+	return apenet_dev_magic(d->bdf, apenet_rd32(d, APENET_REG_ID_MAGIC), e);
 }
 
 static void sleep_ms(int ms)

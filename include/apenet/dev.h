@@ -34,6 +34,9 @@ struct apenet_site {
 
 /* simdir NULL: $APENET_SIM_DIR if set, else the real machine. */
 int apenet_site_init(struct apenet_site *s, const char *simdir, struct apenet_err *e);
+/* The paths of the emulated node directory simdir, not checked (apenet_site_init
+ * checks them): -1 when too long. */
+int apenet_site_node(struct apenet_site *s, const char *simdir);
 
 /* One PCI function the scan found. */
 struct apenet_card {
@@ -54,6 +57,13 @@ int apenet_pci_scan(const struct apenet_site *s, struct apenet_card *cards, int 
 /* The card at bdf ("0000:03:00.0" or "03:00.0"; NULL: the only card there
  * is), with errors for none, several, or one that reads all ones. */
 int apenet_pci_pick(const struct apenet_site *s, const char *bdf, struct apenet_card *out, struct apenet_err *e);
+
+/* The card apenet_pci_pick(s, NULL) would give (an APEnet card, or one
+ * reading all ones), read without libpci from an emulated node's dump when
+ * it is exactly one function in lspci's own layout: 0 with *out (no PCIe
+ * capability parsed: pcie_ok 0).  1 for anything else, the real bus
+ * included: ask libpci (apenet_pci_pick), which says what is wrong. */
+int apenet_pci_peek(const struct apenet_site *s, struct apenet_card *out);
 
 struct apenet_dev {
 	char bdf[16];
@@ -77,6 +87,48 @@ int apenet_dev_open_card(struct apenet_dev *d, const struct apenet_site *s, cons
 void apenet_dev_close(struct apenet_dev *d);
 /* ID_MAGIC check: -1 with APENET_EGONE "card not responding" when it reads all ones. */
 int apenet_dev_check(struct apenet_dev *d, struct apenet_err *e);
+
+/* The steps of an open, for a reader that does not map the BAR (below).
+ * apenet_dev_bar_open: the file descriptor of card c's BAR0
+ * (<devroot>/<BDF>/resource0, read-write), checked to hold the register
+ * map; -1 with APENET_EGONE when c's config space reads all ones.
+ * apenet_dev_magic: what apenet_dev_check says of an ID_MAGIC value.
+ * apenet_dev_ident: what an open checks of ID_MAGIC, ID_VARIANT (*prof
+ * becomes the variant's profile when the PCI device id named another: the
+ * firmware knows better) and TS_FREQ_HZ.  Errors name bdf. */
+int apenet_dev_bar_open(const struct apenet_site *s, const struct apenet_card *c, struct apenet_err *e);
+int apenet_dev_magic(const char *bdf, uint32_t magic, struct apenet_err *e);
+int apenet_dev_ident(const char *bdf, uint32_t magic, uint32_t variant, uint32_t ts_hz,
+		     const struct apenet_profile **prof, struct apenet_err *e);
+
+/*
+ * A card read through its BAR file with pread(2), for a tool that reads a
+ * few registers of many emulated boards in a row (apenet cabling over a
+ * cluster).  Mapping a BAR costs a page fault and, at munmap, a TLB flush:
+ * on a virtual machine 0.1-0.3 ms, more than the rest of a node's reading.
+ * Here a read is a system call and its bytes cost next to nothing, so a
+ * caller reads a span of registers at once, from the same page the
+ * emulator's mapping writes.  Emulated boards only: a real card's sysfs
+ * resource0 maps and does not read.  The same checks and errors as
+ * apenet_dev_open_card, on the identity block read at open.
+ */
+#define APENET_BAR_FILE_ID_REGS 16 /* 0x000-0x03f: ID_*, NODE_COORD, TORUS_DIMS, ..., TS_FREQ_HZ */
+struct apenet_bar_file {
+	int fd;
+	char bdf[16];
+	const struct apenet_profile *prof;
+	uint32_t ts_hz;
+	uint32_t id[APENET_BAR_FILE_ID_REGS]; /* as read at open, by offset / 4 */
+};
+int apenet_bar_file_open(struct apenet_bar_file *b, const struct apenet_site *s, const struct apenet_card *c,
+			 struct apenet_err *e);
+/* n registers from off in one read; -1 with all ones in regs when the read
+ * comes short, as a card gone from the bus reads. */
+int apenet_bar_file_read(struct apenet_bar_file *b, uint32_t off, uint32_t *regs, unsigned n);
+uint32_t apenet_bar_file_rd32(struct apenet_bar_file *b, uint32_t off);
+/* apenet_dev_check's ID_MAGIC check. */
+int apenet_bar_file_check(struct apenet_bar_file *b, struct apenet_err *e);
+void apenet_bar_file_close(struct apenet_bar_file *b);
 
 static inline uint32_t apenet_rd32(struct apenet_dev *d, uint32_t off)
 {
