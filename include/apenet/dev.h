@@ -108,13 +108,17 @@ int apenet_dev_ident(const char *bdf, uint32_t magic, uint32_t variant, uint32_t
  * on a virtual machine 0.1-0.3 ms, more than the rest of a node's reading.
  * Here a read is a system call and its bytes cost next to nothing, so a
  * caller reads a span of registers at once, from the same page the
- * emulator's mapping writes.  Emulated boards only: a real card's sysfs
- * resource0 maps and does not read.  The same checks and errors as
- * apenet_dev_open_card, on the identity block read at open.
+ * emulator's mapping writes.  A real card's sysfs resource0 maps and does
+ * not read: there the reader maps it and serves the same spans from the
+ * mapping.  The same checks and errors as apenet_dev_open_card, on the
+ * identity block read at open.
  */
 #define APENET_BAR_FILE_ID_REGS 16 /* 0x000-0x03f: ID_*, NODE_COORD, TORUS_DIMS, ..., TS_FREQ_HZ */
 struct apenet_bar_file {
 	int fd;
+	/* a real card's sysfs resource0 can be mapped, not read: then the
+	 * registers come from the mapping, one 32-bit load each */
+	volatile uint32_t *map;
 	char bdf[16];
 	const struct apenet_profile *prof;
 	uint32_t ts_hz;
@@ -122,6 +126,10 @@ struct apenet_bar_file {
 };
 int apenet_bar_file_open(struct apenet_bar_file *b, const struct apenet_site *s, const struct apenet_card *c,
 			 struct apenet_err *e);
+/* The same through a mapping, as on a real card (whose resource0 does not
+ * read: apenet_bar_file_open falls back to this by itself). */
+int apenet_bar_file_open_mapped(struct apenet_bar_file *b, const struct apenet_site *s, const struct apenet_card *c,
+				struct apenet_err *e);
 /* n registers from off in one read; -1 with all ones in regs when the read
  * comes short, as a card gone from the bus reads. */
 int apenet_bar_file_read(struct apenet_bar_file *b, uint32_t off, uint32_t *regs, unsigned n);

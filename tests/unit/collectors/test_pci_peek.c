@@ -230,13 +230,17 @@ static void put_bar(uint32_t magic, uint32_t variant, uint32_t ts_hz, size_t siz
 	put(p, bar, size);
 }
 
-/* Opens the card both ways: the same outcome, message and profile. */
-static void same_open(const struct apenet_card *c)
+/* Opens the card both ways (the BAR file read, or mapped as a real card's
+ * must be): the same outcome, message and profile. */
+static void same_open_as(const struct apenet_card *c, int mapped)
 {
 	struct apenet_dev d;
 	struct apenet_bar_file b;
 	struct apenet_err e1 = { 0 }, e2 = { 0 };
-	int r1 = apenet_dev_open_card(&d, &site, c, &e1), r2 = apenet_bar_file_open(&b, &site, c, &e2);
+	int r1 = apenet_dev_open_card(&d, &site, c, &e1);
+	int r2 = mapped ? apenet_bar_file_open_mapped(&b, &site, c, &e2) : apenet_bar_file_open(&b, &site, c, &e2);
+	if (!r2)
+		assert_true(mapped ? b.map != NULL : b.map == NULL);
 	assert_int_equal(r1, r2);
 	assert_int_equal(e1.code, e2.code);
 	assert_string_equal(e1.msg, e2.msg);
@@ -267,6 +271,21 @@ static void same_open(const struct apenet_card *c)
 	assert_true(apenet_bar_file_rd32(&b, APENET_REG_NODE_COORD) == APENET_ALL_ONES);
 	apenet_dev_close(&d);
 	apenet_bar_file_close(&b);
+}
+
+/* Both ways, each from the BAR as it was (the first ends with the card gone). */
+static void same_open(const struct apenet_card *c)
+{
+	static uint32_t was[APENET_BAR_SIZE / 4];
+	char p[PATH_MAX + 64];
+	snprintf(p, sizeof(p), "%s/0000:03:00.0/resource0", site.devroot);
+	FILE *f = fopen(p, "rb");
+	assert_non_null(f);
+	size_t n = fread(was, 1, sizeof(was), f);
+	fclose(f);
+	same_open_as(c, 0);
+	put(p, was, n);
+	same_open_as(c, 1);
 }
 
 static void test_bar_file_reads_as_the_mapped_bar(void **state)
