@@ -613,6 +613,15 @@ void apenet_notifier_dispatch(struct apenet_notifier *n, const struct pollfd *fd
 	}
 }
 
+/* The agent asks for the status every pass of its loop: strings copied
+ * without a format. */
+static void apenet_notify_copy(char *dst, size_t n, const char *src)
+{
+	size_t len = strnlen(src, n - 1);
+	memcpy(dst, src, len);
+	dst[len] = 0;
+}
+
 void apenet_notifier_status(const struct apenet_notifier *n, struct apenet_notify_status *st)
 {
 	struct apenet_spool_stats ss;
@@ -622,7 +631,7 @@ void apenet_notifier_status(const struct apenet_notifier *n, struct apenet_notif
 	for (unsigned i = 0; i < n->nsup; i++) {
 		const struct apenet_notify_sup *s = &n->sup[i];
 		struct apenet_notify_sup_status *o = &st->sup[i];
-		snprintf(o->addr, sizeof(o->addr), "%s", s->addr);
+		apenet_notify_copy(o->addr, sizeof(o->addr), s->addr);
 		o->state = s->state;
 		o->answering = s->answering;
 		o->last_ack_ms = ss.last_ack_ms[i];
@@ -630,7 +639,7 @@ void apenet_notifier_status(const struct apenet_notifier *n, struct apenet_notif
 		o->sent = s->sent;
 		o->acked = s->acked;
 		o->unanswered = s->unanswered;
-		snprintf(o->last_error, sizeof(o->last_error), "%s", s->last_error);
+		apenet_notify_copy(o->last_error, sizeof(o->last_error), s->last_error);
 	}
 	st->spool_events = ss.events;
 	st->spool_transitions = ss.transitions;
