@@ -88,16 +88,18 @@ static int start(struct agent *a)
 		apenet_err_set(&e, APENET_EIO, "timerfd: %s", strerror(errno));
 		return apenet_daemon_fail("", &e);
 	}
+	/* the card's coordinates before the reports: agent_report_open checks
+	 * that the key file is this node's */
+	unsigned me = (unsigned)a->cur->snap.g.NODE_COORD;
+	a->xyz[0] = APENET_GET(NODE_COORD, X, me);
+	a->xyz[1] = APENET_GET(NODE_COORD, Y, me);
+	a->xyz[2] = APENET_GET(NODE_COORD, Z, me);
 	/* AgentX first: net-snmp's role is chosen before it starts */
 	if (agent_mib_open(a, &e))
 		return apenet_daemon_fail("AgentX", &e);
 	if (agent_report_open(a, &e))
 		return apenet_daemon_fail("reports", &e);
 
-	unsigned me = (unsigned)a->cur->snap.g.NODE_COORD;
-	a->xyz[0] = APENET_GET(NODE_COORD, X, me);
-	a->xyz[1] = APENET_GET(NODE_COORD, Y, me);
-	a->xyz[2] = APENET_GET(NODE_COORD, Z, me);
 	a->ldm_host = apenet_ldm_host_word(APENET_H_NORMAL, APENET_H_NORMAL, APENET_H_NORMAL);
 	if (agent_card_setup(a)) {
 		apenet_err_set(&e, APENET_EGONE, "the card does not respond");

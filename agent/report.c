@@ -2,9 +2,11 @@
  * The agent's reports to the supervisors: every transition the agent emits
  * and a heartbeat every heartbeat_s go to the SNMP notifier (snmp/notify.c:
  * spooled first, then an INFORM to each supervisor, resent in order until
- * acknowledged).  The notifier's descriptors join the one poll loop; its
- * view of the supervisors drives the service field of LDM_HOST (both
- * acknowledging: normal; one: sick; none for service_timeout_s: broken).
+ * acknowledged; a heartbeat is held in memory until both have it:
+ * include/apenet/spool.h).  The notifier's descriptors join the one poll
+ * loop; its view of the supervisors drives the service field of LDM_HOST
+ * (both acknowledging: normal; one: sick; none for service_timeout_s:
+ * broken).
  */
 #include <math.h>
 #include <stdio.h>

@@ -151,6 +151,190 @@ static int run(const struct e2e_sim *sim, const char *dir, double period_ms, dou
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+/* ---- reports on: the same agent reporting to two supervisors (issue 23) ----
+ *
+ * Two real apenet-supervisor processes on loopback ports (SNMPv3 authPriv as
+ * shipped: a site secret, the node's key), the agent on node 1,1,0 at P =
+ * 100 ms with its heartbeat a second to both, and beside it, at the same
+ * time on the same emulator, the same agent with reports off on node 2,1,0:
+ * both see the same load, so their difference is what the reports cost.
+ * Measured after both supervisors acknowledged a first report, from each
+ * process's own run time in nanoseconds (proc_cpu_exact_s). */
+
+static pid_t rep_sup[2] = { -1, -1 };
+
+/* The sum of every "key":N in the agent's status document; -1 when it does
+ * not answer. */
+static long rep_status_sum(const char *d, const char *key)
+{
+	char cmd[PATH_MAX * 2 + 64], buf[16384], pat[64];
+	snprintf(cmd, sizeof(cmd), "'%s/apenet' agent-status --json --socket '%s/sock' 2>/dev/null", e2e_bin(), d);
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	int rc = pclose(f);
+	if (!n || rc)
+		return -1;
+	long sum = 0;
+	for (const char *k = strstr(buf, pat); k; k = strstr(k + 1, pat))
+		sum += strtol(k + strlen(pat), NULL, 10);
+	return sum;
+}
+
+struct rep_wait {
+	const char *what;
+	const char *log;
+	long want;
+};
+
+static int rep_file_has(void *ctx)
+{
+	const struct rep_wait *w = ctx;
+	char line[512];
+	FILE *f = fopen(w->log, "r");
+	int found = 0;
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, w->what) != NULL;
+	fclose(f);
+	return found;
+}
+
+/* Both supervisors acknowledged at least want reports. */
+static int rep_acked(void *ctx)
+{
+	const struct rep_wait *w = ctx;
+	return rep_status_sum(w->log, "acked") >= w->want;
+}
+
+static void rep_stop(void)
+{
+	for (int i = 0; i < 2; i++)
+		if (rep_sup[i] > 0) {
+			kill(rep_sup[i], SIGTERM);
+			waitpid(rep_sup[i], NULL, 0);
+			rep_sup[i] = -1;
+		}
+}
+
+/* Supervisor i of two on a free loopback port; the port, or 0. */
+static int rep_sup_start(const char *dir, int i, const char *cfg)
+{
+	char db[PATH_MAX + 64], log[PATH_MAX + 64], bin[PATH_MAX + 32], listen[64];
+	snprintf(db, sizeof(db), "%s/health-%d.db", dir, i);
+	snprintf(log, sizeof(log), "%s/sup-%d.log", dir, i);
+	snprintf(bin, sizeof(bin), "%s/apenet-supervisor", e2e_bin());
+	for (int p = 30000 + (getpid() * 7 + i * 977) % 20000, tries = 0; tries < 10; tries++, p += 13) {
+		snprintf(listen, sizeof(listen), "127.0.0.1:%d", p);
+		unlink(log);
+		char *argv[] = { bin, "--config", (char *)cfg, "--foreground", "--listen", listen, "--db", db, NULL };
+		struct rep_wait w = { "listening on", log, 0 };
+		rep_sup[i] = e2e_spawn(argv, log);
+		if (rep_sup[i] > 0 && e2e_wait(rep_file_has, &w, 20) && waitpid(rep_sup[i], NULL, WNOHANG) == 0)
+			return p;
+		if (rep_sup[i] > 0) {
+			kill(rep_sup[i], SIGTERM);
+			waitpid(rep_sup[i], NULL, 0);
+			rep_sup[i] = -1;
+		}
+	}
+	fprintf(stderr, "bench: apenet-supervisor did not start (see %s)\n", log);
+	return 0;
+}
+
+static int run_reports(const struct e2e_sim *sim, const char *dir, double secs)
+{
+	char d[PATH_MAX], cfg[PATH_MAX + 64], sk[PATH_MAX + 64], nk[PATH_MAX + 64], extra[PATH_MAX * 2 + 256];
+	char out[256], err[1024];
+	int port[2];
+	if ((size_t)snprintf(d, sizeof(d), "%s/reports", dir) >= sizeof(d))
+		return -1;
+	mkdir(d, 0755);
+	snprintf(sk, sizeof(sk), "%s/site.key", d);
+	snprintf(nk, sizeof(nk), "%s/node.key", d);
+	snprintf(cfg, sizeof(cfg), "%s/cluster.yaml", d);
+	char apenet[PATH_MAX + 16];
+	snprintf(apenet, sizeof(apenet), "%s/apenet", e2e_bin());
+	if (e2e_run(out, sizeof(out), err, sizeof(err), apenet, "keys", "init", "--out", sk, NULL) ||
+	    e2e_run(out, sizeof(out), err, sizeof(err), apenet, "keys", "node", "1,1,0", "--site", sk, "--out", nk,
+		    NULL)) {
+		fprintf(stderr, "bench: apenet keys: %s\n", err);
+		return -1;
+	}
+	FILE *f = fopen(cfg, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "cluster:\n  dims: 4x4x1\nsupervisor:\n  site_key: %s\n", sk);
+	if (fclose(f))
+		return -1;
+	for (int i = 0; i < 2; i++)
+		if (!(port[i] = rep_sup_start(d, i, cfg))) {
+			rep_stop();
+			return -1;
+		}
+	snprintf(extra, sizeof(extra),
+		 "  period_ms: 100\n  watchdog_period_ms: 100\nsupervisors:\n  targets: [\"127.0.0.1:%d\", "
+		 "\"127.0.0.1:%d\"]\n  key_file: %s\n",
+		 port[0], port[1], nk);
+	pid_t p = e2e_agent_start(sim, d, "1-1-0", extra);
+	char doff[PATH_MAX + 16];
+	snprintf(doff, sizeof(doff), "%s/off", d);
+	pid_t q = e2e_agent_start(sim, doff, "2-1-0",
+				  "  period_ms: 100\n  watchdog_period_ms: 100\nsupervisors:\n  targets: []\n");
+	if (p <= 0 || q <= 0) {
+		pid_t both[2] = { p, q };
+		for (int i = 0; i < 2; i++)
+			if (both[i] > 0) {
+				kill(both[i], SIGTERM);
+				waitpid(both[i], NULL, 0);
+			}
+		rep_stop();
+		return -1;
+	}
+	/* settle: both supervisors acknowledged the first heartbeats (SNMPv3
+	 * discovery, the baselines' first second) */
+	struct rep_wait w = { NULL, d, 4 };
+	if (!e2e_wait(rep_acked, &w, 30))
+		fprintf(stderr, "bench: the supervisors did not acknowledge the agent's reports (see %s/log)\n", d);
+	long a0 = rep_status_sum(d, "acked");
+	double c0 = proc_cpu_exact_s(p), o0 = proc_cpu_exact_s(q), t0 = e2e_now();
+	struct timespec ts = { (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) };
+	nanosleep(&ts, NULL);
+	double c1 = proc_cpu_exact_s(p), o1 = proc_cpu_exact_s(q), t1 = e2e_now();
+	long a1 = rep_status_sum(d, "acked");
+	long rss = e2e_proc_kb(p, "VmRSS:"), hwm = e2e_proc_kb(p, "VmHWM:");
+	long orss = e2e_proc_kb(q, "VmRSS:"), ohwm = e2e_proc_kb(q, "VmHWM:");
+	double load[1] = { -1 };
+	getloadavg(load, 1);
+	int st, ost;
+	kill(p, SIGTERM);
+	waitpid(p, &st, 0);
+	kill(q, SIGTERM);
+	waitpid(q, &ost, 0);
+	rep_stop();
+	if (c0 < 0 || c1 < 0 || o0 < 0 || o1 < 0) {
+		fprintf(stderr, "bench: an agent died (see %s/log, %s/log)\n", d, doff);
+		return -1;
+	}
+	double periods = (t1 - t0) * 1000 / 100;
+	printf("# reports off and on side by side: two agents at P = 100 ms on one emulator at the same time, CPU from "
+	       "schedstat; on: heartbeat 1 s to two supervisors (SNMPv3 authPriv, loopback)\n");
+	printf("%-8s %8s %10s %12s %9s %9s %10s %8s\n", "reports", "wall s", "core %", "us CPU/period", "RSS MB", "peak MB",
+	       "acked/s", "load");
+	printf("%-8s %8.0f %10.3f %12.1f %9.1f %9.1f %10s %8.2f\n", "off", t1 - t0, 100 * (o1 - o0) / (t1 - t0),
+	       (o1 - o0) / periods * 1e6, orss / 1024.0, ohwm / 1024.0, "-", load[0]);
+	printf("%-8s %8.0f %10.3f %12.1f %9.1f %9.1f %10.2f %8.2f\n", "on", t1 - t0, 100 * (c1 - c0) / (t1 - t0),
+	       (c1 - c0) / periods * 1e6, rss / 1024.0, hwm / 1024.0,
+	       a0 >= 0 && a1 >= 0 ? (double)(a1 - a0) / (t1 - t0) : -1, load[0]);
+	printf("# the reports' own cost: %.3f%% of a core (%.1f us a period)\n", 100 * ((c1 - c0) - (o1 - o0)) / (t1 - t0),
+	       ((c1 - c0) - (o1 - o0)) / periods * 1e6);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 && WIFEXITED(ost) && WEXITSTATUS(ost) == 0 && a1 > a0 ? 0 : -1;
+}
+
 int main(void)
 {
 	double secs = getenv("BENCH_AGENT_S") ? atof(getenv("BENCH_AGENT_S")) : 120;
@@ -177,6 +361,7 @@ int main(void)
 	printf("# baseline (every register every period, as before the tiers; measured on the same card): %ld reads a\n"
 	       "# period, bus %.3f %% at P = 100 ms; goal <= 120 reads (bus <= 0.12 %%)\n",
 	       full, 100 * (double)full * BENCH_US_PER_READ * 1e-6 / 0.1);
+	rc = run_reports(&sim, dir, secs) || rc;
 	e2e_sim_stop(&sim);
 	char cmd[PATH_MAX + 16];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

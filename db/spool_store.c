@@ -286,6 +286,32 @@ int apenet_spool_store_totals(struct apenet_spool_store *d, uint64_t *heartbeats
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+int apenet_spool_store_seq_seen(struct apenet_spool_store *d, const char *boot, uint64_t seq, int64_t time_ms,
+				struct apenet_err *e)
+{
+	sqlite3_stmt *st = d->st[SP_SEQ_SEEN];
+	apenet_db_bind_text(st, 1, boot);
+	sqlite3_bind_int64(st, 2, (int64_t)seq);
+	sqlite3_bind_int64(st, 3, time_ms);
+	return apenet_db_run(&d->f, st, e, "numbering the event");
+}
+
+int apenet_spool_store_unmark(struct apenet_spool_store *d, int64_t sup, int64_t id, struct apenet_err *e)
+{
+	sqlite3_stmt *st = d->st[SP_UNPEND];
+	sqlite3_bind_int64(st, 1, sup);
+	sqlite3_bind_int64(st, 2, id);
+	return apenet_db_run(&d->f, st, e, "unmarking an acknowledged event");
+}
+
+int apenet_spool_store_sup_acked(struct apenet_spool_store *d, int64_t sup, int64_t now_ms, struct apenet_err *e)
+{
+	sqlite3_stmt *st = d->st[SP_SUP_ACK];
+	sqlite3_bind_int64(st, 1, sup);
+	sqlite3_bind_int64(st, 2, now_ms);
+	return apenet_db_run(&d->f, st, e, "recording the acknowledgement");
+}
+
 int apenet_spool_store_put(struct apenet_spool_store *d, const struct apenet_report *ev, uint64_t seq,
 			   uint64_t size, uint64_t *seq_out, int64_t *id, struct apenet_err *e)
 {
@@ -303,13 +329,8 @@ int apenet_spool_store_put(struct apenet_spool_store *d, const struct apenet_rep
 		if (r == 0 || next <= 0)
 			return apenet_err_set(e, APENET_EIO, "spool %s: numbering the event: no number", d->f.path);
 		seq = (uint64_t)next;
-	} else {
-		st = d->st[SP_SEQ_SEEN];
-		apenet_db_bind_text(st, 1, ev->boot);
-		sqlite3_bind_int64(st, 2, (int64_t)seq);
-		sqlite3_bind_int64(st, 3, ev->time_ms);
-		if (apenet_db_run(&d->f, st, e, "numbering the event"))
-			return -1;
+	} else if (apenet_spool_store_seq_seen(d, ev->boot, seq, ev->time_ms, e)) {
+		return -1;
 	}
 	st = d->st[SP_INSERT];
 	sqlite3_bind_int(st, 1, ev->kind);
@@ -419,10 +440,7 @@ int apenet_spool_store_ack(struct apenet_spool_store *d, int64_t sup, int64_t id
 			*size = (uint64_t)sz;
 		}
 	}
-	st = d->st[SP_SUP_ACK];
-	sqlite3_bind_int64(st, 1, sup);
-	sqlite3_bind_int64(st, 2, now_ms);
-	return apenet_db_run(&d->f, st, e, "recording the acknowledgement");
+	return apenet_spool_store_sup_acked(d, sup, now_ms, e);
 }
 
 int apenet_spool_store_oldest_heartbeat(struct apenet_spool_store *d, int64_t *id, uint64_t *size,

@@ -49,6 +49,7 @@ struct apenet_notify_sup {
 	char addr[128];
 	char peer[200];
 	void *sess;                /* net-snmp single session, NULL when down */
+	int fd;                    /* its one socket, -1 when not known */
 	int state;                 /* enum apenet_notify_sup_state */
 	int reqid;                 /* of the request we wait on; 0 none */
 	int64_t inflight;          /* spool id of the event out */
@@ -109,6 +110,7 @@ static void apenet_notify_close_sess(struct apenet_notify_sup *s)
 	if (s->sess) {
 		void *sess = s->sess;
 		s->sess = NULL;
+		s->fd = -1;
 		s->reqid = 0; /* callbacks run by the close are stale */
 		snmp_sess_close(sess);
 	}
@@ -227,6 +229,33 @@ static void apenet_notify_sess_error(void *sess, char *buf, size_t len)
 	SNMP_FREE(str);
 }
 
+/* The session's socket when it has exactly one (UDP), else -1.  An idle
+ * session (no request out) has no timer either: the agent's loop then
+ * polls that socket alone and asks net-snmp nothing until it is readable
+ * (select_info and timeout calls on every pass cost more than a report). */
+static int apenet_notify_sess_fd(void *sess)
+{
+	netsnmp_large_fd_set set;
+	int numfds = 0, block = 1, fd = -1, n = 0;
+	struct timeval tv = { 0, 0 };
+	netsnmp_large_fd_set_init(&set, FD_SETSIZE);
+	NETSNMP_LARGE_FD_ZERO(&set);
+	snmp_sess_select_info2(sess, &numfds, &set, &tv, &block);
+	for (int i = 0; i < numfds; i++)
+		if (NETSNMP_LARGE_FD_ISSET(i, &set)) {
+			fd = i;
+			n++;
+		}
+	netsnmp_large_fd_set_cleanup(&set);
+	return n == 1 ? fd : -1;
+}
+
+/* Idle with its one socket known: nothing for net-snmp to time. */
+static int apenet_notify_quiet(const struct apenet_notify_sup *s)
+{
+	return s->sess && s->fd >= 0 && s->state == APENET_NOTIFY_IDLE && !s->reqid;
+}
+
 /* Opens a session.  SNMPv3 without the supervisor's engine ID (eid NULL)
  * starts its discovery; with it, the session is ready to send. */
 static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now, const u_char *eid, size_t eidlen)
@@ -275,6 +304,7 @@ static void apenet_notify_connect(struct apenet_notify_sup *s, int64_t now, cons
 		apenet_notify_down(s, now, why);
 		return;
 	}
+	s->fd = apenet_notify_sess_fd(s->sess);
 	if (c->version == APENET_SNMP_V2C) {
 		s->state = APENET_NOTIFY_IDLE;
 		return;
@@ -460,6 +490,7 @@ int apenet_notifier_open(const struct apenet_notify_config *c, struct apenet_not
 		apenet_notify_peer(s->addr, s->peer, sizeof(s->peer), NULL, 0);
 		s->state = APENET_NOTIFY_DOWN;
 		s->answering = 1; /* until a try says otherwise */
+		s->fd = -1;
 		names[i] = s->addr;
 	}
 	if (apenet_spool_open(c->spool, names, n->nsup, c->spool_max_bytes, &n->spool, e) ||
@@ -537,6 +568,17 @@ int apenet_notifier_pollfds(struct apenet_notifier *n, struct pollfd *fds, int m
 				next = d;
 			continue;
 		}
+		if (apenet_notify_quiet(s)) {
+			if (k >= max) {
+				full = 1;
+				continue;
+			}
+			fds[k].fd = s->fd;
+			fds[k].events = POLLIN;
+			fds[k].revents = 0;
+			k++;
+			continue;
+		}
 		netsnmp_large_fd_set set;
 		int numfds = 0, block = 1;
 		struct timeval tv = { 0, 0 };
@@ -579,6 +621,13 @@ void apenet_notifier_dispatch(struct apenet_notifier *n, const struct pollfd *fd
 		struct apenet_notify_sup *s = &n->sup[i];
 		if (!s->sess)
 			continue;
+		if (apenet_notify_quiet(s)) {
+			int ready = 0;
+			for (int j = 0; fds && j < nfds; j++)
+				ready |= fds[j].fd == s->fd && fds[j].revents;
+			if (!ready)
+				continue;
+		}
 		/* This session's descriptors that poll found readable. */
 		netsnmp_large_fd_set mine, ready;
 		int numfds = 0, block = 1, any = 0;
@@ -613,6 +662,15 @@ void apenet_notifier_dispatch(struct apenet_notifier *n, const struct pollfd *fd
 	}
 }
 
+/* The agent asks for the status every pass of its loop: strings copied
+ * without a format. */
+static void apenet_notify_copy(char *dst, size_t n, const char *src)
+{
+	size_t len = strnlen(src, n - 1);
+	memcpy(dst, src, len);
+	dst[len] = 0;
+}
+
 void apenet_notifier_status(const struct apenet_notifier *n, struct apenet_notify_status *st)
 {
 	struct apenet_spool_stats ss;
@@ -622,7 +680,7 @@ void apenet_notifier_status(const struct apenet_notifier *n, struct apenet_notif
 	for (unsigned i = 0; i < n->nsup; i++) {
 		const struct apenet_notify_sup *s = &n->sup[i];
 		struct apenet_notify_sup_status *o = &st->sup[i];
-		snprintf(o->addr, sizeof(o->addr), "%s", s->addr);
+		apenet_notify_copy(o->addr, sizeof(o->addr), s->addr);
 		o->state = s->state;
 		o->answering = s->answering;
 		o->last_ack_ms = ss.last_ack_ms[i];
@@ -630,7 +688,7 @@ void apenet_notifier_status(const struct apenet_notifier *n, struct apenet_notif
 		o->sent = s->sent;
 		o->acked = s->acked;
 		o->unanswered = s->unanswered;
-		snprintf(o->last_error, sizeof(o->last_error), "%s", s->last_error);
+		apenet_notify_copy(o->last_error, sizeof(o->last_error), s->last_error);
 	}
 	st->spool_events = ss.events;
 	st->spool_transitions = ss.transitions;

@@ -4,6 +4,21 @@
  * itself (schema, settings, statements) is db/'s (db/spool_store.c,
  * include/apenet/spool_store.h), opened and written through the same sqlite
  * layer as the health database.
+ *
+ * What reaches the file when (docs/agent.md "The spool"):
+ *   - a transition (and any report numbered by the spool) is committed to
+ *     the file before apenet_spool_add returns, so before its INFORM goes:
+ *     a killed agent resends it;
+ *   - a heartbeat numbered by the agent is first held in memory, sent from
+ *     there, and forgotten when every supervisor acknowledged it (the
+ *     steady state: no write at all).  One that a supervisor still waits
+ *     for is written with the next report added (before it, in the same
+ *     transaction: the order holds) or when the spool closes.  A killed
+ *     agent loses at most its newest heartbeat, which a later one
+ *     supersedes anyway;
+ *   - acknowledgements of held heartbeats reach the file's last_ack_ms at
+ *     most ack_write_ms late; acknowledgements of stored events are
+ *     committed at once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +29,29 @@
 #include "apenet/spool.h"
 #include "apenet/spool_store.h"
 
+/* The newest heartbeat while it is only in memory. */
+struct spool_hot {
+	int held;
+	struct apenet_report ev;
+	int64_t id;   /* as next and ack know it: negative, never a rowid */
+	uint64_t size;
+	unsigned char pending[APENET_NOTIFY_MAX_SUPERVISORS];
+};
+
+/* last_ack_ms of held heartbeats' acknowledgements reaches the file at most
+ * this late (a restarted agent counts the time since its last ack from it) */
+#define SPOOL_ACK_WRITE_MS 10000
+
 struct apenet_spool {
 	struct apenet_spool_store *db;
+	struct spool_hot hot;
+	int64_t next_hot_id;        /* -1, -2, ...  */
+	int64_t written_hot_id, written_rowid; /* the last held heartbeat written, under both ids */
+	char seen_boot[40];         /* the number of the last heartbeat forgotten */
+	uint64_t seen_seq;          /* unwritten: 0 when written */
+	int64_t seen_ms;
+	int ack_dirty[APENET_NOTIFY_MAX_SUPERVISORS];
+	int64_t ack_written_ms;
 	char path[APENET_PATH_MAX];
 	unsigned nsup;
 	int64_t sup_id[APENET_NOTIFY_MAX_SUPERVISORS]; /* rowid in table supervisor */
@@ -110,6 +146,7 @@ int apenet_spool_open(const char *path, const char *const *sup, unsigned nsup, u
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	s->nsup = nsup;
 	s->max_bytes = max_bytes;
+	s->next_hot_id = -1;
 	if (apenet_spool_store_open(path, &s->db, e) || apenet_spool_sync_sups(s, sup, nsup, e) ||
 	    apenet_spool_store_totals(s->db, &s->heartbeats, &s->transitions, &s->bytes, e)) {
 		apenet_spool_close(s);
@@ -122,10 +159,51 @@ int apenet_spool_open(const char *path, const char *const *sup, unsigned nsup, u
 	return 0;
 }
 
+/* Inside a transaction: what memory holds that the file must get: the
+ * held heartbeat if a supervisor still waits for it (pending for those
+ * only), the number of the last one forgotten, the acknowledgement times. */
+static int apenet_spool_write_behind(struct apenet_spool *s, struct apenet_err *e)
+{
+	struct spool_hot *h = &s->hot;
+	if (s->seen_seq && apenet_spool_store_seq_seen(s->db, s->seen_boot, s->seen_seq, s->seen_ms, e))
+		return -1;
+	s->seen_seq = 0;
+	if (h->held) {
+		uint64_t seq = 0;
+		int64_t rowid = 0;
+		if (apenet_spool_store_put(s->db, &h->ev, h->ev.seq, h->size, &seq, &rowid, e))
+			return -1;
+		for (unsigned i = 0; i < s->nsup; i++)
+			if (!h->pending[i] && apenet_spool_store_unmark(s->db, s->sup_id[i], rowid, e))
+				return -1;
+		s->written_hot_id = h->id;
+		s->written_rowid = rowid;
+		h->held = 0;
+	}
+	for (unsigned i = 0; i < s->nsup; i++)
+		if (s->ack_dirty[i]) {
+			if (apenet_spool_store_sup_acked(s->db, s->sup_id[i], s->last_ack_ms[i], e))
+				return -1;
+			s->ack_dirty[i] = 0;
+		}
+	return 0;
+}
+
 void apenet_spool_close(struct apenet_spool *s)
 {
 	if (!s)
 		return;
+	int dirty = s->hot.held || s->seen_seq;
+	for (unsigned i = 0; i < s->nsup; i++)
+		dirty |= s->ack_dirty[i];
+	if (s->db && dirty) {
+		struct apenet_err e = { 0 };
+		if (apenet_spool_store_begin(s->db, &e) || apenet_spool_write_behind(s, &e) ||
+		    apenet_spool_store_commit(s->db, &e)) {
+			apenet_spool_store_rollback(s->db);
+			apenet_log(APENET_LOG_ERR, "spool %s: closing: %s", s->path, e.msg);
+		}
+	}
 	apenet_spool_store_close(s->db);
 	free(s);
 }
@@ -202,6 +280,47 @@ static void apenet_spool_episode_end(struct apenet_spool *s)
 	s->over_with_transitions = 0;
 }
 
+/* A heartbeat numbered by the agent, kept in memory (see the top). */
+static int apenet_spool_hold(struct apenet_spool *s, struct apenet_report *ev, uint64_t size, int64_t *id,
+			     struct apenet_err *e)
+{
+	struct spool_hot *h = &s->hot;
+	if (h->held) {
+		/* the previous one, still awaited by someone (a supervisor
+		 * away): to the file, under the byte bound */
+		if (apenet_spool_store_begin(s->db, e))
+			return -1;
+		struct spool_hot saved = *h;
+		uint64_t saved_n[4] = { s->events, s->heartbeats, s->bytes, s->dropped };
+		uint64_t saved_out[APENET_NOTIFY_MAX_SUPERVISORS];
+		memcpy(saved_out, s->outstanding, sizeof(saved_out));
+		if (apenet_spool_write_behind(s, e) || apenet_spool_bound(s, e) || apenet_spool_store_commit(s->db, e)) {
+			*h = saved;
+			s->events = saved_n[0];
+			s->heartbeats = saved_n[1];
+			s->bytes = saved_n[2];
+			s->dropped = saved_n[3];
+			memcpy(s->outstanding, saved_out, sizeof(saved_out));
+			apenet_spool_store_rollback(s->db);
+			return -1;
+		}
+	}
+	h->held = 1;
+	h->ev = *ev;
+	h->size = size;
+	h->id = s->next_hot_id--;
+	for (unsigned i = 0; i < s->nsup; i++) {
+		h->pending[i] = 1;
+		s->outstanding[i]++;
+	}
+	s->events++;
+	s->heartbeats++;
+	s->bytes += size;
+	if (id)
+		*id = h->id;
+	return 0;
+}
+
 int apenet_spool_add(struct apenet_spool *s, struct apenet_report *ev, int64_t *id, struct apenet_err *e)
 {
 	/* Only what an INFORM can carry: a report stored is a report that can
@@ -209,11 +328,19 @@ int apenet_spool_add(struct apenet_spool *s, struct apenet_report *ev, int64_t *
 	if (apenet_report_check(ev, e))
 		return -1;
 	uint64_t size = apenet_spool_event_size(ev);
+	if (ev->kind == APENET_REPORT_HEARTBEAT && ev->seq && s->nsup)
+		return apenet_spool_hold(s, ev, size, id, e);
 	uint64_t seq = 0;
 	int64_t rowid = 0;
 	if (apenet_spool_store_begin(s->db, e))
 		return -1;
-	if (apenet_spool_store_put(s->db, ev, ev->seq, size, &seq, &rowid, e))
+	/* Memory's state moves with the transaction: on failure it is restored. */
+	struct spool_hot saved_hot = s->hot;
+	uint64_t saved_seen = s->seen_seq;
+	int saved_dirty[APENET_NOTIFY_MAX_SUPERVISORS];
+	memcpy(saved_dirty, s->ack_dirty, sizeof(saved_dirty));
+	/* what memory held goes first: it is older */
+	if (apenet_spool_write_behind(s, e) || apenet_spool_store_put(s->db, ev, ev->seq, size, &seq, &rowid, e))
 		goto fail;
 	/* Counters move with the transaction: on failure they are restored. */
 	uint64_t saved[5] = { s->events, s->transitions, s->heartbeats, s->bytes, s->dropped };
@@ -241,6 +368,9 @@ int apenet_spool_add(struct apenet_spool *s, struct apenet_report *ev, int64_t *
 		*id = rowid;
 	return 0;
 fail:
+	s->hot = saved_hot;
+	s->seen_seq = saved_seen;
+	memcpy(s->ack_dirty, saved_dirty, sizeof(saved_dirty));
 	apenet_spool_store_rollback(s->db);
 	return -1;
 }
@@ -250,13 +380,88 @@ int apenet_spool_next(struct apenet_spool *s, unsigned sup, struct apenet_report
 {
 	if (sup >= s->nsup)
 		return apenet_err_set(e, APENET_EINVAL, "spool %s: no supervisor %u", s->path, sup);
-	return apenet_spool_store_next(s->db, s->sup_id[sup], ev, id, e);
+	/* the counts say when the file has nothing for sup: no query */
+	if (!s->outstanding[sup])
+		return 0;
+	const struct spool_hot *h = &s->hot;
+	int hot = h->held && h->pending[sup];
+	if (hot && s->outstanding[sup] == 1) {
+		*ev = h->ev;
+		*id = h->id;
+		return 1;
+	}
+	int r = apenet_spool_store_next(s->db, s->sup_id[sup], ev, id, e);
+	if (r == 0 && hot) {
+		*ev = h->ev;
+		*id = h->id;
+		return 1;
+	}
+	return r;
+}
+
+/* An acknowledgement of the heartbeat held in memory: no write, unless the
+ * last time one reached the file is SPOOL_ACK_WRITE_MS ago. */
+static int apenet_spool_ack_held(struct apenet_spool *s, unsigned sup, int64_t now_ms, struct apenet_err *e)
+{
+	struct spool_hot *h = &s->hot;
+	s->last_ack_ms[sup] = now_ms;
+	s->ack_dirty[sup] = 1;
+	if (h->pending[sup]) {
+		h->pending[sup] = 0;
+		if (s->outstanding[sup])
+			s->outstanding[sup]--;
+		int waited = 0;
+		for (unsigned i = 0; i < s->nsup; i++)
+			waited |= h->pending[i];
+		if (!waited) {
+			/* everyone has it: it never needs the file, but its
+			 * number does (seq 0 must not take it again) */
+			h->held = 0;
+			snprintf(s->seen_boot, sizeof(s->seen_boot), "%s", h->ev.boot);
+			s->seen_seq = h->ev.seq;
+			s->seen_ms = h->ev.time_ms;
+			s->events--;
+			s->heartbeats--;
+			s->bytes -= h->size;
+			apenet_spool_episode_end(s);
+		}
+	}
+	if (now_ms - s->ack_written_ms < SPOOL_ACK_WRITE_MS)
+		return 0;
+	s->ack_written_ms = now_ms;
+	int dirty[APENET_NOTIFY_MAX_SUPERVISORS];
+	memcpy(dirty, s->ack_dirty, sizeof(dirty));
+	if (apenet_spool_store_begin(s->db, e))
+		return -1;
+	for (unsigned i = 0; i < s->nsup; i++)
+		if (s->ack_dirty[i]) {
+			if (apenet_spool_store_sup_acked(s->db, s->sup_id[i], s->last_ack_ms[i], e))
+				goto fail;
+			s->ack_dirty[i] = 0;
+		}
+	if (apenet_spool_store_commit(s->db, e))
+		goto fail;
+	return 0;
+fail:
+	memcpy(s->ack_dirty, dirty, sizeof(dirty));
+	apenet_spool_store_rollback(s->db);
+	return -1;
 }
 
 int apenet_spool_ack(struct apenet_spool *s, unsigned sup, int64_t id, int64_t now_ms, struct apenet_err *e)
 {
 	if (sup >= s->nsup)
 		return apenet_err_set(e, APENET_EINVAL, "spool %s: no supervisor %u", s->path, sup);
+	if (s->hot.held && id == s->hot.id)
+		return apenet_spool_ack_held(s, sup, now_ms, e);
+	if (id < 0 && id == s->written_hot_id)
+		id = s->written_rowid; /* held when it was sent, in the file since */
+	else if (id < 0) {
+		/* a held heartbeat forgotten since: a late duplicate */
+		s->last_ack_ms[sup] = now_ms;
+		s->ack_dirty[sup] = 1;
+		return 0;
+	}
 	int unmarked = 0, kind = 0;
 	uint64_t size = 0;
 	if (apenet_spool_store_begin(s->db, e))
@@ -267,6 +472,7 @@ int apenet_spool_ack(struct apenet_spool *s, unsigned sup, int64_t id, int64_t n
 		return -1;
 	}
 	s->last_ack_ms[sup] = now_ms;
+	s->ack_dirty[sup] = 0;
 	if (unmarked && s->outstanding[sup])
 		s->outstanding[sup]--;
 	if (kind) {

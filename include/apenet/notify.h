@@ -5,8 +5,11 @@
  * wire format, and its decoder for the supervisors, is
  * include/apenet/report_pdu.h.
  *
- * Nothing is lost on the way: an event is first written to a local spool
- * (include/apenet/spool.h), then sent to each supervisor in turn; it leaves
+ * Nothing is lost on the way: an event is first put in a local spool
+ * (include/apenet/spool.h; a transition is committed to its file, a
+ * heartbeat the agent numbered is held in memory until every supervisor
+ * has it, or written with the next report), then sent to each supervisor
+ * in turn; it leaves
  * the spool for a supervisor only when that supervisor acknowledged it, and
  * what a supervisor has not acknowledged is sent again, in order, when it
  * answers again.  A new notifier on the same spool (the agent restarted)
@@ -117,7 +120,8 @@ const char *apenet_notifier_user(const struct apenet_notifier *n);
 /* Closes sessions and the spool; what was not acknowledged stays in it. */
 void apenet_notifier_close(struct apenet_notifier *n);
 
-/* Stores the event in the spool (one transaction) and sends it to every
+/* Stores the event in the spool (one transaction; a heartbeat with its
+ * seq set is held in memory, include/apenet/spool.h) and sends it to every
  * supervisor that has nothing older to receive.  seq 0 is filled in with
  * the next number of the boot (kept in the spool, so it never repeats for a
  * boot id).  -1 when the event could not be stored (one no INFORM can

@@ -42,7 +42,10 @@ void apenet_spool_close(struct apenet_spool *s);
 
 /* Stores ev, pending for every supervisor; *id (may be NULL) is its place
  * in the order.  ev->seq 0 gets the boot's next number.  Then applies the
- * byte bound. */
+ * byte bound.  A heartbeat with its seq set is held in memory instead (*id
+ * negative): forgotten when every supervisor acknowledged it, written with
+ * the next event added (before it) or at close while one still waits
+ * (snmp/spool.c). */
 int apenet_spool_add(struct apenet_spool *s, struct apenet_report *ev, int64_t *id, struct apenet_err *e);
 /* The oldest event supervisor sup has not acknowledged: 1 (with *ev, *id),
  * 0 when there is none, -1 on error. */

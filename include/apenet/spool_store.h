@@ -79,6 +79,15 @@ int apenet_spool_store_next(struct apenet_spool_store *d, int64_t sup, struct ap
  * of the event removed, *kind 0 when none was); its last_ack_ms is now_ms. */
 int apenet_spool_store_ack(struct apenet_spool_store *d, int64_t sup, int64_t id, int64_t now_ms, int *unmarked,
 			   int *kind, uint64_t *size, struct apenet_err *e);
+/* Supervisor sup's mark on event id goes, nothing else (the spool writing
+ * a heartbeat it held in memory that sup acknowledged meanwhile). */
+int apenet_spool_store_unmark(struct apenet_spool_store *d, int64_t sup, int64_t id, struct apenet_err *e);
+/* Records sup's last acknowledgement at now_ms. */
+int apenet_spool_store_sup_acked(struct apenet_spool_store *d, int64_t sup, int64_t now_ms, struct apenet_err *e);
+/* Records seq of boot as seen (as a stored event would), so that seq 0
+ * never takes a number already sent. */
+int apenet_spool_store_seq_seen(struct apenet_spool_store *d, const char *boot, uint64_t seq, int64_t time_ms,
+				struct apenet_err *e);
 /* The oldest heartbeat: 1 (with *id, *size), 0 none, -1 error. */
 int apenet_spool_store_oldest_heartbeat(struct apenet_spool_store *d, int64_t *id, uint64_t *size,
 					struct apenet_err *e);

@@ -219,6 +219,17 @@ wait_for 30 grep -q "refused.*spoke for another node: node 1,0,0 sent a report o
 	fail "the supervisor did not refuse it: $(tail -3 "$LOG")"
 kill -TERM $AG
 wait $AG
+#    ... and node 1,0,0 given its own key says nothing of the kind (the
+#    check runs once the card's coordinates are read); no supervisor
+#    listens where it sends, so nothing it sends mixes with the above
+mkdir -p "$T/ag1"
+sed -e "s|$T/ag/|$T/ag1/|" -e "s|targets: .*|targets: [\"127.0.0.1:9\"]|" "$T/ag/agent.yaml" >"$T/ag1/agent.yaml"
+"$BIN/apenet-agent" --config "$T/ag1/agent.yaml" --foreground --sim "$T/sim/node-1-0-0" 2>"$T/ag1/log" &
+AG=$!
+wait_for 30 grep -q "started on .*node 1,0,0" "$T/ag1/log" || fail "the agent on node 1,0,0 did not start: $(cat "$T/ag1/log")"
+! grep -q "but this card is node" "$T/ag1/log" || fail "node 1,0,0 took its own key for another's: $(cat "$T/ag1/log")"
+kill -TERM $AG
+wait $AG
 sim_stop
 sup_stop 3
 is_stored "0,0,0#1" 1 0 || fail "the wrong key's report was stored"

@@ -658,12 +658,125 @@ static void test_file_modes(void **state)
 	umask(old);
 }
 
+/* A heartbeat the agent numbered is held in memory: sent from there and
+ * forgotten once every supervisor acknowledged it; one still awaited goes
+ * to the file before the next report (order kept) or at close; its number
+ * is never given again. */
+static void test_held_heartbeats(void **state)
+{
+	struct fixture *f = *state;
+	struct apenet_spool *s = open_ok(f->path, two, 2, 1 << 20);
+	struct apenet_report ev, got;
+	struct apenet_spool_stats st;
+	int64_t id, id1;
+
+	/* acknowledged by both: gone, the file never had it */
+	heartbeat(&ev, "boot-h");
+	ev.seq = 1;
+	int64_t held = add_ok(s, &ev);
+	assert_true(held < 0);
+	apenet_spool_stats(s, &st);
+	assert_int_equal(st.events, 1);
+	assert_int_equal(st.heartbeats, 1);
+	assert_int_equal(st.outstanding[0], 1);
+	assert_int_equal(st.outstanding[1], 1);
+	for (unsigned k = 0; k < 2; k++) {
+		assert_int_equal(next_of(s, k, &got, &id), 1);
+		assert_int_equal(id, held);
+		assert_int_equal(got.seq, 1);
+		assert_int_equal(got.ldm, 0x80000000u);
+		ack_ok(s, k, id);
+	}
+	apenet_spool_stats(s, &st);
+	assert_int_equal(st.events, 0);
+	assert_int_equal(st.bytes, 0);
+	assert_int_equal(st.outstanding[0], 0);
+	assert_int_equal(st.last_ack_ms[1], 1700000000123);
+	assert_int_equal(next_of(s, 0, &got, &id), 0);
+	ack_ok(s, 1, held); /* a late duplicate changes nothing */
+	apenet_spool_stats(s, &st);
+	assert_int_equal(st.events, 0);
+
+	/* acknowledged by supervisor 0 only, then a transition: the
+	 * heartbeat reaches the file first, pending for supervisor 1 alone;
+	 * supervisor 1's ack under the id it was sent with still counts */
+	heartbeat(&ev, "boot-h");
+	ev.seq = 2;
+	held = add_ok(s, &ev);
+	assert_int_equal(next_of(s, 0, &got, &id), 1);
+	ack_ok(s, 0, id);
+	assert_int_equal(next_of(s, 1, &got, &id1), 1);
+	assert_int_equal(id1, held);
+	health(&ev, "boot-h", "T3", 0, 2);
+	ev.seq = 3;
+	int64_t t3 = add_ok(s, &ev);
+	assert_true(t3 > 0);
+	apenet_spool_stats(s, &st);
+	assert_int_equal(st.events, 2);
+	assert_int_equal(st.outstanding[0], 1);
+	assert_int_equal(st.outstanding[1], 2);
+	assert_int_equal(next_of(s, 0, &got, &id), 1);
+	assert_int_equal(id, t3);
+	assert_int_equal(next_of(s, 1, &got, &id), 1);
+	assert_int_equal(got.seq, 2);
+	assert_int_equal(got.kind, APENET_REPORT_HEARTBEAT);
+	ack_ok(s, 1, id1);
+	assert_int_equal(next_of(s, 1, &got, &id), 1);
+	assert_int_equal(id, t3);
+	ack_ok(s, 0, t3);
+	ack_ok(s, 1, t3);
+	apenet_spool_stats(s, &st);
+	assert_int_equal(st.events, 0);
+
+	/* supervisor 1 away: its heartbeats pile up in the file, in order,
+	 * the newest written at close */
+	for (uint64_t q = 4; q < 9; q++) {
+		heartbeat(&ev, "boot-h");
+		ev.seq = q;
+		add_ok(s, &ev);
+		assert_int_equal(next_of(s, 0, &got, &id), 1);
+		assert_int_equal(got.seq, q);
+		ack_ok(s, 0, id);
+	}
+	apenet_spool_stats(s, &st);
+	assert_int_equal(st.heartbeats, 5);
+	assert_int_equal(st.outstanding[0], 0);
+	assert_int_equal(st.outstanding[1], 5);
+	apenet_spool_close(s);
+	s = open_ok(f->path, two, 2, 1 << 20);
+	apenet_spool_stats(s, &st);
+	assert_int_equal(st.heartbeats, 5);
+	assert_int_equal(st.outstanding[0], 0);
+	assert_int_equal(st.outstanding[1], 5);
+	assert_int_equal(st.last_ack_ms[0], 1700000000123);
+	for (uint64_t q = 4; q < 9; q++) {
+		assert_int_equal(next_of(s, 1, &got, &id), 1);
+		assert_int_equal(got.seq, q);
+		ack_ok(s, 1, id);
+	}
+	assert_int_equal(next_of(s, 1, &got, &id), 0);
+
+	/* a heartbeat forgotten without the file keeps its number taken */
+	heartbeat(&ev, "boot-h");
+	ev.seq = 20;
+	add_ok(s, &ev);
+	for (unsigned k = 0; k < 2; k++) {
+		assert_int_equal(next_of(s, k, &got, &id), 1);
+		ack_ok(s, k, id);
+	}
+	health(&ev, "boot-h", "T21", 0, 2);
+	add_ok(s, &ev);
+	assert_int_equal(ev.seq, 21);
+	apenet_spool_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_order_and_per_supervisor_ack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fields_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_after_reopen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_held_heartbeats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_supervisors_change, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bound_drops_heartbeats_first_never_transitions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_random_bytes, setup, teardown),
