@@ -225,6 +225,11 @@ void agent_report_heartbeat(struct agent *a, int64_t now_ms);
 /* the notifier's descriptors appended at fds[*n]; lowers *timeout_ms */
 int agent_report_pollfds(struct agent *a, struct pollfd *fds, unsigned *n, unsigned max, int *timeout_ms);
 void agent_report_dispatch(struct agent *a, const struct pollfd *fds, unsigned n);
+/* Whether the notifier is served at the period's tick rather than by its
+ * own wake-ups (the period is short next to an INFORM's timeout), and that
+ * service: what arrived since the last tick, resends that are due. */
+int agent_report_at_tick(const struct agent *a);
+void agent_report_tick(struct agent *a);
 
 /* The report of a transition (report.c), for the supervisors and the trap sinks. */
 void agent_report_of_event(const struct agent *a, const struct apenet_event *ev, struct apenet_report *out);

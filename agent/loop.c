@@ -104,6 +104,9 @@ static void on_timer(struct agent *a)
 	agent_mib_period(a);
 	now = apenet_clock_epoch_ms();
 	agent_report_heartbeat(a, now);
+	/* the acknowledgements of the last tick's reports, resends due */
+	if (agent_report_at_tick(a))
+		agent_report_tick(a);
 	if (a->dump_wanted && now - a->last_dump_ms >= (int64_t)(a->cfg.agent.blackbox_holdoff_s * 1000)) {
 		a->dump_wanted = 0;
 		agent_dump(a, a->dump_reason);
@@ -143,10 +146,12 @@ int agent_loop(struct agent *a)
 		fds[n++] = (struct pollfd){ a->sfd, POLLIN, 0 };
 		unsigned ctl0 = n;
 		agent_ctl_pollfds(a, fds, &n, MAXFDS);
-		/* the notifier's, after the socket's, with its next resend as the timeout */
+		/* the notifier's, after the socket's, with its next resend as the
+		 * timeout; none when it is served at the period's tick */
 		unsigned rep0 = n;
 		int timeout = -1;
-		agent_report_pollfds(a, fds, &n, MAXFDS, &timeout);
+		if (!agent_report_at_tick(a))
+			agent_report_pollfds(a, fds, &n, MAXFDS, &timeout);
 		unsigned mib0 = n;
 		agent_mib_pollfds(a, fds, &n, MAXFDS, &timeout);
 		if (poll(fds, n, timeout) < 0) {
