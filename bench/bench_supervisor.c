@@ -41,9 +41,20 @@
  * and acknowledged a second, INFORMs lost (over the whole run), CPU share of
  * one core (utime + stime from /proc/PID/stat), resident memory (now and
  * peak), ack delay p50/p99/max; the ratio supervisor CPU / bare receiver CPU
- * against the issue's goals (<= 35% of a core, <= 0.65x, 0 lost); each
- * burst's time from its first send to its last ack; the kernel's UDP
- * receive-buffer drops during each run (/proc/net/snmp, machine-wide).
+ * against the goals (<= 0.65x and 0 lost: issue 23; <= 35% of a core: issue
+ * 9); each burst's time from its first send to its last ack; the kernel's
+ * UDP receive-buffer drops during each run (/proc/net/snmp, machine-wide);
+ * how each receiver was scheduled over the window (its run and its wait for
+ * a CPU from /proc/PID/schedstat, its wake-ups and preemptions) and how
+ * busy the machine was (/proc/stat): a receiver short of CPU is said so.
+ *
+ * Runs: BENCH_SUP_RUNS (default 3), each with both receivers of each
+ * protocol, the bare receiver first in odd runs and the supervisor first in
+ * even ones, each run with its own files; every run's ratio is printed, and
+ * the summary says met only when every run met.  The bench runs in a session
+ * of its own at nice BENCH_SUP_NICE (default -10; own_session below): the
+ * same for both receivers, so that the other work of a shared machine does
+ * not decide what each is given.
  *
  * SNMPv3 (the shipped default, BENCH_SUP_SNMP=2c,3 runs both, the default;
  * 2c or 3 one): every INFORM authPriv (HMAC-SHA-256-192, AES-128) as its
@@ -1201,13 +1212,14 @@ static int wanted(const char *what)
 	return !only || !*only || strstr(only, what);
 }
 
-/* A pass's verdict against the issue's goals, for the summary of the runs. */
+/* A pass's verdict against the goals, for the summary of the runs: the
+ * ratio and 0 lost (issue 23), the supervisor's share (issue 9). */
 struct verdict {
 	int have; /* both receivers ran */
 	int judged; /* at the goals' load (32,768 nodes, 1 s) */
 	double ratio, core;
 	uint64_t lost;
-	int met;
+	int met, core_met;
 };
 
 /* One protocol's pass: the bare receiver and the supervisor, each under
@@ -1292,22 +1304,27 @@ static int pass(const char *self, int with_raw, int sup_first, struct verdict *v
 		v->core = f[1].core;
 		v->lost = f[1].lost;
 		v->judged = nnodes == MAX_NODES && period_s == 1.0;
-		v->met = v->ratio <= 0.65 && f[1].core <= 35 && f[1].lost == 0;
+		v->met = v->ratio <= 0.65 && f[1].lost == 0;
+		v->core_met = f[1].core <= 35;
 		if (v->judged)
-			printf("run %d: supervisor CPU / bare receiver CPU: %.2f (goal <= 0.65); supervisor %.1f%% of a core (goal "
-			       "<= 35%%), %llu lost (goal 0): %s\n",
-			       run_no, v->ratio, f[1].core, (unsigned long long)f[1].lost, v->met ? "met" : "NOT met");
+			printf("run %d: supervisor CPU / bare receiver CPU: %.2f (goal <= 0.65), %llu lost (goal 0): %s; supervisor "
+			       "%.1f%% of a core (goal <= 35%%): %s\n",
+			       run_no, v->ratio, (unsigned long long)f[1].lost, v->met ? "met" : "NOT met", f[1].core,
+			       v->core_met ? "met" : "NOT met");
 		else
 			printf("run %d: supervisor CPU / bare receiver CPU: %.2f (the issue's goals are for 32,768 nodes at 1 s)\n",
 			       run_no, v->ratio);
 		for (int k = 0; k < 2; k++) {
 			double win = runs[k].wall_w1 - runs[k].wall_w0;
 			double wait = win > 0 ? (runs[k].s_w1.wait_s - runs[k].s_w0.wait_s) / win : 0;
-			if (wait > 0.2 || f[k].lost)
-				printf("  (the %s %s: its share is not what it costs on a machine of its own, and the ratio "
-				       "is not the goal's)\n",
-				       runs[k].name,
-				       f[k].lost ? "lost INFORMs" : "waited for a CPU over a fifth of the window");
+			if (f[k].lost && k == 0)
+				printf("  (the %s lost INFORMs: out of CPU, it did less than the load, so its share is "
+				       "below what the load costs it and the ratio above)\n",
+				       runs[k].name);
+			else if (wait > 0.2)
+				printf("  (the %s waited for a CPU over a fifth of the window: short of CPU, its share is "
+				       "not what it costs on a machine of its own)\n",
+				       runs[k].name);
 		}
 	}
 	if (runs[1].nm) {
@@ -1502,11 +1519,11 @@ int main(int argc, char **argv)
 		}
 		remove_run_files();
 	}
-	printf("\n## supervisor CPU / bare receiver CPU, run by run (goal: <= 0.65 in every run, with <= 35%% of a core "
-	       "and 0 lost)\n");
+	printf("\n## supervisor CPU / bare receiver CPU, run by run (goal: <= 0.65 and 0 lost in every run); the "
+	       "supervisor's share of a core (goal <= 35%%)\n");
 	for (int pv = 2; pv <= 3; pv++) {
-		int have = 0, judged = 0, met = 0;
-		double lo = 0, hi = 0;
+		int have = 0, judged = 0, met = 0, core_met = 0;
+		double lo = 0, hi = 0, clo = 0, chi = 0;
 		printf("%-8s", pv == 2 ? "SNMPv2c" : "SNMPv3");
 		for (int i = 0; i < nruns; i++) {
 			const struct verdict *x = &vd[pv - 2][i];
@@ -1515,17 +1532,22 @@ int main(int argc, char **argv)
 			printf(" %.2f", x->ratio);
 			lo = !have || x->ratio < lo ? x->ratio : lo;
 			hi = !have || x->ratio > hi ? x->ratio : hi;
+			clo = !have || x->core < clo ? x->core : clo;
+			chi = !have || x->core > chi ? x->core : chi;
 			have++;
 			judged += x->judged;
 			met += x->judged && x->met;
+			core_met += x->judged && x->core_met;
 		}
 		if (!have)
 			printf(" (not run)\n");
 		else if (!judged)
-			printf(": %.2f-%.2f (the issue's goals are for 32,768 nodes at 1 s)\n", lo, hi);
+			printf(": %.2f-%.2f; %.1f-%.1f%% of a core (the issue's goals are for 32,768 nodes at 1 s)\n", lo, hi,
+			       clo, chi);
 		else
-			printf(": %.2f-%.2f, met in %d of %d run%s: %s\n", lo, hi, met, nruns, nruns == 1 ? "" : "s",
-			       met == nruns ? "met" : "NOT met");
+			printf(": %.2f-%.2f, met in %d of %d run%s: %s; %.1f-%.1f%% of a core, <= 35%% in %d of %d: %s\n", lo,
+			       hi, met, nruns, nruns == 1 ? "" : "s", met == nruns ? "met" : "NOT met", clo, chi, core_met,
+			       nruns, core_met == nruns ? "met" : "NOT met");
 	}
 	for (unsigned i = 0; i < nnodes; i++)
 		for (int k = 0; k < 3; k++)
