@@ -6,7 +6,7 @@
  *
  * Read by hand: the supervisor parses every report's boot id twice (the
  * speaker check, the database), 65,000 times a second at 32,768 nodes, and
- * sscanf was a tenth of its user time.  It reads what
+ * sscanf was about 5% of its user time.  It reads what
  * sscanf("%u,%u,%u#%llu%n") read of digits: a number too large for 64 bits
  * is the largest, one too large for 32 bits keeps its low 32.
  */

@@ -190,7 +190,7 @@ static int crypto_ready(void)
 	if (!cr.hmac) {
 		/* the digest once: given to every EVP_MAC_init, HMAC fetched
 		 * it by name again each time (a lock, a search, string
-		 * compares: a third of what a report's HMAC cost) */
+		 * compares for every report) */
 		OSSL_PARAM p[] = { OSSL_PARAM_construct_utf8_string("digest", (char *)"SHA256", 0),
 				   OSSL_PARAM_construct_end() };
 		if (!(cr.hmac = EVP_MAC_CTX_new(cr.mac)))

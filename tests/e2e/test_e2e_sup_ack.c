@@ -348,8 +348,8 @@ static void test_stream(void **state)
 	}
 	long woke = e2e_proc_kb(f->sup, "voluntary_ctxt_switches:") - woke0;
 	assert_int_equal(acked, N);
-	/* Read as they came, each group is a wake-up or more (a daemon this
-	 * version did not gather in woke 1.3-2 times a group); gathered, a read
+	/* Read as they came, each group is about a wake-up (a daemon that did
+	 * not gather woke 0.9-1.7 times a group in six runs); gathered, a read
 	 * and a commit every 20 ms and the ticks: about 100 a second, 60 here.
 	 * When this test was itself so short of CPU that its sends came in
 	 * fewer than N / 3 groups, the count says nothing either way. */
