@@ -438,11 +438,13 @@ int sup_recv_open(struct sup *s, struct apenet_err *e)
 		return apenet_err_set(e, APENET_EIO, "net-snmp: cannot start a session on %s", s->listen);
 	s->sock = t->sock;
 	/* What the buffer holds (the kernel counts twice what was asked, for
-	 * its overhead): with a megabyte or more (about 800 INFORMs, 24 ms at
-	 * 32,768 nodes a second) an open batch gathers in the socket until it
-	 * is due instead of a wake-up per datagram (loop.c); with less, each
-	 * arrival is read as it comes.  Only through rx_recv's recvmmsg, which
-	 * never waits. */
+	 * its overhead): with 16 MiB or more an open batch gathers in the
+	 * socket until it is due instead of a wake-up per datagram (loop.c);
+	 * with less, each arrival is read as it comes.  16 MiB holds a burst
+	 * from a tenth of 32,768 nodes, the rest's 20 ms and a commit's with
+	 * room to spare; with 8 MiB such a burst overflowed while a batch
+	 * gathered (docs/supervisor.md, "Load").  Only through rx_recv's
+	 * recvmmsg, which never waits. */
 	int have = 0;
 	socklen_t hl = sizeof(have);
 	s->gather = rx.on && !getsockopt(s->sock, SOL_SOCKET, SO_RCVBUF, &have, &hl) && have >= SUP_GATHER_MIN_BUF;

@@ -118,7 +118,7 @@ struct sup {
 /* A socket buffer that holds at least this (SO_RCVBUF as the kernel
  * reports it) lets an open batch gather there until it is due, read at most
  * SUP_GATHER_MAX_MS apart (loop.c). */
-#define SUP_GATHER_MIN_BUF (1 << 20)
+#define SUP_GATHER_MIN_BUF (16 << 20)
 #define SUP_GATHER_MAX_MS 20
 
 int sup_recv_open(struct sup *s, struct apenet_err *e);
