@@ -187,8 +187,20 @@ static int crypto_ready(void)
 {
 	if (!cr.mac && !(cr.mac = EVP_MAC_fetch(NULL, "HMAC", NULL)))
 		return -1;
-	if (!cr.hmac && !(cr.hmac = EVP_MAC_CTX_new(cr.mac)))
-		return -1;
+	if (!cr.hmac) {
+		/* the digest once: given to every EVP_MAC_init, HMAC fetched
+		 * it by name again each time (a lock, a search, string
+		 * compares for every report) */
+		OSSL_PARAM p[] = { OSSL_PARAM_construct_utf8_string("digest", (char *)"SHA256", 0),
+				   OSSL_PARAM_construct_end() };
+		if (!(cr.hmac = EVP_MAC_CTX_new(cr.mac)))
+			return -1;
+		if (!EVP_MAC_CTX_set_params(cr.hmac, p)) {
+			EVP_MAC_CTX_free(cr.hmac);
+			cr.hmac = NULL;
+			return -1;
+		}
+	}
 	if (!cr.aes && !(cr.aes = EVP_CIPHER_fetch(NULL, "AES-128-CFB", NULL)))
 		return -1;
 	if (!cr.cfb && !(cr.cfb = EVP_CIPHER_CTX_new()))
@@ -213,8 +225,7 @@ static int hmac192(const uint8_t *msg, size_t len, size_t auth_off, const uint8_
 	static const uint8_t zero[APENET_USM_AUTH_LEN];
 	uint8_t full[EVP_MAX_MD_SIZE];
 	size_t out = 0;
-	OSSL_PARAM p[] = { OSSL_PARAM_construct_utf8_string("digest", (char *)"SHA256", 0), OSSL_PARAM_construct_end() };
-	int ok = !crypto_ready() && EVP_MAC_init(cr.hmac, key, APENET_USM_KEY_LEN, p) &&
+	int ok = !crypto_ready() && EVP_MAC_init(cr.hmac, key, APENET_USM_KEY_LEN, NULL) &&
 		 EVP_MAC_update(cr.hmac, msg, auth_off) && EVP_MAC_update(cr.hmac, zero, APENET_USM_AUTH_LEN) &&
 		 EVP_MAC_update(cr.hmac, msg + auth_off + APENET_USM_AUTH_LEN, len - auth_off - APENET_USM_AUTH_LEN) &&
 		 EVP_MAC_final(cr.hmac, full, &out, sizeof(full)) && out >= APENET_USM_AUTH_LEN;

@@ -3,7 +3,17 @@
  * and the listening socket.  A readable socket is drained (up to a batch's
  * worth); the batch is committed when it is full, when its oldest report
  * waited batch_max_ms (the poll timeout says when), and at every tick, when
- * the deduction also looks at the time.  No sleeps; net-snmp's own timers
+ * the deduction also looks at the time.
+ *
+ * While a batch is open the socket is left out of the poll when its buffer
+ * can hold the wait (s->gather, recv.c): what arrives gathers there and is
+ * read when the batch is due (at most SUP_GATHER_MAX_MS after the last
+ * read), a few recvmmsg calls for the whole batch.  Read as it arrived,
+ * 32,768 nodes a second woke the daemon thousands of times a second for a
+ * few datagrams each, and the wake-ups were most of what its CPU share
+ * varied with (docs/supervisor.md, "Load").  The oldest report still waits
+ * at most batch_max_ms before its batch commits, and a batch never holds
+ * more than batch_max_events.  No sleeps; net-snmp's own timers
  * (a listening session has none to speak of; the AgentX subagent's ping
  * has) run after every poll, and the AgentX session's descriptors join the
  * poll when the cluster tables are served.
@@ -61,10 +71,15 @@ int sup_loop(struct sup *s)
 	while (!s->stop && !s->failed) {
 		struct pollfd fds[3 + 8] = { { s->tfd, POLLIN, 0 }, { s->sfd, POLLIN, 0 }, { s->sock, POLLIN, 0 } };
 		int timeout = -1;
+		int gather = s->gather && s->nq && s->nq < max_batch;
 		if (s->nq) {
-			int64_t due = s->q_first_mono + (int64_t)s->cfg.svr.batch_max_ms - apenet_clock_mono_ms();
-			timeout = due < 0 ? 0 : (int)due;
+			int64_t now = apenet_clock_mono_ms(), due = s->q_first_mono + (int64_t)s->cfg.svr.batch_max_ms;
+			if (gather && due > s->read_mono + SUP_GATHER_MAX_MS)
+				due = s->read_mono + SUP_GATHER_MAX_MS;
+			timeout = due < now ? 0 : (int)(due - now);
 		}
+		if (gather)
+			fds[2].fd = -1; /* poll ignores it */
 		/* the AgentX session's descriptors and timers (snmp/agentx.c) */
 		int nax = s->mib_on ? apenet_agentx_pollfds(fds + 3, 8, &timeout) : 0;
 		if (poll(fds, (nfds_t)(3 + nax), timeout) < 0) {
@@ -81,7 +96,10 @@ int sup_loop(struct sup *s)
 		}
 		if (fds[1].revents & POLLIN)
 			on_signals(s);
-		if (fds[2].revents & POLLIN)
+		int64_t mono = apenet_clock_mono_ms();
+		if ((fds[2].revents & POLLIN) ||
+		    (gather && (tick || s->stop || mono - s->read_mono >= SUP_GATHER_MAX_MS ||
+				mono - s->q_first_mono >= (int64_t)s->cfg.svr.batch_max_ms)))
 			sup_recv_read(s, max_batch > s->nq ? max_batch - (unsigned)s->nq : 1);
 		if (s->mib_on)
 			apenet_agentx_dispatch(fds + 3, nax); /* runs net-snmp's alarms too */

@@ -437,6 +437,17 @@ int sup_recv_open(struct sup *s, struct apenet_err *e)
 	if (!s->sess)
 		return apenet_err_set(e, APENET_EIO, "net-snmp: cannot start a session on %s", s->listen);
 	s->sock = t->sock;
+	/* What the buffer holds (the kernel counts twice what was asked, for
+	 * its overhead): with 16 MiB or more an open batch gathers in the
+	 * socket until it is due instead of a wake-up per datagram (loop.c);
+	 * with less, each arrival is read as it comes.  16 MiB holds a burst
+	 * from a tenth of 32,768 nodes, the rest's 20 ms and a commit's with
+	 * room to spare; with 8 MiB such a burst overflowed while a batch
+	 * gathered (docs/supervisor.md, "Load").  Only through rx_recv's
+	 * recvmmsg, which never waits. */
+	int have = 0;
+	socklen_t hl = sizeof(have);
+	s->gather = rx.on && !getsockopt(s->sock, SOL_SOCKET, SO_RCVBUF, &have, &hl) && have >= SUP_GATHER_MIN_BUF;
 	return 0;
 }
 
@@ -454,6 +465,7 @@ void sup_recv_close(struct sup *s)
 
 void sup_recv_read(struct sup *s, unsigned max)
 {
+	s->read_mono = apenet_clock_mono_ms();
 	/* net-snmp reads one datagram a call: the socket is drained while it
 	 * has more, up to max, so that one wake-up serves a burst.  With the
 	 * hook, what one recvmmsg read is handed out first (never more than

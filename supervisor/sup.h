@@ -96,6 +96,8 @@ struct sup {
 	void *sess;           /* net-snmp single session (snmp_sess_*) */
 	struct sup_v3 *v3;    /* SNMPv3: the node users' keys (v3.c); NULL for SNMPv2c */
 	int sock;             /* its UDP socket */
+	int gather;           /* its buffer holds a batch's wait: read when the batch is due (loop.c) */
+	int64_t read_mono;    /* when it was last read (monotonic ms) */
 	int tfd, sfd;
 	/* the open batch */
 	struct sup_item *q;
@@ -112,6 +114,12 @@ struct sup {
 	int64_t mib_stale_mono;
 };
 
+
+/* A socket buffer that holds at least this (SO_RCVBUF as the kernel
+ * reports it) lets an open batch gather there until it is due, read at most
+ * SUP_GATHER_MAX_MS apart (loop.c). */
+#define SUP_GATHER_MIN_BUF (16 << 20)
+#define SUP_GATHER_MAX_MS 20
 
 int sup_recv_open(struct sup *s, struct apenet_err *e);
 /* The acknowledgements of q[0..n) that are bytes, in sendmmsg batches from
