@@ -240,18 +240,6 @@ static void differences(struct apenet_out *o, char *csv, size_t n, const struct 
 
 /* One incident (a group): its fields from the first database that holds
  * it, the databases that do, the evidence, what the others have otherwise. */
-/* An incident's state as shown: one whose blame has not settled is
- * provisional (open) or was withdrawn before it settled (closed); only a
- * settled one is counted open (the summary, the exit code). */
-static const char *inc_state(const struct apenet_hdb_incident *in)
-{
-	if (!in->settled_ms && in->state == APENET_HDB_OPEN)
-		return "provisional";
-	if (!in->settled_ms && in->state == APENET_HDB_CLOSED)
-		return "withdrawn";
-	return apenet_hdb_state_name(in->state);
-}
-
 static int out_incident(struct hctx *h, struct apenet_hdb **db, const struct hlist *l, const struct group *g)
 {
 	struct apenet_out *o = h->o;
@@ -291,7 +279,7 @@ static int out_incident(struct hctx *h, struct apenet_hdb **db, const struct hli
 		apenet_out_null(o, "far_link");
 	}
 	apenet_out_str(o, "rule", in->rule);
-	apenet_out_str(o, "state", inc_state(in));
+	apenet_out_str(o, "state", apenet_hdb_state_name(in->state));
 	cli_out_time(o, "opened", in->opened_ms);
 	cli_out_time(o, "closed", in->closed_ms);
 	if (in->merged_into)

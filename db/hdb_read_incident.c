@@ -106,10 +106,10 @@ static int hdb_in_window(void *arg, const struct apenet_hdb_incident *in)
 	return w->cb(w->arg, in);
 }
 
-int apenet_hdb_incidents_each(struct apenet_hdb *db, int open_only, int64_t from_ms, int64_t to_ms,
+int apenet_hdb_incidents_each(struct apenet_hdb *db, int which, int64_t from_ms, int64_t to_ms,
 			      apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e)
 {
-	if (open_only) {
+	if (which == APENET_HDB_SETTLED_OPEN) {
 		/* few: the partial index of the open ones, filtered here */
 		struct hdb_window w = { cb, arg, from_ms, to_ms };
 		return apenet_hdb_incidents_open_each(db, hdb_in_window, &w, e);
@@ -119,6 +119,7 @@ int apenet_hdb_incidents_each(struct apenet_hdb *db, int open_only, int64_t from
 		return -1;
 	sqlite3_bind_int64(st, 1, from_ms);
 	sqlite3_bind_int64(st, 2, to_ms);
+	sqlite3_bind_int(st, 3, which == APENET_HDB_EVERY_ROW);
 	return hdb_incidents_run(db, st, cb, arg, e);
 }
 

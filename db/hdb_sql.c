@@ -85,7 +85,8 @@ const char *const apenet_hdb_sql[ST_N] = {
 	/* ?1: 1 the settled ones, 0 the provisional ones */
 	[ST_INC_OPEN_EACH] = "SELECT " INCIDENT_COLS " WHERE i.state = 'open' AND (i.settled_ms IS NOT NULL) = ?1"
 			     " ORDER BY i.opened_ms, i.id",
-	[ST_INC_EACH] = "SELECT " INCIDENT_COLS " WHERE i.opened_ms >= ?1 AND i.opened_ms < ?2 ORDER BY i.opened_ms, i.id",
+	[ST_INC_EACH] = "SELECT " INCIDENT_COLS " WHERE i.opened_ms >= ?1 AND i.opened_ms < ?2"
+			" AND (?3 OR i.settled_ms IS NOT NULL) ORDER BY i.opened_ms, i.id",
 	[ST_EV_EACH] = "SELECT id, time_ms, path, reporter, coalesce(seq, 0), coalesce(transition_id, 0), text"
 		       " FROM evidence WHERE incident_id = ?1 ORDER BY time_ms, id",
 
@@ -158,7 +159,7 @@ const char *const apenet_hdb_sql[ST_N] = {
 			" ORDER BY c.last_ms DESC LIMIT 1",
 	/* Incidents that named a link end (either end), before a time, newest
 	 * first.  Incidents are few (one per real fault): no index. */
-	[ST_INC_LINK] = "SELECT " INCIDENT_COLS " WHERE i.opened_ms < ?5 AND i.link IS NOT NULL AND"
+	[ST_INC_LINK] = "SELECT " INCIDENT_COLS " WHERE i.opened_ms < ?5 AND i.link IS NOT NULL AND i.settled_ms IS NOT NULL AND"
 			" ((n.x = ?1 AND n.y = ?2 AND n.z = ?3 AND i.link = ?4) OR"
 			"  (f.x = ?1 AND f.y = ?2 AND f.z = ?3 AND i.far_link = ?4))"
 			" ORDER BY i.opened_ms DESC, i.id DESC LIMIT ?6",

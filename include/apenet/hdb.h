@@ -262,9 +262,13 @@ int apenet_hdb_incidents_open_each(struct apenet_hdb *db, apenet_hdb_incident_fn
 /* The open incidents not settled yet (provisional), oldest first. */
 int apenet_hdb_incidents_provisional_each(struct apenet_hdb *db, apenet_hdb_incident_fn cb, void *arg,
 					  struct apenet_err *e);
-/* Incidents opened in [from_ms, to_ms) (all of them: 0, INT64_MAX), open
- * and settled only when open_only, oldest first. */
-int apenet_hdb_incidents_each(struct apenet_hdb *db, int open_only, int64_t from_ms, int64_t to_ms,
+/* Incidents opened in [from_ms, to_ms) (all of them: 0, INT64_MAX), oldest
+ * first: which APENET_HDB_SETTLED (0) the settled ones, open or not (never
+ * one withdrawn before it settled); APENET_HDB_SETTLED_OPEN (1) the settled
+ * ones still open; APENET_HDB_EVERY_ROW (2) every row, provisional and
+ * withdrawn ones too (settled_ms 0: nothing may act on them). */
+enum { APENET_HDB_SETTLED = 0, APENET_HDB_SETTLED_OPEN = 1, APENET_HDB_EVERY_ROW = 2 };
+int apenet_hdb_incidents_each(struct apenet_hdb *db, int which, int64_t from_ms, int64_t to_ms,
 			      apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e);
 /* An incident's evidence in time order. */
 int apenet_hdb_evidence_each(struct apenet_hdb *db, int64_t incident, apenet_hdb_evidence_fn cb, void *arg,
@@ -456,7 +460,7 @@ int apenet_hdb_dims(struct apenet_hdb *db, unsigned dims[3], struct apenet_err *
 int apenet_hdb_cable_at(struct apenet_hdb *db, const unsigned xyz[3], const char *link, struct apenet_hdb_cable *out,
 			struct apenet_err *e);
 /* Incidents that named this link end (as theirs or as the far end),
- * opened before before_ms, newest first, at most limit (0: all). */
+ * opened before before_ms, settled ones, newest first, at most limit (0: all). */
 int apenet_hdb_link_incidents_each(struct apenet_hdb *db, const unsigned xyz[3], const char *link, int64_t before_ms,
 				   unsigned limit, apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e);
 /* The incidents merged into one, oldest first. */

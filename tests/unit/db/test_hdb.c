@@ -1091,7 +1091,11 @@ static void test_provisional(void **state)
 	assert_int_equal(n, 1);
 	/* withdrawn: closed before it settled, and it stays unsettled */
 	assert_int_equal(apenet_hdb_incident_close(db, b, T0 + 900, APENET_HDB_CLOSED, 0, &e), 0);
-	assert_int_equal(apenet_hdb_incidents_each(db, 0, 0, INT64_MAX, collect_incident, &all, &e), 0);
+	assert_int_equal(apenet_hdb_incidents_each(db, APENET_HDB_SETTLED, 0, INT64_MAX, collect_incident, &all, &e), 0);
+	assert_int_equal(all.n, 1); /* the withdrawn one is history no one acted on */
+	assert_int_equal(all.in[0].id, a);
+	memset(&all, 0, sizeof(all));
+	assert_int_equal(apenet_hdb_incidents_each(db, APENET_HDB_EVERY_ROW, 0, INT64_MAX, collect_incident, &all, &e), 0);
 	assert_int_equal(all.n, 2);
 	assert_int_equal(all.in[1].state, APENET_HDB_CLOSED);
 	assert_int_equal(all.in[1].settled_ms, 0);
