@@ -19,6 +19,15 @@
  * before it opened was a transient and leaves nothing, unless the evidence
  * itself spans the settle window (history from a spool): then it opens and
  * closes at once.
+ *
+ * A provisional engine (the supervisor's) also says each candidate at once,
+ * when a pass is done and its isolation is decided: OPEN provisional with
+ * its blame so far, REBLAME (provisional) when that changes, SETTLE when
+ * the window passes (the "open" above).  Its evidence stays buffered until
+ * then.  Said, it is not dropped silently: whose facts all moved to a
+ * candidate not said yet takes that one's blame under its own key (adopt),
+ * else it merges into the incident that took them; one whose facts cleared
+ * is withdrawn (CLOSE provisional).
  */
 #include <inttypes.h>
 #include <stdio.h>
