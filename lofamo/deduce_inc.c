@@ -464,7 +464,8 @@ static void close_now(struct apenet_deduce *d, uint32_t i, int state, uint32_t i
 		d->st.closed++;
 	if (I->state == I_CAND && state != APENET_DEDUCE_MERGED)
 		d->st.withdrawn++;
-	node_changed(d, I);
+	if (I->state == I_OPEN)
+		node_changed(d, I); /* a candidate's going changes no verdict (drop_candidate) */
 	unlist(d, i);
 	apenet_deduce_inc_free(d, i);
 }
@@ -481,12 +482,9 @@ static void merge(struct apenet_deduce *d, uint32_t i, uint32_t t)
 {
 	struct apenet_deduce_evidence ev = d->inc[i].first;
 	if (d->inc[i].state == I_CAND) {
-		/* not settled: its evidence went with its facts, its history
-		 * (facts cleared) goes now; its row says where it went */
-		uint32_t n;
-		uint32_t list = take_records(d, i, DD_NONE, &n);
-		d->inc[t].nevidence += n;
-		give_records(d, t, list);
+		/* not settled: its evidence went with its facts (its history,
+		 * facts cleared, goes with it, as a candidate's does); its row
+		 * says where it went */
 		char why[96];
 		snprintf(why, sizeof(why), "its evidence is explained by incident %" PRIu64 " (%s)", d->inc[t].key,
 			 apenet_deduce_comp_name(d, d->inc[t].comp));
@@ -567,8 +565,10 @@ static void reblame_into(struct apenet_deduce *d, uint32_t i, uint32_t t)
 }
 
 /* Candidate i, said provisionally, lost its facts to candidate t, not
- * said: i takes t's blame, facts and evidence and goes on under its own
- * key (re-blamed when the rounds are done). */
+ * said: i becomes t (its blame, facts, evidence, window: the deduction
+ * goes on exactly as it would have with t) under its own key, re-blamed
+ * when the rounds are done.  Its own history (facts cleared) goes, as it
+ * would have with i. */
 static void adopt(struct apenet_deduce *d, uint32_t i, uint32_t t)
 {
 	while (d->inc[t].fhead != DD_NONE) {
@@ -578,33 +578,33 @@ static void adopt(struct apenet_deduce *d, uint32_t i, uint32_t t)
 	}
 	apenet_deduce_inc_unhash(d, i);
 	apenet_deduce_inc_unhash(d, t);
+	uint32_t n;
+	uint32_t old = take_records(d, i, DD_NONE, &n);
+	for (uint32_t r = old; r != DD_NONE;) {
+		uint32_t next = d->evr[r].next;
+		apenet_deduce_evrec_free(d, r);
+		r = next;
+	}
+	uint32_t list = take_records(d, t, DD_NONE, &n);
 	struct dd_inc *I = &d->inc[i], *T = &d->inc[t];
-	node_changed(d, I);
 	I->comp = T->comp;
 	I->node = T->node;
 	I->aux = T->aux;
 	I->rule = T->rule;
 	I->srcmask = T->srcmask;
-	I->adopted += T->adopted;
-	if (T->status > I->status)
-		I->status = T->status;
-	if (T->settle_from < I->settle_from)
-		I->settle_from = T->settle_from;
-	if (T->first_ms < I->first_ms)
-		I->first_ms = T->first_ms;
-	if (T->last_ms > I->last_ms)
-		I->last_ms = T->last_ms;
+	I->status = T->status;
+	I->adopted = T->adopted;
+	I->settle_from = T->settle_from;
+	I->first_ms = T->first_ms;
+	I->last_ms = T->last_ms;
+	I->nevidence = T->nevidence;
 	I->moved_to = DD_NONE;
 	I->lost_by_clear = 0;
-	uint32_t n;
-	uint32_t list = take_records(d, t, DD_NONE, &n);
-	I->nevidence += n;
 	apenet_deduce_list_del(d, &d->cand_head, t);
 	d->ncand--;
 	apenet_deduce_inc_free(d, t);
 	apenet_deduce_inc_hash(d, i);
 	give_records(d, i, list);
-	node_changed(d, &d->inc[i]);
 	to_announce(d, i);
 }
 
