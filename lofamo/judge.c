@@ -235,8 +235,28 @@ static void carry_second(struct apenet_judge *j, const struct apenet_sample *a, 
 	j->now.n = keep;
 	for (size_t i = 0; i < j->shortf.n; i++) {
 		const struct apenet_finding *f = &j->shortf.f[i];
-		if (f->link >= 0 && (stale >> f->link & 1u) && (apenet_judge_flags(f->code) & APENET_RULE_SECOND))
-			*apenet_finding_add(&j->now, f->sev, f->subject, f->link, f->lane, f->where, f->code) = *f;
+		if (!(f->link >= 0 && (stale >> f->link & 1u) && (apenet_judge_flags(f->code) & APENET_RULE_SECOND)))
+			continue;
+		/* with its link's findings, where the rules would have put it:
+		 * after the last of that link's (or before the next link's) */
+		size_t at = j->now.n;
+		for (size_t k = 0; k < j->now.n; k++) {
+			const struct apenet_finding *g = &j->now.f[k];
+			if (g->subject != APENET_SUBJ_LINK && g->subject != APENET_SUBJ_LANE)
+				continue;
+			if (g->link == f->link)
+				at = k + 1;
+			else if (g->link > f->link && at == j->now.n) {
+				at = k;
+				break;
+			}
+		}
+		size_t n0 = j->now.n;
+		apenet_finding_add(&j->now, f->sev, f->subject, f->link, f->lane, f->where, f->code);
+		if (j->now.n == n0)
+			continue; /* not stored (counted as lost) */
+		memmove(&j->now.f[at + 1], &j->now.f[at], (j->now.n - 1 - at) * sizeof(j->now.f[0]));
+		j->now.f[at] = *f;
 	}
 }
 

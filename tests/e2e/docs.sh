@@ -102,6 +102,7 @@ docs/commands/check_apenet.md:check_apenet; #1 => PRE=unplug WAIT=30
 docs/commands/check_apenet.md:check_apenet -H node000 -w 1 -c 10 #2 => WAIT=30
 docs/commands/check_apenet.md:check_apenet; #2 => PRE=heat WAIT=30
 docs/commands/check_apenet.md:check_apenet -H node000 -w 1 -c 10 #3 => WAIT=30
+docs/commands/check_apenet.md:check_apenet -H node000 --temp-crit 85 => WAIT=30
 docs/commands/check_apenet.md:check_apenet -H 127.0.0.1 -p 27161$ => PRE=agent_stop EXIT=3 WAIT=30
 docs/commands/check_apenet.md:check_apenet -H 127.0.0.1 -p 27161 -C wrong => EXIT=3
 docs/commands/check_apenet.md:check_apenet -H nonexistent.invalid => EXIT=3
