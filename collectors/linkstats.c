@@ -96,6 +96,7 @@ void apenet_link_stats(const struct apenet_view *v, unsigned l, struct apenet_li
 			       : -1;
 	st->up_whole = dt > 0 && is_up(st->state) && is_up(state0) && st->down_delta == 0 &&
 		       b->LINK_UP_TS <= v->s0.g.TIMESTAMP;
+	st->up_whole_second = st->up_whole && dt2 > 0 && b->LINK_UP_TS <= r0;
 	unsigned up = 0;
 	for (unsigned k = 0; k < lp->lanes; k++)
 		up += (st->lanes_up >> k) & 1u;

@@ -219,7 +219,9 @@ static void error_rules(const struct apenet_view *v, unsigned l, const struct ap
 		apenet_finding_measure(f, rate, t->payload_warn_per_min, "/min");
 		rate_evidence(f, st->payload_events, st->dt, lower, "/min", t);
 	}
-	for (unsigned k = 0; k < st->nlanes && !crc; k++) {
+	/* the lanes' counts span the second tier's interval, which may have
+	 * begun before the link came up (a bring-up's errors) */
+	for (unsigned k = 0; k < st->nlanes && !crc && st->up_whole_second; k++) {
 		if (!apenet_rules_rate_proven(st->lane_err_events[k], st->dt_second, t->lane_errors_warn_per_min, 60, t, &rate,
 					      &lower))
 			continue;

@@ -18,6 +18,8 @@ struct apenet_link_stats {
 					 * (traffic, FIFO, retransmissions, lanes): dt for full
 					 * snapshots, 0 when a tiered sample did not read it again */
 	unsigned state, phase, lanes_up, lanes_used, nlanes;
+	int up_whole_second;            /* up_whole, and up already when the second tier's
+					 * interval began (its lanes' errors are not a bring-up's) */
 	int up_whole;                   /* up (or degraded) at both samples, no down event,
 					   and up since before the first: the window of the rates */
 	double tx_Bps, rx_Bps, tx_pps, rx_pps;
