@@ -147,15 +147,7 @@ static int fork_old_way(const char *root, double *wall, long *maxrss_kb)
 		return -1;
 	if (pid == 0)
 		_exit(old_way(root));
-	int st;
-	struct rusage ru;
-	memset(&ru, 0, sizeof(ru));
-	while (wait4(pid, &st, 0, &ru) < 0)
-		if (errno != EINTR)
-			return -1;
-	*wall = e2e_now() - t0;
-	*maxrss_kb = ru.ru_maxrss;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	return bench_wait(pid, t0, wall, maxrss_kb);
 }
 
 static int run(const char *dims, int from_files)

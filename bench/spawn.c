@@ -32,6 +32,11 @@ int bench_spawn(char *const argv[], const char *out, const char *errf, double *w
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	return bench_wait(pid, t0, wall, maxrss_kb);
+}
+
+int bench_wait(pid_t pid, double t0, double *wall, long *maxrss_kb)
+{
 	int st;
 	struct rusage ru;
 	memset(&ru, 0, sizeof(ru));
