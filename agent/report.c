@@ -187,11 +187,17 @@ int agent_report_pollfds(struct agent *a, struct pollfd *fds, unsigned *n, unsig
  * more than its period does.  When the period is at most a quarter of an
  * INFORM's timeout, the agent reads them at its next tick instead: an
  * acknowledgement is taken at most a period late, a resend goes at most a
- * period after it is due, both far inside the timeout.
+ * period after it is due, both far inside the timeout.  Not while reports
+ * wait behind the one in flight (one INFORM at a time to each supervisor):
+ * a burst (a card back on the bus says sixteen things at once) would reach
+ * the supervisors a period apart, and their deduction would see the
+ * neighbours' news of the links coming back before the card's own news of
+ * them going (supervisor.sh, "card gone").
  */
 int agent_report_at_tick(const struct agent *a)
 {
-	return a->notifier && a->cfg.agent.period_ms * 4 <= (double)a->cfg.sup.timeout_ms;
+	return a->notifier && a->cfg.agent.period_ms * 4 <= (double)a->cfg.sup.timeout_ms &&
+	       !apenet_notifier_backlog(a->notifier);
 }
 
 void agent_report_tick(struct agent *a)

@@ -662,6 +662,18 @@ void apenet_notifier_dispatch(struct apenet_notifier *n, const struct pollfd *fd
 	}
 }
 
+int apenet_notifier_backlog(const struct apenet_notifier *n)
+{
+	for (unsigned i = 0; i < n->nsup; i++) {
+		const struct apenet_notify_sup *s = &n->sup[i];
+		/* a supervisor that does not answer is tried on its own
+		 * schedule: its backlog is no reason to wake sooner */
+		if (s->sess && s->answering && apenet_spool_outstanding(s->n->spool, s->idx) > (s->reqid ? 1u : 0u))
+			return 1;
+	}
+	return 0;
+}
+
 /* The agent asks for the status every pass of its loop: strings copied
  * without a format. */
 static void apenet_notify_copy(char *dst, size_t n, const char *src)

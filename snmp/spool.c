@@ -487,6 +487,11 @@ int apenet_spool_ack(struct apenet_spool *s, unsigned sup, int64_t id, int64_t n
 	return 0;
 }
 
+uint64_t apenet_spool_outstanding(const struct apenet_spool *s, unsigned sup)
+{
+	return sup < s->nsup ? s->outstanding[sup] : 0;
+}
+
 void apenet_spool_stats(const struct apenet_spool *s, struct apenet_spool_stats *st)
 {
 	memset(st, 0, sizeof(*st));

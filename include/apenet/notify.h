@@ -139,6 +139,11 @@ int apenet_notifier_pollfds(struct apenet_notifier *n, struct pollfd *fds, int m
  * resends and timers, and sends what became sendable.  Call it after every
  * poll, also when poll timed out. */
 void apenet_notifier_dispatch(struct apenet_notifier *n, const struct pollfd *fds, int nfds);
+/* Whether an answering supervisor has reports waiting behind the one in
+ * flight (one INFORM at a time): a caller that serves the notifier only
+ * at its own ticks serves it at once while this holds, or a burst of
+ * transitions would reach the supervisors one tick apart. */
+int apenet_notifier_backlog(const struct apenet_notifier *n);
 
 enum apenet_notify_sup_state {
 	APENET_NOTIFY_DOWN,        /* no session: waiting for the next try */

@@ -56,6 +56,8 @@ int apenet_spool_next(struct apenet_spool *s, unsigned sup, struct apenet_report
  * meanwhile) is no error.  0 or -1. */
 int apenet_spool_ack(struct apenet_spool *s, unsigned sup, int64_t id, int64_t now_ms, struct apenet_err *e);
 void apenet_spool_stats(const struct apenet_spool *s, struct apenet_spool_stats *st);
+/* What supervisor sup has not acknowledged yet (events). */
+uint64_t apenet_spool_outstanding(const struct apenet_spool *s, unsigned sup);
 /* What one event counts against the bound: its texts and 64 bytes for
  * the numbers. */
 uint64_t apenet_spool_event_size(const struct apenet_report *ev);
