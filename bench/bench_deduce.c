@@ -23,13 +23,14 @@ static struct apenet_deduce *d;
 static unsigned dims[3];
 static int64_t now = 1800000000000;
 static uint64_t seq;
-static uint64_t nact[5];
+static uint64_t nact[6]; /* by enum apenet_deduce_kind */
 
 static void drain(void)
 {
 	struct apenet_deduce_action a;
 	while (apenet_deduce_next_action(d, &a)) {
-		nact[a.kind]++;
+		if (a.kind >= 1 && a.kind <= 5)
+			nact[a.kind]++;
 		if (a.kind == APENET_DEDUCE_OPEN)
 			apenet_deduce_set_ref(d, a.key, (int64_t)a.key);
 	}
@@ -189,9 +190,9 @@ static void memory(const char *when)
 
 static void actions(const char *what)
 {
-	printf("  actions %-33s open %6llu  evidence %7llu  reblame %4llu  close %6llu\n", what,
+	printf("  actions %-33s open %6llu  evidence %7llu  reblame %4llu  settle %6llu  close %6llu\n", what,
 	       (unsigned long long)nact[1], (unsigned long long)nact[2], (unsigned long long)nact[3],
-	       (unsigned long long)nact[4]);
+	       (unsigned long long)nact[5], (unsigned long long)nact[4]);
 	memset(nact, 0, sizeof(nact));
 }
 

@@ -769,6 +769,7 @@ static int incident_step(struct gen *g, const struct gev *v, const struct apenet
 		else
 			incident_of(sh->node, -1, "host", "host-hung", &in);
 		in.opened_ms = v->t + (st->type == E_HOST ? 3600 : SETTLE_MS);
+		in.settled_ms = in.opened_ms;
 		in.first = ev;
 		int64_t id;
 		if (apenet_hdb_incident_open(g->db, &in, &id, &g->e))
@@ -793,6 +794,7 @@ static int incident_step(struct gen *g, const struct gev *v, const struct apenet
 		struct apenet_hdb_incident in;
 		incident_of(sh->node, -1, "dnp", "dnp-hung", &in);
 		in.opened_ms = v->t + SETTLE_MS;
+		in.settled_ms = in.opened_ms;
 		in.first = ev;
 		if (apenet_hdb_incident_open(g->db, &in, &st->inc, &g->e))
 			return -1;

@@ -95,6 +95,10 @@ int apenet_hdb_incident_open(struct apenet_hdb *db, const struct apenet_hdb_inci
 			sqlite3_bind_int64(st, 12, (int64_t)in->first.seq);
 		else
 			sqlite3_bind_null(st, 12);
+		if (in->settled_ms)
+			sqlite3_bind_int64(st, 13, in->settled_ms);
+		else
+			sqlite3_bind_null(st, 13);
 		if (apenet_db_run(&db->f, st, e, "opening an incident") == 0) {
 			int64_t rowid = sqlite3_last_insert_rowid(db->f.conn);
 			if (hdb_evidence_insert(db, rowid, &in->first, e) == 0) {
@@ -151,6 +155,9 @@ static int hdb_not_open(struct apenet_hdb *db, int64_t id, int own, const char *
 	int state = hdb_incident_state(db, id, e);
 	if (state == 0)
 		apenet_err_set(e, APENET_EINVAL, "health db %s: %s: no incident %lld", db->f.path, what, (long long)id);
+	else if (state == APENET_HDB_OPEN)
+		apenet_err_set(e, APENET_EINVAL, "health db %s: %s: incident %lld is settled already", db->f.path, what,
+			       (long long)id);
 	else if (state > 0)
 		apenet_err_set(e, APENET_EINVAL, "health db %s: %s: incident %lld is %s", db->f.path, what, (long long)id,
 			       apenet_hdb_state_name(state));
@@ -164,6 +171,9 @@ int apenet_hdb_incident_update(struct apenet_hdb *db, int64_t id, const struct a
 {
 	if (apenet_hdb_writable(db, e, "re-blaming an incident") || hdb_check_incident(db, in, fields, e))
 		return -1;
+	if ((fields & APENET_HDB_SET_SETTLED) && in->settled_ms <= 0)
+		return apenet_err_set(e, APENET_EINVAL, "health db %s: incident %lld settled at %lld: a time", db->f.path,
+				      (long long)id, (long long)in->settled_ms);
 	int own;
 	if (apenet_hdb_tx_begin(db, &own, e))
 		return -1;
@@ -187,6 +197,7 @@ int apenet_hdb_incident_update(struct apenet_hdb *db, int64_t id, const struct a
 	else
 		sqlite3_bind_null(st, 7);
 	hdb_bind_opt(st, 8, far ? in->far_link : NULL);
+	sqlite3_bind_int64(st, 9, in->settled_ms);
 	if (apenet_db_run(&db->f, st, e, "re-blaming an incident"))
 		return apenet_hdb_tx_end(db, own, 0, e);
 	if (sqlite3_changes(db->f.conn) == 0)

@@ -35,6 +35,7 @@ static void hdb_incident_row(sqlite3_stmt *st, struct apenet_hdb_incident *in)
 	in->first.seq = (uint64_t)sqlite3_column_int64(st, 21);
 	in->first.transition_id = sqlite3_column_int64(st, 22);
 	in->evidence = (unsigned)sqlite3_column_int64(st, 23);
+	in->settled_ms = sqlite3_column_int64(st, 24);
 }
 
 int apenet_hdb_incident_get(struct apenet_hdb *db, int64_t id, struct apenet_hdb_incident *out, struct apenet_err *e)
@@ -70,10 +71,25 @@ static int hdb_incidents_run(struct apenet_hdb *db, sqlite3_stmt *st, apenet_hdb
 	return 0;
 }
 
-int apenet_hdb_incidents_open_each(struct apenet_hdb *db, apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e)
+static int hdb_incidents_open(struct apenet_hdb *db, int settled, apenet_hdb_incident_fn cb, void *arg,
+			      struct apenet_err *e)
 {
 	sqlite3_stmt *st = apenet_db_reader(&db->f, ST_INC_OPEN_EACH, e);
-	return st ? hdb_incidents_run(db, st, cb, arg, e) : -1;
+	if (!st)
+		return -1;
+	sqlite3_bind_int(st, 1, settled);
+	return hdb_incidents_run(db, st, cb, arg, e);
+}
+
+int apenet_hdb_incidents_open_each(struct apenet_hdb *db, apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e)
+{
+	return hdb_incidents_open(db, 1, cb, arg, e);
+}
+
+int apenet_hdb_incidents_provisional_each(struct apenet_hdb *db, apenet_hdb_incident_fn cb, void *arg,
+					  struct apenet_err *e)
+{
+	return hdb_incidents_open(db, 0, cb, arg, e);
 }
 
 struct hdb_window {
@@ -90,10 +106,10 @@ static int hdb_in_window(void *arg, const struct apenet_hdb_incident *in)
 	return w->cb(w->arg, in);
 }
 
-int apenet_hdb_incidents_each(struct apenet_hdb *db, int open_only, int64_t from_ms, int64_t to_ms,
+int apenet_hdb_incidents_each(struct apenet_hdb *db, int which, int64_t from_ms, int64_t to_ms,
 			      apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e)
 {
-	if (open_only) {
+	if (which == APENET_HDB_SETTLED_OPEN) {
 		/* few: the partial index of the open ones, filtered here */
 		struct hdb_window w = { cb, arg, from_ms, to_ms };
 		return apenet_hdb_incidents_open_each(db, hdb_in_window, &w, e);
@@ -103,6 +119,7 @@ int apenet_hdb_incidents_each(struct apenet_hdb *db, int open_only, int64_t from
 		return -1;
 	sqlite3_bind_int64(st, 1, from_ms);
 	sqlite3_bind_int64(st, 2, to_ms);
+	sqlite3_bind_int(st, 3, which == APENET_HDB_EVERY_ROW);
 	return hdb_incidents_run(db, st, cb, arg, e);
 }
 

@@ -174,4 +174,12 @@ const char *const apenet_hdb_steps[APENET_HDB_SCHEMA] = {
 	"  started_ms INTEGER NOT NULL, finished_ms INTEGER NOT NULL);"
 	"CREATE INDEX certificate_serial ON certificate (serial, finished_ms);"
 	"CREATE INDEX certificate_node ON certificate (node_id, link, finished_ms);",
+
+	/* 3 -> 4: an incident opens provisionally at its first evidence and is
+	 * re-blamed in place until its blame settles (issue 23): settled_ms,
+	 * NULL while provisional (and for one withdrawn before it settled).
+	 * What acts on incidents reads only settled ones.  Every incident of
+	 * an older file was settled when it opened. */
+	"ALTER TABLE incident ADD COLUMN settled_ms INTEGER;"
+	"UPDATE incident SET settled_ms = opened_ms;",
 };

@@ -25,7 +25,7 @@
 	" coalesce(i.merged_into, 0), i.first_ms, i.first_path, i.first_evidence, i.first_reporter,"               \
 	" coalesce(i.first_seq, 0),"                                                                               \
 	" coalesce((SELECT transition_id FROM evidence WHERE incident_id = i.id ORDER BY id LIMIT 1), 0),"        \
-	" (SELECT count(*) FROM evidence WHERE incident_id = i.id)"                                                 \
+	" (SELECT count(*) FROM evidence WHERE incident_id = i.id), coalesce(i.settled_ms, 0)"                      \
 	" FROM incident i JOIN node n ON n.id = i.node_id LEFT JOIN node f ON f.id = i.far_node_id"
 #define TRANSITION_COLS                                                                                            \
 	"t.id, t.boot, t.seq, r.x, r.y, r.z, n.x, n.y, n.z, t.subject, t.place, t.code, t.old_status,"            \
@@ -69,20 +69,24 @@ const char *const apenet_hdb_sql[ST_N] = {
 			 " torus_recv_ms = ?6, hb_seq = ?7, hb_ms = ?8, hb_recv_ms = ?9 WHERE node_id = ?1",
 
 	[ST_INC_INSERT] = "INSERT INTO incident (component, node_id, link, far_node_id, far_link, rule, state, opened_ms,"
-			  " first_ms, first_path, first_evidence, first_reporter, first_seq)"
-			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9, ?10, ?11, ?12)",
+			  " first_ms, first_path, first_evidence, first_reporter, first_seq, settled_ms)"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'open', ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[ST_INC_STATE] = "SELECT state FROM incident WHERE id = ?1",
 	[ST_INC_UPDATE] = "UPDATE incident SET component = iif(?2 & 1, ?3, component), rule = iif(?2 & 2, ?4, rule),"
 			  " node_id = iif(?2 & 4, ?5, node_id), link = iif(?2 & 8, ?6, link),"
-			  " far_node_id = iif(?2 & 8, ?7, far_node_id), far_link = iif(?2 & 8, ?8, far_link)"
-			  " WHERE id = ?1 AND state = 'open'",
+			  " far_node_id = iif(?2 & 8, ?7, far_node_id), far_link = iif(?2 & 8, ?8, far_link),"
+			  " settled_ms = iif(?2 & 16, ?9, settled_ms)"
+			  " WHERE id = ?1 AND state = 'open' AND (?2 & 16 = 0 OR settled_ms IS NULL)",
 	[ST_INC_CLOSE] = "UPDATE incident SET state = ?2, closed_ms = ?3, merged_into = ?4 WHERE id = ?1 AND state = 'open'",
 	/* The transition is found by the report that carried it. */
 	[ST_EV_INSERT] = "INSERT INTO evidence (incident_id, time_ms, path, reporter, seq, transition_id, text)"
 			 " VALUES (?1, ?2, ?3, ?4, ?5, (SELECT id FROM transition WHERE boot = ?4 AND seq = ?5), ?6)",
 	[ST_INC_GET] = "SELECT " INCIDENT_COLS " WHERE i.id = ?1",
-	[ST_INC_OPEN_EACH] = "SELECT " INCIDENT_COLS " WHERE i.state = 'open' ORDER BY i.opened_ms, i.id",
-	[ST_INC_EACH] = "SELECT " INCIDENT_COLS " WHERE i.opened_ms >= ?1 AND i.opened_ms < ?2 ORDER BY i.opened_ms, i.id",
+	/* ?1: 1 the settled ones, 0 the provisional ones */
+	[ST_INC_OPEN_EACH] = "SELECT " INCIDENT_COLS " WHERE i.state = 'open' AND (i.settled_ms IS NOT NULL) = ?1"
+			     " ORDER BY i.opened_ms, i.id",
+	[ST_INC_EACH] = "SELECT " INCIDENT_COLS " WHERE i.opened_ms >= ?1 AND i.opened_ms < ?2"
+			" AND (?3 OR i.settled_ms IS NOT NULL) ORDER BY i.opened_ms, i.id",
 	[ST_EV_EACH] = "SELECT id, time_ms, path, reporter, coalesce(seq, 0), coalesce(transition_id, 0), text"
 		       " FROM evidence WHERE incident_id = ?1 ORDER BY time_ms, id",
 
@@ -121,7 +125,7 @@ const char *const apenet_hdb_sql[ST_N] = {
 		       " coalesce(sum(in_layout = 0), 0), (SELECT max(max(self_recv_ms, torus_recv_ms)) FROM node_seen)"
 		       " FROM (SELECT " CLASS " AS cls, s.torus_recv_ms AS torus_recv_ms, n.in_layout AS in_layout"
 		       NODE_FROM " WHERE " SHOWN ")",
-	[ST_OPEN_COUNT] = "SELECT count(*) FROM incident WHERE state = 'open'",
+	[ST_OPEN_COUNT] = "SELECT count(*) FROM incident WHERE state = 'open' AND settled_ms IS NOT NULL",
 	/* Worst first: broken, silent, sick, normal. */
 	[ST_NODES_EACH] = "SELECT * FROM (SELECT " NODE_COLS " WHERE " SHOWN ")"
 			  " ORDER BY CASE cls WHEN 2 THEN 0 WHEN 3 THEN 1 WHEN 1 THEN 2 ELSE 3 END, worst DESC,"
@@ -155,7 +159,7 @@ const char *const apenet_hdb_sql[ST_N] = {
 			" ORDER BY c.last_ms DESC LIMIT 1",
 	/* Incidents that named a link end (either end), before a time, newest
 	 * first.  Incidents are few (one per real fault): no index. */
-	[ST_INC_LINK] = "SELECT " INCIDENT_COLS " WHERE i.opened_ms < ?5 AND i.link IS NOT NULL AND"
+	[ST_INC_LINK] = "SELECT " INCIDENT_COLS " WHERE i.opened_ms < ?5 AND i.link IS NOT NULL AND i.settled_ms IS NOT NULL AND"
 			" ((n.x = ?1 AND n.y = ?2 AND n.z = ?3 AND i.link = ?4) OR"
 			"  (f.x = ?1 AND f.y = ?2 AND f.z = ?3 AND i.far_link = ?4))"
 			" ORDER BY i.opened_ms DESC, i.id DESC LIMIT ?6",

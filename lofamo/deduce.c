@@ -61,6 +61,7 @@ void apenet_deduce_config_defaults(struct apenet_deduce_config *c)
 	c->dims[2] = 1;
 	for (size_t i = 0; i < NKEYS; i++)
 		key_put(c, i, key_row(i)->def);
+	c->provisional = 1;
 }
 
 void apenet_deduce_config_from(struct apenet_deduce_config *c, const struct apenet_supervisor_config *s,
@@ -70,6 +71,7 @@ void apenet_deduce_config_from(struct apenet_deduce_config *c, const struct apen
 	memcpy(c->dims, dims, sizeof(c->dims));
 	for (size_t i = 0; i < NKEYS; i++)
 		key_put(c, i, *(const double *)(const void *)((const char *)s + keys[i].svr_off));
+	c->provisional = 1;
 }
 
 int apenet_deduce_config_check(const struct apenet_deduce_config *c, struct apenet_err *e)
@@ -131,6 +133,7 @@ void apenet_deduce_close(struct apenet_deduce *d)
 	free(d->rekey.v);
 	free(d->touched.v);
 	free(d->ulist.v);
+	free(d->announce.v);
 	free(d->exp);
 	free(d->q);
 	free(d->str);
@@ -500,8 +503,8 @@ void apenet_deduce_set_ref(struct apenet_deduce *d, uint64_t key, int64_t ref)
 
 const char *apenet_deduce_kind_name(int kind)
 {
-	static const char *const n[] = { "?", "open", "evidence", "reblame", "close" };
-	return kind >= 1 && kind <= 4 ? n[kind] : "?";
+	static const char *const n[] = { "?", "open", "evidence", "reblame", "close", "settle" };
+	return kind >= 1 && kind <= 5 ? n[kind] : "?";
 }
 
 /* ---- restart ---- */
@@ -587,6 +590,6 @@ void apenet_deduce_stats(const struct apenet_deduce *d, struct apenet_deduce_sta
 		   (size_t)d->capinc * sizeof(*d->inc) + (size_t)d->nbucket * sizeof(*d->bucket) +
 		   (size_t)d->capevr * sizeof(*d->evr) + d->qcap * sizeof(*d->q) + (size_t)d->capstr * sizeof(*d->str) +
 		   (size_t)d->nstrhash * sizeof(*d->strhash) +
-		   ((size_t)d->dirty.cap + d->rekey.cap + d->touched.cap + d->ulist.cap) * sizeof(uint32_t) +
+		   ((size_t)d->dirty.cap + d->rekey.cap + d->touched.cap + d->ulist.cap + d->announce.cap) * sizeof(uint32_t) +
 		   (size_t)d->capexp * sizeof(*d->exp);
 }

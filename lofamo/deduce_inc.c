@@ -19,6 +19,15 @@
  * before it opened was a transient and leaves nothing, unless the evidence
  * itself spans the settle window (history from a spool): then it opens and
  * closes at once.
+ *
+ * A provisional engine (the supervisor's) also says each candidate at once,
+ * when a pass is done and its isolation is decided: OPEN provisional with
+ * its blame so far, REBLAME (provisional) when that changes, SETTLE when
+ * the window passes (the "open" above).  Its evidence stays buffered until
+ * then.  Said, it is not dropped silently: whose facts all moved to a
+ * candidate not said yet takes that one's blame under its own key (adopt),
+ * else it merges into the incident that took them; one whose facts cleared
+ * is withdrawn (CLOSE provisional).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,13 +36,38 @@
 
 #include "deduce_int.h"
 
+static void said(struct apenet_deduce *d, uint32_t i)
+{
+	struct dd_inc *I = &d->inc[i];
+	I->said_comp = I->comp;
+	I->said_node = I->node;
+	I->said_aux = I->aux;
+	I->said_rule = I->rule;
+}
+
 static void blame_action(struct apenet_deduce *d, uint32_t i)
 {
 	struct apenet_deduce_action *a = apenet_deduce_action(d, APENET_DEDUCE_REBLAME, i);
 	if (!a)
 		return;
 	apenet_deduce_blame(d, &d->inc[i], &a->blame);
+	a->time_ms = d->now;
+	a->provisional = d->inc[i].state == I_CAND;
+	said(d, i);
 	d->st.reblamed++;
+}
+
+/* A candidate whose provisional blame may have to be said (provisional
+ * engines only). */
+static void to_announce(struct apenet_deduce *d, uint32_t i)
+{
+	if (!d->c.provisional || d->inc[i].amark)
+		return;
+	if (apenet_deduce_vec_push(&d->announce, i)) {
+		d->oom = 1;
+		return;
+	}
+	d->inc[i].amark = 1;
 }
 
 /* Node-level incidents change what a silence means (deduce_rules.c,
@@ -173,6 +207,8 @@ static void strengthen(struct apenet_deduce *d, uint32_t i, uint32_t f, unsigned
 		I->rule = (uint8_t)r;
 		if (I->state == I_OPEN)
 			blame_action(d, i);
+		else
+			to_announce(d, i);
 	}
 }
 
@@ -299,15 +335,12 @@ void apenet_deduce_own_evidence(const struct apenet_deduce *d, uint32_t n, struc
 	coords_of(d, n, &ev->x, &ev->y, &ev->z);
 }
 
-static void open_now(struct apenet_deduce *d, uint32_t i)
+/* The first fault of a candidate: its earliest evidence (arrival order
+ * breaks ties), or what it blames in words when it holds none; the record,
+ * DD_NONE for the words. */
+static uint32_t first_fault(struct apenet_deduce *d, uint32_t i)
 {
 	struct dd_inc *I = &d->inc[i];
-	apenet_deduce_list_del(d, &d->cand_head, i);
-	d->ncand--;
-	d->nopen++;
-	d->st.opened++;
-	I->state = I_OPEN;
-	/* the first fault: the earliest evidence (arrival order breaks ties) */
 	uint32_t best = DD_NONE;
 	for (uint32_t r = I->evhead; r != DD_NONE; r = d->evr[r].next)
 		if (best == DD_NONE || d->evr[r].ev.time_ms < d->evr[best].ev.time_ms)
@@ -322,11 +355,56 @@ static void open_now(struct apenet_deduce *d, uint32_t i)
 		I->first.recv_ms = I->settle_from;
 		snprintf(I->first.text, sizeof(I->first.text), "%s", b.summary);
 	}
-	I->first_ms = I->first.time_ms;
+	return best;
+}
+
+static int same_evidence(const struct apenet_deduce_evidence *a, const struct apenet_deduce_evidence *b)
+{
+	return a->time_ms == b->time_ms && a->recv_ms == b->recv_ms && a->path == b->path && a->seq == b->seq &&
+	       a->new_status == b->new_status && !strcmp(a->reporter, b->reporter) && !strcmp(a->code, b->code) &&
+	       !strcmp(a->where, b->where) && !strcmp(a->text, b->text);
+}
+
+/* A candidate said provisionally: OPEN with its blame so far and its first
+ * fault so far; its evidence stays buffered (it moves with its facts) until
+ * it settles. */
+static void open_provisional(struct apenet_deduce *d, uint32_t i)
+{
+	first_fault(d, i);
 	struct apenet_deduce_action *a = apenet_deduce_action(d, APENET_DEDUCE_OPEN, i);
-	I = &d->inc[i];
+	struct dd_inc *I = &d->inc[i];
+	I->announced = 1;
+	said(d, i);
+	d->st.opened++;
 	if (a) {
 		a->time_ms = I->first.time_ms;
+		a->provisional = 1;
+		apenet_deduce_blame(d, I, &a->blame);
+		a->ev = I->first;
+	}
+}
+
+static void open_now(struct apenet_deduce *d, uint32_t i)
+{
+	struct dd_inc *I = &d->inc[i];
+	apenet_deduce_list_del(d, &d->cand_head, i);
+	d->ncand--;
+	d->nopen++;
+	I->state = I_OPEN;
+	int was = I->announced;
+	/* announced: its first fault as said (one earlier found since goes
+	 * out as evidence that is the first fault now) */
+	struct apenet_deduce_evidence told = I->first;
+	uint32_t best = was ? DD_NONE : first_fault(d, i);
+	if (was)
+		d->st.settled++;
+	else
+		d->st.opened++;
+	I->first_ms = I->first.time_ms;
+	struct apenet_deduce_action *a = apenet_deduce_action(d, was ? APENET_DEDUCE_SETTLE : APENET_DEDUCE_OPEN, i);
+	I = &d->inc[i];
+	if (a) {
+		a->time_ms = was ? d->now : I->first.time_ms;
 		apenet_deduce_blame(d, I, &a->blame);
 		a->ev = I->first;
 	}
@@ -335,9 +413,10 @@ static void open_now(struct apenet_deduce *d, uint32_t i)
 		I->nevidence = 1;
 	uint32_t n;
 	uint32_t list = take_records(d, i, DD_NONE, &n);
+	int skipped = !was;
 	for (uint32_t r = list; r != DD_NONE;) {
 		uint32_t next = d->evr[r].next;
-		if (r != best)
+		if (!was ? r != best : skipped || !(skipped = same_evidence(&d->evr[r].ev, &told)))
 			emit_evidence(d, i, &d->evr[r].ev);
 		apenet_deduce_evrec_free(d, r);
 		r = next;
@@ -365,6 +444,7 @@ static void close_now(struct apenet_deduce *d, uint32_t i, int state, uint32_t i
 	struct dd_inc *I = &d->inc[i];
 	if (a) {
 		a->state = state;
+		a->provisional = I->state == I_CAND;
 		a->nevidence = I->nevidence;
 		if (d->cause && state == APENET_DEDUCE_CLOSED) {
 			a->ev = *d->cause;
@@ -382,7 +462,10 @@ static void close_now(struct apenet_deduce *d, uint32_t i, int state, uint32_t i
 		d->st.merged++;
 	else
 		d->st.closed++;
-	node_changed(d, I);
+	if (I->state == I_CAND && state != APENET_DEDUCE_MERGED)
+		d->st.withdrawn++;
+	if (I->state == I_OPEN)
+		node_changed(d, I); /* a candidate's going changes no verdict (drop_candidate) */
 	unlist(d, i);
 	apenet_deduce_inc_free(d, i);
 }
@@ -393,10 +476,21 @@ static void drop_candidate(struct apenet_deduce *d, uint32_t i)
 	apenet_deduce_inc_free(d, i);
 }
 
-/* Open incident i lost its facts to open incident t. */
+/* Incident i (open, or a candidate said provisionally) lost its facts to
+ * incident t (open, or said provisionally). */
 static void merge(struct apenet_deduce *d, uint32_t i, uint32_t t)
 {
 	struct apenet_deduce_evidence ev = d->inc[i].first;
+	if (d->inc[i].state == I_CAND) {
+		/* not settled: its evidence went with its facts (its history,
+		 * facts cleared, goes with it, as a candidate's does); its row
+		 * says where it went */
+		char why[96];
+		snprintf(why, sizeof(why), "its evidence is explained by incident %" PRIu64 " (%s)", d->inc[t].key,
+			 apenet_deduce_comp_name(d, d->inc[t].comp));
+		close_now(d, i, APENET_DEDUCE_MERGED, t, why);
+		return;
+	}
 	struct apenet_deduce_blame b;
 	apenet_deduce_blame(d, &d->inc[i], &b);
 	char text[sizeof(ev.text) + 128];
@@ -407,8 +501,12 @@ static void merge(struct apenet_deduce *d, uint32_t i, uint32_t t)
 	snprintf(why, sizeof(why), "its evidence is explained by incident %" PRIu64 " (%s)", d->inc[t].key,
 		 apenet_deduce_comp_name(d, d->inc[t].comp));
 	close_now(d, i, APENET_DEDUCE_MERGED, t, why);
-	d->inc[t].nevidence++;
-	emit_evidence(d, t, &ev);
+	if (d->inc[t].state == I_OPEN) {
+		d->inc[t].nevidence++;
+		emit_evidence(d, t, &ev);
+	} else {
+		apenet_deduce_add_evidence(d, t, DD_NONE, &ev);
+	}
 }
 
 /* Open incident i lost its facts to candidate t: i takes t's blame and
@@ -439,6 +537,23 @@ static void reblame_into(struct apenet_deduce *d, uint32_t i, uint32_t t)
 	uint32_t n;
 	uint32_t list = take_records(d, t, DD_NONE, &n);
 	I->nevidence += n;
+	if (T->announced) {
+		/* said provisionally: its row is merged into i, which goes on */
+		struct apenet_deduce_action *a = apenet_deduce_action(d, APENET_DEDUCE_CLOSE, t);
+		I = &d->inc[i];
+		T = &d->inc[t];
+		if (a) {
+			a->state = APENET_DEDUCE_MERGED;
+			a->provisional = 1;
+			a->nevidence = T->nevidence;
+			apenet_deduce_own_evidence(d, T->node, &a->ev);
+			snprintf(a->ev.text, sizeof(a->ev.text), "its evidence is explained by incident %" PRIu64,
+				 I->key);
+			a->merged_into = I->key;
+			a->merged_into_ref = I->ref;
+		}
+		d->st.merged++;
+	}
 	apenet_deduce_list_del(d, &d->cand_head, t);
 	d->ncand--;
 	apenet_deduce_inc_unhash(d, t);
@@ -447,6 +562,50 @@ static void reblame_into(struct apenet_deduce *d, uint32_t i, uint32_t t)
 	blame_action(d, i);
 	give_records(d, i, list);
 	node_changed(d, &d->inc[i]);
+}
+
+/* Candidate i, said provisionally, lost its facts to candidate t, not
+ * said: i becomes t (its blame, facts, evidence, window: the deduction
+ * goes on exactly as it would have with t) under its own key, re-blamed
+ * when the rounds are done.  Its own history (facts cleared) goes, as it
+ * would have with i. */
+static void adopt(struct apenet_deduce *d, uint32_t i, uint32_t t)
+{
+	while (d->inc[t].fhead != DD_NONE) {
+		uint32_t f = d->inc[t].fhead;
+		apenet_deduce_inc_unlink_fact(d, t, f);
+		apenet_deduce_inc_link_fact(d, i, f);
+	}
+	apenet_deduce_inc_unhash(d, i);
+	apenet_deduce_inc_unhash(d, t);
+	uint32_t n;
+	uint32_t old = take_records(d, i, DD_NONE, &n);
+	for (uint32_t r = old; r != DD_NONE;) {
+		uint32_t next = d->evr[r].next;
+		apenet_deduce_evrec_free(d, r);
+		r = next;
+	}
+	uint32_t list = take_records(d, t, DD_NONE, &n);
+	struct dd_inc *I = &d->inc[i], *T = &d->inc[t];
+	I->comp = T->comp;
+	I->node = T->node;
+	I->aux = T->aux;
+	I->rule = T->rule;
+	I->srcmask = T->srcmask;
+	I->status = T->status;
+	I->adopted = T->adopted;
+	I->settle_from = T->settle_from;
+	I->first_ms = T->first_ms;
+	I->last_ms = T->last_ms;
+	I->nevidence = T->nevidence;
+	I->moved_to = DD_NONE;
+	I->lost_by_clear = 0;
+	apenet_deduce_list_del(d, &d->cand_head, t);
+	d->ncand--;
+	apenet_deduce_inc_free(d, t);
+	apenet_deduce_inc_hash(d, i);
+	give_records(d, i, list);
+	to_announce(d, i);
 }
 
 void apenet_deduce_reconcile(struct apenet_deduce *d)
@@ -459,17 +618,31 @@ void apenet_deduce_reconcile(struct apenet_deduce *d)
 			continue;
 		if (I->nfacts) {
 			I->moved_to = DD_NONE;
+			if (I->state == I_CAND)
+				to_announce(d, i);
 			continue;
 		}
 		if (I->state == I_CAND) {
 			/* gone before it settled: a transient, unless the evidence
 			 * itself spans the window (history, from a spool) */
+			uint32_t t = I->moved_to;
 			if (I->lost_by_clear && I->rule != R_LINKS_PENDING && I->rule != R_NONE &&
 			    I->last_ms - I->first_ms >= d->c.settle_ms) {
 				open_now(d, i);
 				close_now(d, i, APENET_DEDUCE_CLOSED, DD_NONE, "cleared");
-			} else {
+			} else if (!I->announced) {
 				drop_candidate(d, i);
+			} else if (!I->lost_by_clear && t != DD_NONE && d->inc[t].state != I_FREE && d->inc[t].nfacts) {
+				/* said provisionally, and its evidence blames something
+				 * else now: it goes on under that blame, or merges into
+				 * the incident that blames it when that one is said */
+				if (d->inc[t].state == I_CAND && !d->inc[t].announced)
+					adopt(d, i, t);
+				else
+					merge(d, i, t);
+			} else {
+				close_now(d, i, APENET_DEDUCE_CLOSED, DD_NONE,
+					  "withdrawn: its evidence cleared before it settled");
 			}
 			continue;
 		}
@@ -556,6 +729,25 @@ void apenet_deduce_due(struct apenet_deduce *d)
 		}
 		i = next;
 	}
+}
+
+void apenet_deduce_announce(struct apenet_deduce *d)
+{
+	for (uint32_t k = 0; k < d->announce.n; k++) {
+		uint32_t i = d->announce.v[k];
+		struct dd_inc *I = &d->inc[i];
+		I->amark = 0;
+		if (I->state != I_CAND || !I->nfacts || I->rule == R_NONE)
+			continue;
+		if (!I->announced) {
+			if (I->rule != R_LINKS_PENDING) /* an isolation is decided first */
+				open_provisional(d, i);
+		} else if (I->said_comp != I->comp || I->said_node != I->node || I->said_aux != I->aux ||
+			   I->said_rule != I->rule) {
+			blame_action(d, i);
+		}
+	}
+	d->announce.n = 0;
 }
 
 /* ---- what it blames, in words ---- */

@@ -13,8 +13,9 @@
  * Facts are the live evidence: one per (node it is about, what, reporter,
  * the reporter's link), kept while it is not normal, in two lists (its
  * node's, its incident's).  Nodes are a dense array indexed by
- * coordinates.  Incidents are candidates (settling, nothing said yet) or
- * open; a closed one is freed.
+ * coordinates.  Incidents are candidates (settling: nothing said yet, or
+ * announced provisionally when the engine is provisional) or open
+ * (settled); a closed one is freed.
  */
 #ifndef APENET_DEDUCE_INT_H
 #define APENET_DEDUCE_INT_H
@@ -120,6 +121,11 @@ struct dd_inc {
 	uint8_t lost_by_clear;   /* its last fact went by a clear, not a move */
 	uint8_t mark;            /* touched in this pass */
 	uint8_t hashed;          /* in the hash by (comp, node, aux) */
+	uint8_t announced;       /* a candidate said provisionally (OPEN provisional) */
+	uint8_t amark;           /* in the announce list */
+	uint8_t said_aux, said_rule; /* the blame last said of it while provisional */
+	uint16_t said_comp;
+	uint32_t said_node;
 	uint32_t gen;            /* slot generation, in the key */
 	uint32_t nfacts, fhead;
 	uint32_t hnext;          /* hash chain */
@@ -163,6 +169,7 @@ struct apenet_deduce {
 	uint32_t cand_head;      /* candidates */
 	uint32_t hold_head;      /* restored incidents on hold */
 	struct dd_vec dirty, rekey, touched, ulist;
+	struct dd_vec announce;  /* candidates whose provisional blame may have to be said */
 	struct dd_expire *exp;   /* in time order */
 	uint32_t nexp, capexp, hexp;
 	struct apenet_deduce_action *q;
@@ -260,6 +267,9 @@ void apenet_deduce_reconcile(struct apenet_deduce *d);
 /* Candidates whose settle window passed open; restored ones whose hold
  * passed close when nothing supports them. */
 void apenet_deduce_due(struct apenet_deduce *d);
+/* Provisional: the candidates touched that are not said yet open
+ * provisionally, those whose blame changed are re-blamed. */
+void apenet_deduce_announce(struct apenet_deduce *d);
 void apenet_deduce_blame(const struct apenet_deduce *d, const struct dd_inc *I, struct apenet_deduce_blame *b);
 /* Evidence of the supervisor's own about node n (DD_NONE: none), now. */
 void apenet_deduce_own_evidence(const struct apenet_deduce *d, uint32_t n, struct apenet_deduce_evidence *ev);

@@ -341,9 +341,11 @@ void apenet_deduce_pass(struct apenet_deduce *d)
 	 * that closed): a few rounds, each bounded by what changed */
 	for (int round = 0; round < 4; round++) {
 		if (!d->dirty.n && !d->rekey.n && !d->touched.n)
-			return;
+			break;
 		verdicts(d);
 		rekey(d);
 		apenet_deduce_reconcile(d);
 	}
+	/* what the candidates blame now, said once the rounds are done */
+	apenet_deduce_announce(d);
 }

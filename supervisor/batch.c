@@ -93,16 +93,30 @@ static int apply(struct sup *s, const struct apenet_deduce_action *a, struct ape
 	case APENET_DEDUCE_OPEN: {
 		blame_of(&a->blame, &in);
 		in.opened_ms = a->time_ms;
+		/* provisional: committed now, acted on only once it settles */
+		in.settled_ms = a->provisional ? 0 : apenet_clock_epoch_ms();
 		evidence_of(&a->ev, &in.first);
 		int64_t id;
 		if (apenet_hdb_incident_open(s->db, &in, &id, e))
 			return -1;
 		apenet_deduce_set_ref(s->ded, a->key, id);
-		apenet_log(APENET_LOG_WARN, "incident %lld opened: %s on %u,%u,%u%s%s (%s): %s", (long long)id,
-			   in.component, in.node[0], in.node[1], in.node[2], in.link[0] ? " " : "", in.link, in.rule,
-			   a->blame.summary);
+		apenet_log(a->provisional ? APENET_LOG_NOTICE : APENET_LOG_WARN, "incident %lld opened%s: %s on %u,%u,%u%s%s (%s): %s",
+			   (long long)id, a->provisional ? " provisionally" : "", in.component, in.node[0], in.node[1],
+			   in.node[2], in.link[0] ? " " : "", in.link, in.rule, a->blame.summary);
 		return 0;
 	}
+	case APENET_DEDUCE_SETTLE:
+		if (!a->ref)
+			return 0;
+		blame_of(&a->blame, &in);
+		in.settled_ms = a->time_ms > 0 ? a->time_ms : apenet_clock_epoch_ms();
+		apenet_log(APENET_LOG_WARN, "incident %lld settled: %s on %u,%u,%u%s%s (%s): %s", (long long)a->ref,
+			   in.component, in.node[0], in.node[1], in.node[2], in.link[0] ? " " : "", in.link, in.rule,
+			   a->blame.summary);
+		return apenet_hdb_incident_update(s->db, a->ref, &in,
+						  APENET_HDB_SET_COMPONENT | APENET_HDB_SET_RULE | APENET_HDB_SET_NODE |
+							  APENET_HDB_SET_LINK | APENET_HDB_SET_SETTLED,
+						  e);
 	case APENET_DEDUCE_EVIDENCE:
 		if (!a->ref)
 			return 0;
@@ -112,18 +126,29 @@ static int apply(struct sup *s, const struct apenet_deduce_action *a, struct ape
 		if (!a->ref)
 			return 0;
 		blame_of(&a->blame, &in);
-		apenet_log(APENET_LOG_WARN, "incident %lld now blames %s on %u,%u,%u%s%s (%s)", (long long)a->ref,
-			   in.component, in.node[0], in.node[1], in.node[2], in.link[0] ? " " : "", in.link, in.rule);
-		return apenet_hdb_incident_update(s->db, a->ref, &in,
-						  APENET_HDB_SET_COMPONENT | APENET_HDB_SET_RULE | APENET_HDB_SET_NODE |
-							  APENET_HDB_SET_LINK,
-						  e);
+		apenet_log(a->provisional ? APENET_LOG_NOTICE : APENET_LOG_WARN, "incident %lld now blames %s on %u,%u,%u%s%s (%s)%s",
+			   (long long)a->ref, in.component, in.node[0], in.node[1], in.node[2], in.link[0] ? " " : "", in.link,
+			   in.rule, a->provisional ? ", provisionally" : "");
+		if (apenet_hdb_incident_update(s->db, a->ref, &in,
+					       APENET_HDB_SET_COMPONENT | APENET_HDB_SET_RULE | APENET_HDB_SET_NODE |
+						       APENET_HDB_SET_LINK,
+					       e))
+			return -1;
+		/* each change of blame recorded: the row holds the latest */
+		memset(&ev, 0, sizeof(ev));
+		ev.time_ms = a->time_ms > 0 ? a->time_ms : apenet_clock_epoch_ms();
+		ev.path = APENET_HDB_PATH_SUPERVISOR;
+		snprintf(ev.reporter, sizeof(ev.reporter), "supervisor");
+		snprintf(ev.text, sizeof(ev.text), "re-blamed%s: %.140s (%.24s)", a->provisional ? " provisionally" : "",
+			 a->blame.summary, a->blame.rule);
+		return apenet_hdb_incident_evidence(s->db, a->ref, &ev, e);
 	case APENET_DEDUCE_CLOSE: {
 		if (!a->ref)
 			return 0;
 		int merged = a->state == APENET_DEDUCE_MERGED && a->merged_into_ref;
-		apenet_log(APENET_LOG_NOTICE, "incident %lld %s%.0lld", (long long)a->ref,
-			   merged ? "merged into " : "closed", merged ? (long long)a->merged_into_ref : 0LL);
+		apenet_log(APENET_LOG_NOTICE, "incident %lld %s%.0lld%s", (long long)a->ref,
+			   merged ? "merged into " : a->provisional ? "withdrawn" : "closed",
+			   merged ? (long long)a->merged_into_ref : 0LL, merged && a->provisional ? " before it settled" : "");
 		return apenet_hdb_incident_close(s->db, a->ref, a->time_ms, merged ? APENET_HDB_MERGED : APENET_HDB_CLOSED,
 						 merged ? a->merged_into_ref : 0, e);
 	}

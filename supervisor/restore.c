@@ -67,6 +67,22 @@ static int on_incident(void *arg, const struct apenet_hdb_incident *in)
 	return 0;
 }
 
+/* An incident still provisional when the supervisor stopped: nothing has
+ * acted on it, and its evidence is deduced again from the current states
+ * below (a new provisional incident, which settles in its own window). */
+static int on_provisional(void *arg, const struct apenet_hdb_incident *in)
+{
+	struct seed *k = arg;
+	apenet_log(APENET_LOG_NOTICE, "incident %lld (%s on %u,%u,%u) withdrawn: it had not settled when this supervisor "
+				      "stopped; its evidence is deduced again",
+		   (long long)in->id, in->component, in->node[0], in->node[1], in->node[2]);
+	if (apenet_hdb_incident_close(k->s->db, in->id, k->now, APENET_HDB_CLOSED, 0, k->e)) {
+		k->failed = 1;
+		return 1;
+	}
+	return 0;
+}
+
 static int on_node(void *arg, const struct apenet_hdb_node *n)
 {
 	struct seed *k = arg;
@@ -125,7 +141,8 @@ int sup_restore(struct sup *s, struct apenet_err *e)
 {
 	struct seed k = { .s = s, .now = apenet_clock_epoch_ms(), .e = e };
 	int64_t silence = (int64_t)s->cfg.svr.silent_ms;
-	if (apenet_hdb_incidents_open_each(s->db, on_incident, &k, e) || k.failed)
+	if (apenet_hdb_incidents_provisional_each(s->db, on_provisional, &k, e) || k.failed ||
+	    apenet_hdb_incidents_open_each(s->db, on_incident, &k, e) || k.failed)
 		goto fail;
 	if (apenet_hdb_nodes_each(s->db, k.now, silence, 0, on_node, &k, e) || k.failed)
 		goto fail;

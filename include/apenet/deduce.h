@@ -6,8 +6,14 @@
  *
  * Pure C, no I/O, no clock: the daemon hands it every stored (deduplicated)
  * report and heartbeat with the time it arrived, tells it that time passes,
- * and drains the actions it queues (open, evidence, re-blame, close), which
- * it writes to the health database.
+ * and drains the actions it queues (open, evidence, re-blame, settle,
+ * close), which it writes to the health database.
+ *
+ * An incident opens provisionally at its first evidence and is re-blamed in
+ * place as its neighbours' words arrive; it settles when its window passes
+ * (settle_ms after the first evidence; explain_ms for a silence nothing
+ * explains yet).  Only a settled incident's blame may be acted on; one
+ * whose evidence clears before it settles is withdrawn (closed unsettled).
  *
  *     struct apenet_deduce *d;
  *     apenet_deduce_open(&cfg, &d, &e);
@@ -42,6 +48,12 @@ struct apenet_deduce_config {
 				  * again by then are superseded */
 	unsigned evidence_max;   /* pieces of evidence emitted per incident; the rest are counted */
 	unsigned group_min;      /* this many unexplained silences at once: this supervisor is cut off */
+	/* Not a supervisor key: 1 (the defaults, and the supervisor's) opens an
+	 * incident provisionally at its first evidence (OPEN, provisional) and
+	 * re-blames it as the rest arrives, then SETTLEs it when the window
+	 * passes; 0 says nothing until it settles (one OPEN, the settled
+	 * blame: the view of whatever acts on an incident). */
+	int provisional;
 };
 
 /* The settings other than dims are the supervisor's keys of the same
@@ -80,6 +92,7 @@ enum apenet_deduce_kind {
 	APENET_DEDUCE_EVIDENCE, /* one more piece of evidence of an open incident */
 	APENET_DEDUCE_REBLAME,  /* the incident blames another component, node or rule */
 	APENET_DEDUCE_CLOSE,    /* closed (its evidence cleared) or merged into another */
+	APENET_DEDUCE_SETTLE,   /* a provisional incident's blame is final: it may be acted on */
 };
 enum apenet_deduce_close_state { APENET_DEDUCE_CLOSED = 1, APENET_DEDUCE_MERGED = 2 };
 
@@ -125,10 +138,12 @@ struct apenet_deduce_action {
 	uint64_t key;            /* the engine's name of the incident, for its whole life */
 	int64_t ref;             /* the caller's id for it (apenet_deduce_set_ref), 0 when not set yet */
 	int64_t time_ms;         /* OPEN: the first fault; EVIDENCE: the piece's; REBLAME, CLOSE: when */
-	struct apenet_deduce_blame blame;   /* OPEN, REBLAME */
+	struct apenet_deduce_blame blame;   /* OPEN, REBLAME, SETTLE */
 	struct apenet_deduce_evidence ev;   /* OPEN: the first fault; EVIDENCE: the piece; CLOSE: what
 					     * cleared it (the supervisor's own when time did) */
 	int first;               /* EVIDENCE: earlier than the first fault so far: the first fault now */
+	int provisional;         /* OPEN: not settled yet (a SETTLE, or a CLOSE that withdraws it, follows);
+				  * REBLAME: of a provisional incident; CLOSE: withdrawn, never settled */
 	int state;               /* CLOSE: enum apenet_deduce_close_state */
 	uint64_t merged_into;    /* CLOSE merged: the incident that took its evidence */
 	int64_t merged_into_ref;
@@ -169,11 +184,12 @@ struct apenet_deduce_stats {
 	uint32_t nodes, heard, silent;
 	uint32_t facts, candidates, open;
 	uint64_t opened, closed, merged, reblamed, evidence, evidence_counted;
+	uint64_t settled, withdrawn; /* provisional incidents settled; closed before they settled */
 	size_t bytes;            /* memory held */
 };
 void apenet_deduce_stats(const struct apenet_deduce *d, struct apenet_deduce_stats *s);
 
-/* "open", "evidence", "reblame", "close" */
+/* "open", "evidence", "reblame", "close", "settle" */
 const char *apenet_deduce_kind_name(int kind);
 
 #endif

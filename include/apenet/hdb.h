@@ -50,7 +50,7 @@
  * it is someone else's and is never written. */
 #define APENET_HDB_APP_ID 0x41506864
 /* The schema this library writes (PRAGMA user_version). */
-#define APENET_HDB_SCHEMA 3
+#define APENET_HDB_SCHEMA 4
 
 struct apenet_hdb;
 
@@ -218,14 +218,17 @@ struct apenet_hdb_incident {
 	int state;               /* enum apenet_hdb_incident_state (readers) */
 	int64_t opened_ms;
 	int64_t closed_ms;       /* 0 while open */
+	int64_t settled_ms;      /* when its blame settled: from then on it may be acted on; 0: provisional
+				  * (open), or withdrawn before it settled (closed, merged) */
 	int64_t merged_into;     /* 0 none */
 	struct apenet_hdb_evidence first; /* the first fault */
 	unsigned evidence;       /* readers: how many evidence rows */
 };
 
-/* Opens an incident: component, node, link and far end, rule, opened_ms and
- * the first fault (first.time_ms, path, text, and reporter and seq when it
- * came from a report), which is also its first evidence row. */
+/* Opens an incident: component, node, link and far end, rule, opened_ms,
+ * settled_ms (0: provisional, its blame may still change) and the first
+ * fault (first.time_ms, path, text, and reporter and seq when it came from a
+ * report), which is also its first evidence row. */
 int apenet_hdb_incident_open(struct apenet_hdb *db, const struct apenet_hdb_incident *in, int64_t *id,
 			     struct apenet_err *e);
 /* One more piece of evidence for an incident (open or not). */
@@ -238,6 +241,7 @@ enum {
 	APENET_HDB_SET_RULE = 2,
 	APENET_HDB_SET_NODE = 4,
 	APENET_HDB_SET_LINK = 8, /* link, has_far, far, far_link */
+	APENET_HDB_SET_SETTLED = 16, /* settled_ms: a provisional incident settles (once) */
 };
 /* Re-blames an open incident: the fields of in named by the mask. */
 int apenet_hdb_incident_update(struct apenet_hdb *db, int64_t id, const struct apenet_hdb_incident *in, unsigned fields,
@@ -251,11 +255,20 @@ int apenet_hdb_incident_get(struct apenet_hdb *db, int64_t id, struct apenet_hdb
 
 typedef int (*apenet_hdb_incident_fn)(void *arg, const struct apenet_hdb_incident *in);
 typedef int (*apenet_hdb_evidence_fn)(void *arg, const struct apenet_hdb_evidence *ev);
-/* The open incidents, oldest first: what a restarted supervisor continues. */
+/* The open incidents whose blame settled, oldest first: what a restarted
+ * supervisor continues, and all that whatever acts on incidents may see
+ * (the MIB's table, `apenet health`'s open list and exit code, top). */
 int apenet_hdb_incidents_open_each(struct apenet_hdb *db, apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e);
-/* Incidents opened in [from_ms, to_ms) (all of them: 0, INT64_MAX), open
- * only when open_only, oldest first. */
-int apenet_hdb_incidents_each(struct apenet_hdb *db, int open_only, int64_t from_ms, int64_t to_ms,
+/* The open incidents not settled yet (provisional), oldest first. */
+int apenet_hdb_incidents_provisional_each(struct apenet_hdb *db, apenet_hdb_incident_fn cb, void *arg,
+					  struct apenet_err *e);
+/* Incidents opened in [from_ms, to_ms) (all of them: 0, INT64_MAX), oldest
+ * first: which APENET_HDB_SETTLED (0) the settled ones, open or not (never
+ * one withdrawn before it settled); APENET_HDB_SETTLED_OPEN (1) the settled
+ * ones still open; APENET_HDB_EVERY_ROW (2) every row, provisional and
+ * withdrawn ones too (settled_ms 0: nothing may act on them). */
+enum { APENET_HDB_SETTLED = 0, APENET_HDB_SETTLED_OPEN = 1, APENET_HDB_EVERY_ROW = 2 };
+int apenet_hdb_incidents_each(struct apenet_hdb *db, int which, int64_t from_ms, int64_t to_ms,
 			      apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e);
 /* An incident's evidence in time order. */
 int apenet_hdb_evidence_each(struct apenet_hdb *db, int64_t incident, apenet_hdb_evidence_fn cb, void *arg,
@@ -447,7 +460,7 @@ int apenet_hdb_dims(struct apenet_hdb *db, unsigned dims[3], struct apenet_err *
 int apenet_hdb_cable_at(struct apenet_hdb *db, const unsigned xyz[3], const char *link, struct apenet_hdb_cable *out,
 			struct apenet_err *e);
 /* Incidents that named this link end (as theirs or as the far end),
- * opened before before_ms, newest first, at most limit (0: all). */
+ * opened before before_ms, settled ones, newest first, at most limit (0: all). */
 int apenet_hdb_link_incidents_each(struct apenet_hdb *db, const unsigned xyz[3], const char *link, int64_t before_ms,
 				   unsigned limit, apenet_hdb_incident_fn cb, void *arg, struct apenet_err *e);
 /* The incidents merged into one, oldest first. */

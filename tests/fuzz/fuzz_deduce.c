@@ -38,6 +38,7 @@ static const char *const comps[] = { "card", "node-power", "dnp", "host", "cable
 struct story {
 	uint64_t key[MAXK];
 	unsigned char state[MAXK]; /* 1 open, 2 closed */
+	unsigned char prov[MAXK];  /* open provisionally, not settled yet */
 	unsigned n;
 };
 
@@ -71,6 +72,7 @@ static void drain(struct apenet_deduce *d, struct story *s, int64_t *ref)
 			APENET_FUZZ_CHECK(k == MAXK);
 			if (s->n < MAXK) {
 				s->key[s->n] = a.key;
+				s->prov[s->n] = (unsigned char)a.provisional;
 				s->state[s->n++] = 1;
 			}
 			check_blame(&a.blame);
@@ -78,14 +80,21 @@ static void drain(struct apenet_deduce *d, struct story *s, int64_t *ref)
 			break;
 		case APENET_DEDUCE_EVIDENCE:
 		case APENET_DEDUCE_REBLAME:
+		case APENET_DEDUCE_SETTLE:
 			if (k != MAXK) /* restored incidents are open without an OPEN */
 				APENET_FUZZ_CHECK(s->state[k] == 1);
-			if (a.kind == APENET_DEDUCE_REBLAME)
+			/* a provisional incident: nothing but re-blames until it settles */
+			APENET_FUZZ_CHECK(a.kind != APENET_DEDUCE_EVIDENCE || k == MAXK || !s->prov[k]);
+			APENET_FUZZ_CHECK(a.kind != APENET_DEDUCE_SETTLE || (k != MAXK && s->prov[k]));
+			if (k != MAXK && a.kind == APENET_DEDUCE_SETTLE)
+				s->prov[k] = 0;
+			if (a.kind != APENET_DEDUCE_EVIDENCE)
 				check_blame(&a.blame);
 			break;
 		case APENET_DEDUCE_CLOSE:
 			if (k != MAXK) {
 				APENET_FUZZ_CHECK(s->state[k] == 1);
+				APENET_FUZZ_CHECK(a.provisional == s->prov[k]);
 				s->state[k] = 2;
 			}
 			APENET_FUZZ_CHECK(a.state == APENET_DEDUCE_CLOSED || a.state == APENET_DEDUCE_MERGED);

@@ -903,6 +903,7 @@ static void incident(struct apenet_hdb_incident *in, const char *component, unsi
 	in->node[1] = y;
 	snprintf(in->rule, sizeof(in->rule), "%s", rule);
 	in->opened_ms = t;
+	in->settled_ms = t; /* settled as it opened (test_provisional: not yet) */
 	in->first.time_ms = t - 10;
 	in->first.path = APENET_HDB_PATH_SUPERVISOR;
 	snprintf(in->first.reporter, sizeof(in->first.reporter), "supervisor");
@@ -1029,6 +1030,95 @@ static void test_incidents(void **state)
 	assert_int_equal(got.state, APENET_HDB_CLOSED);
 	assert_int_equal(got.closed_ms, T0 + 900);
 	assert_int_equal(apenet_hdb_incident_get(db, 12345, &got, &e), 0);
+	apenet_hdb_close(db);
+}
+
+/* An incident opened provisionally (settled_ms 0): committed, re-blamed,
+ * then settled once; nothing that acts on incidents sees it before. */
+static void test_provisional(void **state)
+{
+	struct fixture *f = *state;
+	struct apenet_hdb *db = create_ok(f->path);
+	layout_ok(db, 4, 4, 1);
+	struct apenet_err e = { 0 };
+	struct apenet_hdb_incident in;
+	int64_t a = 0, b = 0;
+	incident(&in, "cable", 1, 1, "link-one-end", T0 + 100);
+	in.settled_ms = 0;
+	assert_int_equal(apenet_hdb_incident_open(db, &in, &a, &e), 0);
+	incident(&in, "dnp", 2, 2, "ldm-stale", T0 + 200);
+	in.settled_ms = 0;
+	assert_int_equal(apenet_hdb_incident_open(db, &in, &b, &e), 0);
+	struct incidents open = { 0 }, prov = { 0 }, all = { 0 };
+	assert_int_equal(apenet_hdb_incidents_open_each(db, collect_incident, &open, &e), 0);
+	assert_int_equal(open.n, 0);
+	assert_int_equal(apenet_hdb_incidents_each(db, 1, 0, INT64_MAX, collect_incident, &open, &e), 0);
+	assert_int_equal(open.n, 0);
+	unsigned n = 9;
+	assert_int_equal(apenet_hdb_open_incidents(db, &n, &e), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(apenet_hdb_incidents_provisional_each(db, collect_incident, &prov, &e), 0);
+	assert_int_equal(prov.n, 2);
+	assert_int_equal(prov.in[0].id, a);
+	assert_int_equal(prov.in[0].settled_ms, 0);
+	/* re-blamed in place while provisional, then settled with its blame */
+	struct apenet_hdb_incident re = { 0 };
+	snprintf(re.component, sizeof(re.component), "card");
+	snprintf(re.rule, sizeof(re.rule), "card-gone");
+	re.node[0] = 2;
+	re.node[1] = 1;
+	assert_int_equal(apenet_hdb_incident_update(db, a, &re, APENET_HDB_SET_COMPONENT | APENET_HDB_SET_RULE |
+							       APENET_HDB_SET_NODE | APENET_HDB_SET_LINK, &e), 0);
+	re.settled_ms = T0 + 1600;
+	assert_int_equal(apenet_hdb_incident_update(db, a, &re, APENET_HDB_SET_RULE | APENET_HDB_SET_SETTLED, &e), 0);
+	/* once */
+	assert_int_equal(apenet_hdb_incident_update(db, a, &re, APENET_HDB_SET_SETTLED, &e), -1);
+	assert_non_null(strstr(e.msg, "settled already"));
+	re.settled_ms = 0;
+	assert_int_equal(apenet_hdb_incident_update(db, b, &re, APENET_HDB_SET_SETTLED, &e), -1);
+	assert_non_null(strstr(e.msg, "a time"));
+	struct apenet_hdb_incident got;
+	assert_int_equal(apenet_hdb_incident_get(db, a, &got, &e), 1);
+	assert_string_equal(got.component, "card");
+	assert_int_equal(got.node[0], 2);
+	assert_string_equal(got.link, "");
+	assert_int_equal(got.settled_ms, T0 + 1600);
+	memset(&open, 0, sizeof(open));
+	assert_int_equal(apenet_hdb_incidents_open_each(db, collect_incident, &open, &e), 0);
+	assert_int_equal(open.n, 1);
+	assert_int_equal(open.in[0].id, a);
+	assert_int_equal(apenet_hdb_open_incidents(db, &n, &e), 0);
+	assert_int_equal(n, 1);
+	/* withdrawn: closed before it settled, and it stays unsettled */
+	assert_int_equal(apenet_hdb_incident_close(db, b, T0 + 900, APENET_HDB_CLOSED, 0, &e), 0);
+	assert_int_equal(apenet_hdb_incidents_each(db, APENET_HDB_SETTLED, 0, INT64_MAX, collect_incident, &all, &e), 0);
+	assert_int_equal(all.n, 1); /* the withdrawn one is history no one acted on */
+	assert_int_equal(all.in[0].id, a);
+	memset(&all, 0, sizeof(all));
+	assert_int_equal(apenet_hdb_incidents_each(db, APENET_HDB_EVERY_ROW, 0, INT64_MAX, collect_incident, &all, &e), 0);
+	assert_int_equal(all.n, 2);
+	assert_int_equal(all.in[1].state, APENET_HDB_CLOSED);
+	assert_int_equal(all.in[1].settled_ms, 0);
+	assert_int_equal(apenet_hdb_check(db, NULL, NULL, &e), 0);
+	apenet_hdb_close(db);
+}
+
+/* A version-3 file: its incidents were settled when they opened. */
+static void test_migrates_from_v3(void **state)
+{
+	struct fixture *f = *state;
+	struct apenet_err e = { 0 };
+	assert_int_equal(apenet_hdb_create_at(f->path, 3, &e), 0);
+	sql_exec(f->path, "INSERT INTO node (id, x, y, z, name, in_layout) VALUES (1, 0, 0, 0, 'n0', 1);"
+			  "INSERT INTO incident (component, node_id, rule, state, opened_ms, first_ms, first_path,"
+			  "  first_evidence, first_reporter) VALUES ('card', 1, 'card-gone', 'open', 5000, 4990, 4, 'x',"
+			  "  'supervisor');");
+	struct apenet_hdb *db = open_ok(f->path, 0);
+	assert_non_null(strstr(logged, "schema 3 -> 4"));
+	struct incidents open = { 0 };
+	assert_int_equal(apenet_hdb_incidents_open_each(db, collect_incident, &open, &e), 0);
+	assert_int_equal(open.n, 1);
+	assert_int_equal(open.in[0].settled_ms, 5000);
 	apenet_hdb_close(db);
 }
 
@@ -1357,8 +1447,8 @@ static void test_migrates_from_v2(void **state)
 			  "  VALUES ('APC00000010', 'APEnet', 'DAC', 8, 1, 'X+', 1, 2);");
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_schema WHERE name = 'certificate'"), 0);
 	struct apenet_hdb *db = open_ok(f->path, 0);
-	assert_non_null(strstr(logged, "schema 2 -> 3"));
-	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 3);
+	assert_non_null(strstr(logged, "schema 2 -> 4"));
+	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 4);
 	struct apenet_hdb_cable got;
 	assert_int_equal(apenet_hdb_cable_get(db, "APC00000010", &got, &e), 1);
 	assert_string_equal(got.vendor, "APEnet");
@@ -1489,6 +1579,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_certificates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrates_from_v2, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrates_from_v3, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_provisional, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_modes, setup, teardown),
 	};

@@ -8,7 +8,10 @@
  * incident blaming the right component on the right node with the rule,
  * its evidence, its close after the fault clears, and nothing else; with
  * the evidence in other orders, from one path only, duplicated, late from a
- * spool, and across a supervisor restart.
+ * spool, and across a supervisor restart.  Every case runs twice: on an
+ * engine that says nothing until an incident settles, and on a provisional
+ * one seen as whatever acts on incidents sees it (settled incidents only),
+ * which must be the same story; then the provisional life itself.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -40,7 +43,18 @@ struct h {
 	struct apenet_deduce_action *a;
 	int na;
 	int64_t ref;               /* the database's ids */
+	/* A provisional engine (the second run of every case): a is the
+	 * settled view, what acts on an incident sees (an incident appears
+	 * when it settles, its provisional life is not in it), raw every
+	 * action; vkey/vref: the view's ids of the incidents settled. */
+	struct apenet_deduce_action *raw;
+	int nraw;
+	uint64_t vkey[256];
+	int64_t vref[256];
+	int nv;
 };
+
+static int provisional; /* the engine of the run */
 
 static unsigned idx(const struct h *h, unsigned x, unsigned y, unsigned z)
 {
@@ -52,14 +66,60 @@ static unsigned nnodes(const struct h *h)
 	return h->c.dims[0] * h->c.dims[1] * h->c.dims[2];
 }
 
+static int64_t view_ref(const struct h *h, uint64_t key)
+{
+	for (int i = 0; i < h->nv; i++)
+		if (h->vkey[i] == key)
+			return h->vref[i];
+	return 0;
+}
+
+/* A provisional engine's action as what acts on incidents sees it: 1 when
+ * it is in the view (*a rewritten), 0 when it is not.  The actions of a
+ * provisional incident: only its CLOSE can come before its SETTLE, and it
+ * is not in the view; after, it is settled. */
+static int settled_view(struct h *h, struct apenet_deduce_action *a)
+{
+	if (a->provisional) {
+		assert_true(a->kind == APENET_DEDUCE_OPEN || a->kind == APENET_DEDUCE_REBLAME ||
+			    a->kind == APENET_DEDUCE_CLOSE);
+		assert_int_equal(view_ref(h, a->key), 0);
+		return 0;
+	}
+	if (a->kind == APENET_DEDUCE_SETTLE || a->kind == APENET_DEDUCE_OPEN) {
+		assert_int_equal(view_ref(h, a->key), 0);
+		assert_true(h->nv < 256);
+		h->vkey[h->nv] = a->key;
+		h->vref[h->nv++] = ++h->ref + 1000;
+		a->kind = APENET_DEDUCE_OPEN;
+		a->time_ms = a->ev.time_ms;
+	}
+	/* nothing of an incident not settled (restored ones have the
+	 * database's ids, below 5000) */
+	int64_t v = view_ref(h, a->key);
+	assert_true(v || (a->ref > 0 && a->ref < 5000));
+	a->ref = v ? v : a->ref;
+	if (a->merged_into) {
+		v = view_ref(h, a->merged_into);
+		assert_true(v || (a->merged_into_ref > 0 && a->merged_into_ref < 5000));
+		a->merged_into_ref = v ? v : a->merged_into_ref;
+	}
+	return 1;
+}
+
 static void drain(struct h *h)
 {
-	while (h->na < MAXA && apenet_deduce_next_action(h->d, &h->a[h->na])) {
-		struct apenet_deduce_action *a = &h->a[h->na++];
-		if (a->kind == APENET_DEDUCE_OPEN) {
-			assert_int_equal(a->ref, 0);
-			apenet_deduce_set_ref(h->d, a->key, ++h->ref + 1000);
+	struct apenet_deduce_action a;
+	while (h->na < MAXA && h->nraw < MAXA && apenet_deduce_next_action(h->d, &a)) {
+		h->raw[h->nraw++] = a;
+		if (a.kind == APENET_DEDUCE_OPEN) {
+			assert_int_equal(a.ref, 0);
+			apenet_deduce_set_ref(h->d, a.key, provisional ? 5000 + h->nraw : ++h->ref + 1000);
 		}
+		if (!provisional)
+			h->a[h->na++] = a;
+		else if (settled_view(h, &a))
+			h->a[h->na++] = a;
 	}
 }
 
@@ -69,8 +129,11 @@ static struct h *start(unsigned dx, unsigned dy, unsigned dz)
 	struct apenet_err e = { 0 };
 	assert_non_null(h);
 	h->a = calloc(MAXA, sizeof(*h->a));
+	h->raw = calloc(MAXA, sizeof(*h->raw));
 	assert_non_null(h->a);
+	assert_non_null(h->raw);
 	apenet_deduce_config_defaults(&h->c);
+	h->c.provisional = provisional;
 	h->c.dims[0] = dx;
 	h->c.dims[1] = dy;
 	h->c.dims[2] = dz;
@@ -86,6 +149,7 @@ static void stop(struct h *h)
 {
 	apenet_deduce_close(h->d);
 	free(h->a);
+	free(h->raw);
 	free(h);
 }
 
@@ -1017,6 +1081,7 @@ static void test_restore(void **state)
 	struct apenet_err e = { 0 };
 	assert_int_equal(apenet_deduce_open(&h->c, &h->d, &e), 0);
 	h->na = 0;
+	h->nv = 0; /* a new engine: its keys are new */
 	struct apenet_deduce_restore r = { .ref = 4242, .component = "card", .rule = "card-gone", .has_node = 1,
 					   .x = 1, .y = 1, .z = 0, .status = 2, .first_ms = o.time_ms };
 	uint64_t k2 = apenet_deduce_restore(h->d, &r, h->now, &e);
@@ -1307,6 +1372,165 @@ static void test_recorded_agents(void **state)
 	stop(h);
 }
 
+/* ---- the provisional life of an incident (the raw actions) ---- */
+
+static int raw_count(const struct h *h, int kind, uint64_t key)
+{
+	int n = 0;
+	for (int i = 0; i < h->nraw; i++)
+		n += h->raw[i].kind == kind && (!key || h->raw[i].key == key);
+	return n;
+}
+
+static const struct apenet_deduce_action *raw_nth(const struct h *h, int kind, int k)
+{
+	for (int i = 0; i < h->nraw; i++)
+		if (h->raw[i].kind == kind && k-- == 0)
+			return &h->raw[i];
+	return NULL;
+}
+
+/* A cable opens at its first evidence, blaming it at once, and settles
+ * settle_ms later with nothing new said in between. */
+static void test_provisional_cable(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	int64_t t0 = h->now;
+	unplug(h, 2, 1, 0, APENET_DIR_XM, 0, 2, 3); /* 2,1,0 X- <-> 1,1,0 X+ */
+	/* said before a single tick: at the first evidence */
+	const struct apenet_deduce_action *o = raw_nth(h, APENET_DEDUCE_OPEN, 0);
+	assert_non_null(o);
+	assert_int_equal(o->provisional, 1);
+	assert_string_equal(o->blame.component, "cable");
+	assert_int_equal(o->blame.x, 1);
+	assert_int_equal(o->blame.y, 1);
+	assert_string_equal(o->blame.link, "X+");
+	assert_int_equal(h->na, 0); /* nothing settled: nothing to act on */
+	uint64_t key = o->key;
+	run(h, h->c.settle_ms - 100);
+	assert_int_equal(raw_count(h, APENET_DEDUCE_SETTLE, 0), 0);
+	assert_int_equal(h->na, 0);
+	run(h, 200);
+	const struct apenet_deduce_action *st = raw_nth(h, APENET_DEDUCE_SETTLE, 0);
+	assert_non_null(st);
+	assert_int_equal(st->key, key);
+	assert_int_equal(st->provisional, 0);
+	assert_true(st->time_ms >= t0 + h->c.settle_ms && st->time_ms <= t0 + h->c.settle_ms + 100);
+	assert_string_equal(st->blame.rule, "link-both-ends");
+	/* one incident, said once: the rule grew (one end, then both) in place */
+	assert_int_equal(raw_count(h, APENET_DEDUCE_OPEN, 0), 1);
+	assert_int_equal(raw_count(h, APENET_DEDUCE_CLOSE, 0), 0);
+	for (int i = 0; i < h->nraw; i++)
+		if (h->raw[i].kind == APENET_DEDUCE_REBLAME) {
+			assert_int_equal(h->raw[i].key, key);
+			assert_string_equal(h->raw[i].blame.component, "cable");
+		}
+	assert_int_equal(evidence_of(h, key), 2 * 4 - 1);
+	struct apenet_deduce_stats s = stats(h);
+	assert_int_equal(s.opened, 1);
+	assert_int_equal(s.settled, 1);
+	assert_int_equal(s.withdrawn, 0);
+	stop(h);
+}
+
+/* A neighbour's dark link first says "cable"; the card's own CARD_GONE and
+ * the other neighbours' links say "card": the incident first said is
+ * re-blamed in place (same key), the others said meanwhile merge into it,
+ * and only the card settles. */
+static void test_provisional_reblame(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	far_link(h, 1, 1, 0, APENET_DIR_XM, 0, 2); /* 0,1,0's X+ */
+	run(h, 200);
+	const struct apenet_deduce_action *o = raw_nth(h, APENET_DEDUCE_OPEN, 0);
+	assert_non_null(o);
+	assert_int_equal(o->provisional, 1);
+	assert_string_equal(o->blame.component, "cable");
+	uint64_t key = o->key;
+	far_link(h, 1, 1, 0, APENET_DIR_XP, 0, 2);
+	run(h, 100);
+	card_gone(h, 1, 1, 0, 2);
+	for (unsigned dir = 0; dir < 6; dir++)
+		if (dir != APENET_DIR_XM && dir != APENET_DIR_XP)
+			far_link(h, 1, 1, 0, dir, 0, 2);
+	run(h, 100);
+	/* re-blamed before it settled: the card, on the node */
+	const struct apenet_deduce_action *rb = NULL;
+	for (int i = 0; i < h->nraw; i++)
+		if (h->raw[i].kind == APENET_DEDUCE_REBLAME && h->raw[i].key == key)
+			rb = &h->raw[i];
+	assert_non_null(rb);
+	assert_int_equal(rb->provisional, 1);
+	assert_string_equal(rb->blame.component, "card");
+	assert_int_equal(rb->blame.x, 1);
+	assert_int_equal(rb->blame.y, 1);
+	assert_int_equal(raw_count(h, APENET_DEDUCE_SETTLE, 0), 0);
+	run(h, 3000);
+	/* the one that settles is the first said, blaming the card */
+	assert_int_equal(raw_count(h, APENET_DEDUCE_SETTLE, 0), 1);
+	const struct apenet_deduce_action *st = raw_nth(h, APENET_DEDUCE_SETTLE, 0);
+	assert_int_equal(st->key, key);
+	assert_string_equal(st->blame.component, "card");
+	assert_string_equal(st->blame.rule, "card-gone");
+	/* every other incident said provisionally is gone, merged into it,
+	 * before it settled and without a settle of its own */
+	for (int i = 0; i < h->nraw; i++) {
+		const struct apenet_deduce_action *a = &h->raw[i];
+		if (a->kind == APENET_DEDUCE_OPEN && a->key != key) {
+			assert_int_equal(a->provisional, 1);
+			assert_int_equal(raw_count(h, APENET_DEDUCE_CLOSE, a->key), 1);
+			assert_int_equal(raw_count(h, APENET_DEDUCE_SETTLE, a->key), 0);
+		}
+		if (a->kind == APENET_DEDUCE_CLOSE) {
+			assert_int_equal(a->provisional, 1);
+			assert_int_equal(a->state, APENET_DEDUCE_MERGED);
+			assert_int_equal(a->merged_into, key);
+		}
+	}
+	the_one(h, "card", "card-gone", 1, 1, 0, 0);
+	card_gone(h, 1, 1, 0, 0);
+	all_far_links(h, 1, 1, 0, 2, 0);
+	run(h, 2000);
+	the_one(h, "card", "card-gone", 1, 1, 0, APENET_DEDUCE_CLOSED);
+	stop(h);
+}
+
+/* Evidence that clears before the window passes: the provisional incident
+ * is withdrawn (closed, never settled), and nothing reaches the view. */
+static void test_provisional_withdrawn(void **state)
+{
+	(void)state;
+	struct h *h = start(4, 4, 1);
+	run(h, 2000);
+	nbr(h, 2, 2, 0, APENET_DIR_XP, APENET_REPORT_SUBJ_BOARD, "ldm", "LDM_STALE", 0, 1);
+	run(h, 500);
+	const struct apenet_deduce_action *o = raw_nth(h, APENET_DEDUCE_OPEN, 0);
+	assert_non_null(o);
+	assert_int_equal(o->provisional, 1);
+	assert_string_equal(o->blame.component, "dnp");
+	uint64_t key = o->key;
+	nbr(h, 2, 2, 0, APENET_DIR_XP, APENET_REPORT_SUBJ_BOARD, "ldm", "LDM_STALE", 1, 0);
+	const struct apenet_deduce_action *c = raw_nth(h, APENET_DEDUCE_CLOSE, 0);
+	assert_non_null(c);
+	assert_int_equal(c->key, key);
+	assert_int_equal(c->provisional, 1);
+	assert_int_equal(c->state, APENET_DEDUCE_CLOSED);
+	assert_string_equal(c->ev.code, "LDM_STALE"); /* what cleared it */
+	run(h, 5000);
+	assert_int_equal(raw_count(h, APENET_DEDUCE_SETTLE, 0), 0);
+	assert_int_equal(raw_count(h, APENET_DEDUCE_EVIDENCE, 0), 0);
+	assert_quiet(h);
+	struct apenet_deduce_stats s = stats(h);
+	assert_int_equal(s.withdrawn, 1);
+	assert_int_equal(s.candidates, 0);
+	assert_int_equal(s.open, 0);
+	stop(h);
+}
+
 static void test_config(void **state)
 {
 	(void)state;
@@ -1395,5 +1619,14 @@ int main(void)
 		cmocka_unit_test(test_recorded_agents),
 		cmocka_unit_test(test_config),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	const struct CMUnitTest ptests[] = {
+		cmocka_unit_test(test_provisional_cable),
+		cmocka_unit_test(test_provisional_reblame),
+		cmocka_unit_test(test_provisional_withdrawn),
+	};
+	int rc = cmocka_run_group_tests_name("settled only", tests, NULL, NULL);
+	/* the same cases on a provisional engine, as what acts sees them */
+	provisional = 1;
+	rc |= cmocka_run_group_tests_name("provisional, the settled view", tests, NULL, NULL);
+	return rc | cmocka_run_group_tests_name("provisional, every action", ptests, NULL, NULL);
 }

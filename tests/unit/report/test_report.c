@@ -935,6 +935,7 @@ static void test_build(void **state)
 	struct apenet_hdb_incident in = cable_incident();
 	in.first.seq = 1;
 	in.opened_ms = T0 + 1500;
+	in.settled_ms = in.opened_ms;
 	int64_t id;
 	assert_int_equal(apenet_hdb_incident_open(db, &in, &id, &e), 0);
 	struct apenet_hdb_evidence ev;
