@@ -150,7 +150,8 @@ int agent_loop(struct agent *a)
 		 * timeout; none when it is served at the period's tick */
 		unsigned rep0 = n;
 		int timeout = -1;
-		if (!agent_report_at_tick(a))
+		int at_tick = agent_report_at_tick(a);
+		if (!at_tick)
 			agent_report_pollfds(a, fds, &n, MAXFDS, &timeout);
 		unsigned mib0 = n;
 		agent_mib_pollfds(a, fds, &n, MAXFDS, &timeout);
@@ -167,7 +168,16 @@ int agent_loop(struct agent *a)
 		if (fds[0].revents)
 			on_timer(a);
 		agent_ctl_dispatch(a, fds + ctl0, rep0 - ctl0);
-		agent_report_dispatch(a, fds + rep0, mib0 - rep0);
+		/* Served from this poll only when its descriptors were in it: a
+		 * dispatch without them would run net-snmp's timeouts before
+		 * reading the acknowledgements waiting in the sockets (after the
+		 * host stopped us, every INFORM looks timed out).  A backlog that
+		 * began in this pass (on_timer's reports) is served now, reading
+		 * first. */
+		if (!at_tick)
+			agent_report_dispatch(a, fds + rep0, mib0 - rep0);
+		else if (!agent_report_at_tick(a))
+			agent_report_tick(a);
 		agent_mib_dispatch(a, fds + mib0, n - mib0);
 	}
 	return 0;
