@@ -10,11 +10,14 @@
  * cost shows apart from what a running process costs anyway.
  */
 #include <dirent.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -246,6 +249,27 @@ static int rep_sup_start(const char *dir, int i, const char *cfg)
 	return 0;
 }
 
+/* The floor: a process that only wakes every period (timerfd, poll, read)
+ * and does nothing else, measured beside the agents: what a period's
+ * wake-up alone costs on this machine (on this VM most of the agent's). */
+static pid_t floor_start(double period_ms)
+{
+	pid_t p = fork();
+	if (p != 0)
+		return p;
+	long ns = (long)(period_ms * 1e6);
+	struct itimerspec it = { { ns / 1000000000L, ns % 1000000000L }, { ns / 1000000000L, ns % 1000000000L } };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (fd < 0 || timerfd_settime(fd, 0, &it, NULL))
+		_exit(127);
+	for (;;) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		uint64_t n;
+		if (poll(&pf, 1, -1) > 0 && read(fd, &n, sizeof(n)) < 0)
+			_exit(1);
+	}
+}
+
 static int run_reports(const struct e2e_sim *sim, const char *dir, double secs)
 {
 	char d[PATH_MAX], cfg[PATH_MAX + 64], sk[PATH_MAX + 64], nk[PATH_MAX + 64], extra[PATH_MAX * 2 + 256];
@@ -300,11 +324,16 @@ static int run_reports(const struct e2e_sim *sim, const char *dir, double secs)
 	struct rep_wait w = { NULL, d, 4 };
 	if (!e2e_wait(rep_acked, &w, 30))
 		fprintf(stderr, "bench: the supervisors did not acknowledge the agent's reports (see %s/log)\n", d);
+	pid_t fl = floor_start(100);
 	long a0 = rep_status_sum(d, "acked");
-	double c0 = proc_cpu_exact_s(p), o0 = proc_cpu_exact_s(q), t0 = e2e_now();
+	double c0 = proc_cpu_exact_s(p), o0 = proc_cpu_exact_s(q), f0 = proc_cpu_exact_s(fl), t0 = e2e_now();
 	struct timespec ts = { (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) };
 	nanosleep(&ts, NULL);
-	double c1 = proc_cpu_exact_s(p), o1 = proc_cpu_exact_s(q), t1 = e2e_now();
+	double c1 = proc_cpu_exact_s(p), o1 = proc_cpu_exact_s(q), f1 = proc_cpu_exact_s(fl), t1 = e2e_now();
+	if (fl > 0) {
+		kill(fl, SIGTERM);
+		waitpid(fl, NULL, 0);
+	}
 	long a1 = rep_status_sum(d, "acked");
 	long rss = e2e_proc_kb(p, "VmRSS:"), hwm = e2e_proc_kb(p, "VmHWM:");
 	long orss = e2e_proc_kb(q, "VmRSS:"), ohwm = e2e_proc_kb(q, "VmHWM:");
@@ -330,8 +359,15 @@ static int run_reports(const struct e2e_sim *sim, const char *dir, double secs)
 	printf("%-8s %8.0f %10.3f %12.1f %9.1f %9.1f %10.2f %8.2f\n", "on", t1 - t0, 100 * (c1 - c0) / (t1 - t0),
 	       (c1 - c0) / periods * 1e6, rss / 1024.0, hwm / 1024.0,
 	       a0 >= 0 && a1 >= 0 ? (double)(a1 - a0) / (t1 - t0) : -1, load[0]);
+	if (f0 >= 0 && f1 >= 0)
+		printf("%-8s %8.0f %10.3f %12.1f %9s %9s %10s %8.2f\n", "floor", t1 - t0, 100 * (f1 - f0) / (t1 - t0),
+		       (f1 - f0) / periods * 1e6, "-", "-", "-", load[0]);
 	printf("# the reports' own cost: %.3f%% of a core (%.1f us a period)\n", 100 * ((c1 - c0) - (o1 - o0)) / (t1 - t0),
 	       ((c1 - c0) - (o1 - o0)) / periods * 1e6);
+	if (f0 >= 0 && f1 >= 0)
+		printf("# floor: a process that only wakes every 100 ms (timerfd, poll, read), beside them; the agent above it:\n"
+		       "# reports off %.3f%%, on %.3f%% of a core\n",
+		       100 * ((o1 - o0) - (f1 - f0)) / (t1 - t0), 100 * ((c1 - c0) - (f1 - f0)) / (t1 - t0));
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 && WIFEXITED(ost) && WEXITSTATUS(ost) == 0 && a1 > a0 ? 0 : -1;
 }
 

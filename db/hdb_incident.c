@@ -171,6 +171,8 @@ int apenet_hdb_incident_update(struct apenet_hdb *db, int64_t id, const struct a
 {
 	if (apenet_hdb_writable(db, e, "re-blaming an incident") || hdb_check_incident(db, in, fields, e))
 		return -1;
+	if ((fields & APENET_HDB_SET_FIRST) && hdb_check_evidence(db, &in->first, e))
+		return -1;
 	if ((fields & APENET_HDB_SET_SETTLED) && in->settled_ms <= 0)
 		return apenet_err_set(e, APENET_EINVAL, "health db %s: incident %lld settled at %lld: a time", db->f.path,
 				      (long long)id, (long long)in->settled_ms);
@@ -198,6 +200,14 @@ int apenet_hdb_incident_update(struct apenet_hdb *db, int64_t id, const struct a
 		sqlite3_bind_null(st, 7);
 	hdb_bind_opt(st, 8, far ? in->far_link : NULL);
 	sqlite3_bind_int64(st, 9, in->settled_ms);
+	sqlite3_bind_int64(st, 10, in->first.time_ms);
+	sqlite3_bind_int(st, 11, in->first.path);
+	apenet_db_bind_text(st, 12, in->first.text);
+	apenet_db_bind_text(st, 13, in->first.reporter);
+	if (in->first.seq)
+		sqlite3_bind_int64(st, 14, (int64_t)in->first.seq);
+	else
+		sqlite3_bind_null(st, 14);
 	if (apenet_db_run(&db->f, st, e, "re-blaming an incident"))
 		return apenet_hdb_tx_end(db, own, 0, e);
 	if (sqlite3_changes(db->f.conn) == 0)

@@ -75,7 +75,10 @@ const char *const apenet_hdb_sql[ST_N] = {
 	[ST_INC_UPDATE] = "UPDATE incident SET component = iif(?2 & 1, ?3, component), rule = iif(?2 & 2, ?4, rule),"
 			  " node_id = iif(?2 & 4, ?5, node_id), link = iif(?2 & 8, ?6, link),"
 			  " far_node_id = iif(?2 & 8, ?7, far_node_id), far_link = iif(?2 & 8, ?8, far_link),"
-			  " settled_ms = iif(?2 & 16, ?9, settled_ms)"
+			  " settled_ms = iif(?2 & 16, ?9, settled_ms),"
+			  " opened_ms = iif(?2 & 32, ?10, opened_ms), first_ms = iif(?2 & 32, ?10, first_ms),"
+			  " first_path = iif(?2 & 32, ?11, first_path), first_evidence = iif(?2 & 32, ?12, first_evidence),"
+			  " first_reporter = iif(?2 & 32, ?13, first_reporter), first_seq = iif(?2 & 32, ?14, first_seq)"
 			  " WHERE id = ?1 AND state = 'open' AND (?2 & 16 = 0 OR settled_ms IS NULL)",
 	[ST_INC_CLOSE] = "UPDATE incident SET state = ?2, closed_ms = ?3, merged_into = ?4 WHERE id = ?1 AND state = 'open'",
 	/* The transition is found by the report that carried it. */

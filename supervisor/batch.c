@@ -121,7 +121,15 @@ static int apply(struct sup *s, const struct apenet_deduce_action *a, struct ape
 		if (!a->ref)
 			return 0;
 		evidence_of(&a->ev, &ev);
-		return apenet_hdb_incident_evidence(s->db, a->ref, &ev, e);
+		if (apenet_hdb_incident_evidence(s->db, a->ref, &ev, e))
+			return -1;
+		if (!a->first)
+			return 0;
+		/* earlier than the first fault the row holds (a spooled report,
+		 * a provisional incident's re-blame): the first fault now, which
+		 * a post-mortem starts from */
+		in.first = ev;
+		return apenet_hdb_incident_update(s->db, a->ref, &in, APENET_HDB_SET_FIRST, e);
 	case APENET_DEDUCE_REBLAME:
 		if (!a->ref)
 			return 0;

@@ -242,6 +242,8 @@ enum {
 	APENET_HDB_SET_NODE = 4,
 	APENET_HDB_SET_LINK = 8, /* link, has_far, far, far_link */
 	APENET_HDB_SET_SETTLED = 16, /* settled_ms: a provisional incident settles (once) */
+	APENET_HDB_SET_FIRST = 32,   /* opened_ms and the first fault: an earlier one arrived (a spooled
+				      * report, or a re-blamed provisional incident's evidence) */
 };
 /* Re-blames an open incident: the fields of in named by the mask. */
 int apenet_hdb_incident_update(struct apenet_hdb *db, int64_t id, const struct apenet_hdb_incident *in, unsigned fields,

@@ -1077,12 +1077,26 @@ static void test_provisional(void **state)
 	re.settled_ms = 0;
 	assert_int_equal(apenet_hdb_incident_update(db, b, &re, APENET_HDB_SET_SETTLED, &e), -1);
 	assert_non_null(strstr(e.msg, "a time"));
+	/* an earlier first fault (the re-blame brought its evidence): the
+	 * row's first fault and opening follow it, the blame stays */
+	struct apenet_hdb_incident early = { 0 };
+	early.first.time_ms = T0 + 40;
+	early.first.path = APENET_HDB_PATH_SELF;
+	snprintf(early.first.reporter, sizeof(early.first.reporter), "2,1,0#1");
+	early.first.seq = 7;
+	snprintf(early.first.text, sizeof(early.first.text), "CARD_GONE broken at 2,1,0 card");
+	assert_int_equal(apenet_hdb_incident_update(db, a, &early, APENET_HDB_SET_FIRST, &e), 0);
 	struct apenet_hdb_incident got;
 	assert_int_equal(apenet_hdb_incident_get(db, a, &got, &e), 1);
 	assert_string_equal(got.component, "card");
 	assert_int_equal(got.node[0], 2);
 	assert_string_equal(got.link, "");
 	assert_int_equal(got.settled_ms, T0 + 1600);
+	assert_int_equal(got.opened_ms, T0 + 40);
+	assert_int_equal(got.first.time_ms, T0 + 40);
+	assert_int_equal(got.first.seq, 7);
+	assert_string_equal(got.first.reporter, "2,1,0#1");
+	assert_string_equal(got.first.text, "CARD_GONE broken at 2,1,0 card");
 	memset(&open, 0, sizeof(open));
 	assert_int_equal(apenet_hdb_incidents_open_each(db, collect_incident, &open, &e), 0);
 	assert_int_equal(open.n, 1);
