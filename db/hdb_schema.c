@@ -180,6 +180,6 @@ const char *const apenet_hdb_steps[APENET_HDB_SCHEMA] = {
 	 * NULL while provisional (and for one withdrawn before it settled).
 	 * What acts on incidents reads only settled ones.  Every incident of
 	 * an older file was settled when it opened. */
-	"ALTER TABLE incident ADD COLUMN settled_ms INTEGER;"
-	"UPDATE incident SET settled_ms = opened_ms;",
+	("ALTER TABLE incident ADD COLUMN settled_ms INTEGER;"
+	 "UPDATE incident SET settled_ms = opened_ms;"),
 };
