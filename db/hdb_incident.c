@@ -43,6 +43,20 @@ static void hdb_bind_opt(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
+/* Binds the first fault's five columns (time, path, text, reporter, seq)
+ * from parameter i on: the insert and the update share them. */
+static void hdb_bind_first(sqlite3_stmt *st, int i, const struct apenet_hdb_evidence *f)
+{
+	sqlite3_bind_int64(st, i, f->time_ms);
+	sqlite3_bind_int(st, i + 1, f->path);
+	apenet_db_bind_text(st, i + 2, f->text);
+	apenet_db_bind_text(st, i + 3, f->reporter);
+	if (f->seq)
+		sqlite3_bind_int64(st, i + 4, (int64_t)f->seq);
+	else
+		sqlite3_bind_null(st, i + 4);
+}
+
 static int hdb_evidence_insert(struct apenet_hdb *db, int64_t id, const struct apenet_hdb_evidence *ev,
 			       struct apenet_err *e)
 {
@@ -87,14 +101,7 @@ int apenet_hdb_incident_open(struct apenet_hdb *db, const struct apenet_hdb_inci
 		hdb_bind_opt(st, 5, far ? in->far_link : NULL);
 		apenet_db_bind_text(st, 6, in->rule);
 		sqlite3_bind_int64(st, 7, in->opened_ms);
-		sqlite3_bind_int64(st, 8, in->first.time_ms);
-		sqlite3_bind_int(st, 9, in->first.path);
-		apenet_db_bind_text(st, 10, in->first.text);
-		apenet_db_bind_text(st, 11, in->first.reporter);
-		if (in->first.seq)
-			sqlite3_bind_int64(st, 12, (int64_t)in->first.seq);
-		else
-			sqlite3_bind_null(st, 12);
+		hdb_bind_first(st, 8, &in->first);
 		if (in->settled_ms)
 			sqlite3_bind_int64(st, 13, in->settled_ms);
 		else
@@ -200,14 +207,7 @@ int apenet_hdb_incident_update(struct apenet_hdb *db, int64_t id, const struct a
 		sqlite3_bind_null(st, 7);
 	hdb_bind_opt(st, 8, far ? in->far_link : NULL);
 	sqlite3_bind_int64(st, 9, in->settled_ms);
-	sqlite3_bind_int64(st, 10, in->first.time_ms);
-	sqlite3_bind_int(st, 11, in->first.path);
-	apenet_db_bind_text(st, 12, in->first.text);
-	apenet_db_bind_text(st, 13, in->first.reporter);
-	if (in->first.seq)
-		sqlite3_bind_int64(st, 14, (int64_t)in->first.seq);
-	else
-		sqlite3_bind_null(st, 14);
+	hdb_bind_first(st, 10, &in->first);
 	if (apenet_db_run(&db->f, st, e, "re-blaming an incident"))
 		return apenet_hdb_tx_end(db, own, 0, e);
 	if (sqlite3_changes(db->f.conn) == 0)
