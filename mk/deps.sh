@@ -24,8 +24,12 @@ libs="libpci:libpci-dev netsnmp:libsnmp-dev libcrypto:libssl-dev sqlite3:libsqli
 # pages with man and groff; the hostile-strings test rewrites a database
 # with sqlite3's shell; the units' test rates the systemd units with
 # systemd-analyze and applies the sysusers.d and tmpfiles.d files to a
-# temporary root (systemd-sysusers, systemd-tmpfiles: the same package).
-tools="lspci:pciutils jq:jq man:man-db groff:groff-base tmux:tmux valgrind:valgrind snmptrapd:snmptrapd snmpd:snmpd snmptranslate:snmp smilint:smitools npm:npm promtool:prometheus prometheus-snmp-generator:prometheus-snmp-exporter yq:yq curl:curl chromium:chromium pgrep:procps sqlite3:sqlite3 systemd-analyze:systemd"
+# temporary root (systemd-sysusers, systemd-tmpfiles: the same package); the
+# packages' test builds them (dpkg-buildpackage, debhelper, fakeroot) and
+# checks them with lintian; the batch scheduler's test runs a real
+# slurmctld and drives it with scontrol; the completion test loads
+# bash-completion's own library (a file, checked below).
+tools="lspci:pciutils jq:jq man:man-db groff:groff-base tmux:tmux valgrind:valgrind snmptrapd:snmptrapd snmpd:snmpd snmptranslate:snmp smilint:smitools npm:npm promtool:prometheus prometheus-snmp-generator:prometheus-snmp-exporter yq:yq curl:curl chromium:chromium pgrep:procps sqlite3:sqlite3 systemd-analyze:systemd dpkg-buildpackage:dpkg-dev dh:debhelper fakeroot:fakeroot lintian:lintian slurmctld:slurmctld scontrol:slurm-client"
 
 missing=""
 command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"
@@ -40,6 +44,9 @@ if [ "$want_test" = test ]; then
 		cmd=${pair%%:*}; pkg=${pair#*:}
 		command -v "$cmd" >/dev/null 2>&1 || missing="$missing $pkg"
 	done
+fi
+if [ "$want_test" = test ] && [ ! -f /usr/share/bash-completion/bash_completion ]; then
+	missing="$missing bash-completion"
 fi
 if [ "$want_test" = bench ]; then
 	# the benchmarks' references: htop beside apenet-top (bench_top), and
