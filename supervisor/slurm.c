@@ -161,7 +161,7 @@ static void record(struct sup *s, struct sup_slurm_job *j, int outcome, const ch
 		return;
 	}
 	int bad = outcome == APENET_SLURM_FAILED || outcome == APENET_SLURM_TIMEOUT || outcome == APENET_SLURM_NO_NAME;
-	apenet_log(bad ? APENET_LOG_WARN : APENET_LOG_NOTICE, "incident %lld: %s %s (%u,%u,%u): %s", (long long)j->incident,
+	apenet_log(bad ? APENET_LOG_WARN : APENET_LOG_NOTICE, "slurm: incident %lld: %s %s (%u,%u,%u): %s", (long long)j->incident,
 		   apenet_slurm_verb_name(j->verb), j->host[0] ? j->host : "-", j->node[0], j->node[1], j->node[2],
 		   a.message);
 }

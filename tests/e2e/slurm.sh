@@ -219,8 +219,11 @@ grep -q "Batch scheduler" "$T/report.txt" && grep -q "drain $END2 (1,2,0): alrea
 "$A" report --db "$T/s1/health.db" --incident "$I1" --json >"$T/report.json" || fail "report --json: exit $?"
 jq -e --arg h "$END1" '[.incidents[0].slurm[] | select(.host == $h)] | map(.verb) == ["drain", "resume"]' "$T/report.json" >/dev/null ||
 	fail "report json: $(jq -c '.incidents[0].slurm' "$T/report.json")"
-"$A" health --db "$T/s1/health.db" --incidents --all --verbose >"$T/health.txt"
-grep -q "slurm: resume $END1 (1,1,0)" "$T/health.txt" || fail "health --verbose: $(cat "$T/health.txt")"
+"$A" health --db "$T/s1/health.db" --incidents --all >"$T/health.txt"
+grep -Eq "^    [0-9TZ:.-]+ +resume +1,1,0 +$END1 +(done|gone) " "$T/health.txt" || fail "health text: $(cat "$T/health.txt")"
+"$A" health --db "$T/s1/health.db" --incidents --all --json | jq -e --arg h "$END2" \
+	'[.incidents[].slurm[] | select(.host == $h)] | map(.outcome) == ["other"]' >/dev/null ||
+	fail "health json: $("$A" health --db "$T/s1/health.db" --incidents --all --json | jq -c '[.incidents[].slurm]')"
 
 # ---- dry run: recorded, logged, Slurm untouched ----
 echo "phase: dry run"
