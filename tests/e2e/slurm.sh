@@ -19,7 +19,10 @@
 #  - dry run (a reload): a DNP hang is recorded as "would drain" and
 #    "would resume" by both, and Slurm is left as it was;
 #  - an incident withdrawn before it settled (a DNP hang cleared within the
-#    settle window) drains nothing.
+#    settle window) drains nothing;
+#  - an scontrol that never answers is killed at timeout_ms (recorded timed
+#    out), and one under way at SIGTERM is killed and recorded abandoned; the
+#    supervisors stop with 0, nothing left behind, no sanitizer report.
 # Every wait polls with a deadline.
 . "$(dirname "$0")/../e2e_lib.sh"
 command -v slurmctld >/dev/null && command -v scontrol >/dev/null || fail "slurmctld and scontrol are needed (mk/deps.sh)"
@@ -270,6 +273,48 @@ wait_for 90 grep -Eq "incident [0-9]+ withdrawn" "$T/s1/log" || fail "s1: not wi
 drained "$N4" && fail "$N4 drained for a withdrawn incident"
 echo "  withdrawn: no action recorded, $N4 $(state "$N4")"
 
-# every supervisor still up, nothing left running
-for s in s1 s2; do kill -0 "$(cat "$T/$s.pid")" || fail "$s died"; done
+# ---- a scontrol that hangs: killed at timeout_ms; at a stop, abandoned ----
+# s2 (settling as usual; s1 waits 600 s) with an scontrol that never answers
+echo "phase: timeout, stop"
+printf '#!/bin/sh\nexec sleep 60\n' >"$T/slow-scontrol"
+chmod +x "$T/slow-scontrol"
+sed -i -e '/^  dry_run: 1$/d' -e "s|^  timeout_ms: 20000\$|  timeout_ms: 1500\n  scontrol: $T/slow-scontrol|" "$T/cluster.yaml"
+before=$(grep -c "reloaded" "$T/s2/log")
+kill -HUP "$(cat "$T/s2.pid")"
+wait_for 20 sh -c "[ \$(grep -c reloaded '$T/s2/log') -gt $before ]" || fail "s2 did not reload"
+N5=$(qname 0 3)
+inj --node 0,3,0 dnp-hang
+wait_for 60 sh -c "sqlite3 -readonly '$T/s2/health.db' \"SELECT outcome FROM slurm_action WHERE host = '$N5'\" 2>/dev/null | grep -qx timeout" ||
+	fail "s2: no timeout for $N5: $(acts s2)"
+sql s2 "SELECT message FROM slurm_action WHERE host = '$N5'" | grep -q "^timed out: after 1500 ms (scontrol show node)$" ||
+	fail "s2: timeout message: $(sql s2 "SELECT message FROM slurm_action WHERE host = '$N5'")"
+inj --node 0,3,0 clear
+sed -i "s|^  timeout_ms: 1500\$|  timeout_ms: 60000|" "$T/cluster.yaml"
+before=$(grep -c "reloaded" "$T/s2/log")
+kill -HUP "$(cat "$T/s2.pid")"
+wait_for 20 sh -c "[ \$(grep -c reloaded '$T/s2/log') -gt $before ]" || fail "s2 did not reload"
+N6=$(qname 3 3)
+inj --node 3,3,0 dnp-hang
+S2=$(cat "$T/s2.pid")
+wait_for 60 sh -c "pgrep -P $S2 -x sleep >/dev/null" || fail "s2 never ran the slow scontrol: $(acts s2)"
+kill -TERM "$S2"
+wait "$S2"
+rc=$?
+[ $rc -eq 0 ] || fail "s2 stopped with $rc: $(tail -5 "$T/s2/log")"
+pgrep -P "$S2" >/dev/null && fail "s2 left a child behind"
+has_act_re s2 '[0-9]+' "$N6" drain abandoned || fail "s2: the drain under way at the stop is not abandoned: $(acts s2)"
+sql s2 "SELECT message FROM slurm_action WHERE host = '$N6'" | grep -q "^abandoned: the supervisor stopped: while scontrol ran$" ||
+	fail "s2: abandoned message: $(sql s2 "SELECT message FROM slurm_action WHERE host = '$N6'")"
+inj --node 3,3,0 clear
+
+# s1 still up; stopped cleanly; no sanitizer report in either log
+kill -0 "$(cat "$T/s1.pid")" || fail "s1 died"
+S1=$(cat "$T/s1.pid")
+kill -TERM "$S1"
+wait "$S1"
+rc=$?
+[ $rc -eq 0 ] || fail "s1 stopped with $rc: $(tail -5 "$T/s1/log")"
+for s in s1 s2; do
+	! grep -q "Sanitizer\|runtime error" "$T/$s/log" || fail "$s: $(grep -A5 'Sanitizer\|runtime error' "$T/$s/log" | head -20)"
+done
 echo "ok: slurm: $END1 drained and resumed through slurmctld, $END2 (maintenance) left alone by both; dry run; $(acts s1 | wc -l) + $(acts s2 | wc -l) actions recorded"
