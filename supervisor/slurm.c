@@ -241,7 +241,6 @@ static int spawn(struct sup *s, const char *const *args, char *why, size_t wl)
 	q->outfd = p[0];
 	q->outlen = 0;
 	q->out[0] = 0;
-	q->exited = 0;
 	q->deadline = apenet_clock_mono_ms() + (int64_t)s->cfg.slurm.timeout_ms;
 	return 0;
 }

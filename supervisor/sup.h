@@ -105,7 +105,6 @@ struct sup_slurm {
 	int64_t deadline;        /* monotonic ms: killed past it */
 	char out[16384];
 	size_t outlen;
-	int exited;
 	int update_status;       /* the update's exit status and first line */
 	char update_said[200];
 };
