@@ -88,12 +88,12 @@ S=$tmp/gen/snmp.yml
 prometheus-snmp-exporter --config.file="$S" --dry-run >"$tmp/dry" 2>&1 ||
 	{ cat "$tmp/dry" >&2; fail "snmp_exporter refuses the generated snmp.yml"; }
 
-# The module walks exactly the seven node tables, the cluster module the two
+# The module walks exactly the eight node tables, the cluster module the two
 # supervisor tables.
 oid() { snmptranslate -M "$MIBPATH" -m APENET-MIB -On "APENET-MIB::$1" | sed 's/^\.//'; }
 want=""
 for t in apenetCardTable apenetLinkTable apenetLaneTable apenetSensorTable apenetLdmTable apenetWatchdogTable \
-	apenetCertTable; do
+	apenetCertTable apenetModuleTable; do
 	want="$want $(oid $t)"
 done
 # (as a set: the generator sorts them as text, .1.10 before .1.2)
@@ -123,7 +123,8 @@ for pair in apenetLinkTxBytes:counter apenetLinkRxBytes:counter apenetLinkHdrCrc
 	apenetWdExpireCount:counter apenetSensorValue:gauge apenetCardSeverity:gauge apenetLdmWorst:gauge \
 	apenetLinkState:EnumAsStateSet apenetNodeClass:EnumAsStateSet apenetCardCode:DisplayString apenetSensorHighWarn:gauge \
 	apenetIncidentOpened:gauge apenetCertVerdict:gauge apenetCertSerial:DisplayString apenetCertUpper:gauge \
-	apenetCertTarget:gauge apenetCertTime:gauge apenetCertBits:gauge; do
+	apenetCertTarget:gauge apenetCertTime:gauge apenetCertBits:gauge apenetModuleRxPower:gauge \
+	apenetModuleRxPowerLowWarn:gauge; do
 	n=${pair%%:*}; t=${pair#*:}
 	[ "$(type_of "$n")" = "$t" ] || fail "snmp.yml: $n is '$(type_of "$n")', not $t"
 done
@@ -138,7 +139,8 @@ case " $(lookups_of apenetSensorValue)" in *" apenetSensorName "*) ;; *) fail "a
 case " $(lookups_of apenetSensorValue)" in *" apenetSensorUnit "*) ;; *) fail "apenetSensorValue has no apenetSensorUnit label" ;; esac
 case " $(lookups_of apenetLdmWorst)" in *" apenetLdmSource "*) ;; *) fail "apenetLdmWorst has no apenetLdmSource label" ;; esac
 # the certificate table augments the link table: its series carry the link's
-for n in apenetCertVerdict apenetCertTime apenetCertSerial; do
+# (the module table the lane table: the lane's)
+for n in apenetCertVerdict apenetCertTime apenetCertSerial apenetModuleRxPower; do
 	case " $(lookups_of $n)" in *" apenetLinkName "*) ;; *) fail "$n has no apenetLinkName label" ;; esac
 done
 
@@ -193,7 +195,7 @@ promtool check rules "$R" >"$tmp/promtool" 2>&1 || { cat "$tmp/promtool" >&2; fa
 (cd "$D/prometheus" && promtool test rules apenet-alerts.test.yml apenet-trends.test.yml) >"$tmp/ptest" 2>&1 ||
 	{ cat "$tmp/ptest" >&2; fail "promtool test rules apenet-alerts.test.yml apenet-trends.test.yml"; }
 # each trend rule is tested firing and not firing
-for a in ApenetLinkCrcRisingWeekly ApenetSensorTrendingToLimit; do
+for a in ApenetModuleRxPowerTrendingLow ApenetLinkCrcRisingWeekly ApenetSensorTrendingToLimit; do
 	yq -e --arg a "$a" '[.tests[].alert_rule_test[] | select(.alertname == $a)] | (any(.exp_alerts | length > 0) and any(.exp_alerts | length == 0))' \
 		"$D/prometheus/apenet-trends.test.yml" >/dev/null || fail "apenet-trends.test.yml: $a not tested both firing and quiet"
 done
@@ -201,7 +203,7 @@ rules_check "$R" || fail "the rules use what the module does not produce"
 nrules=$(yq -r '[.groups[].rules[]] | length' "$R")
 for a in ApenetSnmpDown ApenetAgentNotAnswering ApenetCardGone ApenetLinkDown ApenetLinkDegraded ApenetLinkCrcErrors \
 	ApenetFpgaTemperatureWarn ApenetFpgaTemperatureFail ApenetNeighbourBroken ApenetHostExpired ApenetDnpBroken \
-	ApenetLinkCrcRisingWeekly ApenetSensorTrendingToLimit; do
+	ApenetModuleRxPowerTrendingLow ApenetModuleRxPowerLow ApenetLinkCrcRisingWeekly ApenetSensorTrendingToLimit; do
 	yq -e --arg a "$a" '[.groups[].rules[] | select(.alert == $a)] | length == 1' "$R" >/dev/null || fail "no alert $a in $R"
 done
 
@@ -247,7 +249,15 @@ EOF
 snmpd_start "$tmp"
 SNMPPORT=$SNMPD_PORT
 
-sim_start "$tmp/sim" --dims 2x2x1 --seed 7 --ber-accel 1000
+# node 0,0,0's Z+ cable optical (the others copper): its modules report
+# their receivers' power and thresholds
+cat >"$tmp/sim.yaml" <<EOF
+cables:
+  - node: 0,0,0
+    link: Z+
+    kind: optical
+EOF
+sim_start "$tmp/sim" --config "$tmp/sim.yaml" --dims 2x2x1 --seed 7 --ber-accel 1000
 # a certificate for node 0,0,0's Y+ cable (apenet qualify; the BER clock
 # runs 1000 times fast), in the database the agent reads
 yup() { "$BIN/apenet" link --json --sim "$tmp/sim/node-0-0-0" 2>/dev/null | jq -e '.links[] | select(.name == "Y+") | .state == "up"' >/dev/null; }
@@ -307,7 +317,8 @@ scrape() {
 # sends after the walk) timed out on a loaded machine carries empty labels:
 # wait for one with them.
 node_ready() { scrape apenet "$tmp/node.prom" && grep -q '^apenetLinkTxBytes{.*apenetCardNode="0,0,0"' "$tmp/node.prom" &&
-	grep -q '^apenetWdDnpState{' "$tmp/node.prom" && grep -q '^apenetCertVerdict{.*apenetLinkName="Y+"} 2$' "$tmp/node.prom"; }
+	grep -q '^apenetWdDnpState{' "$tmp/node.prom" && grep -q '^apenetCertVerdict{.*apenetLinkName="Y+"} 2$' "$tmp/node.prom" &&
+	grep -q '^apenetModuleRxPower{.*apenetLinkName="Z+"}' "$tmp/node.prom"; }
 wait_for 30 node_ready || fail "no APENET-MIB node series from snmp_exporter: $(tail -n 20 "$tmp/node.prom" "$tmp/exp.log" "$tmp/ag/log")"
 cluster_ready() { scrape apenet_cluster "$tmp/cluster.prom" && grep -q '^apenetNodeClass{.*apenetNodeClass="normal".*apenetNodeX="0",apenetNodeY="0",apenetNodeZ="0"} 1$' "$tmp/cluster.prom"; }
 wait_for 30 cluster_ready || fail "no normal node 0,0,0 in the cluster scrape: $(grep apenetNodeClass "$tmp/cluster.prom" | head; tail -n 5 "$tmp/sup/log")"
@@ -337,6 +348,20 @@ has apenetCertUpper 'apenetLinkName="Y\+"' '[0-9.]+e-[0-9]+'
 has apenetCertVerdict 'apenetLinkName="X\+"' 1
 has apenetCertTime 'apenetLinkName="X\+"' 0
 grep -q '^apenetCertUpper{.*apenetLinkName="X+"' "$tmp/node.prom" && fail "node scrape: X+ has no certificate, but an upper bound"
+# the optical Z+: each lane's RX power (mW) and the module's low thresholds,
+# as apenet module reads them; the copper X+: none
+"$BIN/apenet" module --json --sim "$tmp/sim/node-0-0-0" >"$tmp/mod.json" || fail "apenet module"
+for k in 1 2 3 4; do
+	has apenetModuleRxPower "apenetLaneIndex=\"$k\".*apenetLinkName=\"Z\\+\"" '0\.[0-9]+'
+done
+zw=$(jq -r '.modules[] | select(.port == "Z+") | .thresholds.rx_power_mW.low_warning' "$tmp/mod.json")
+[ -n "$zw" ] && [ "$zw" != null ] || fail "apenet module: no Z+ RX power low warning: $(jq -c '.modules[] | select(.port == "Z+") | .thresholds' "$tmp/mod.json")"
+has apenetModuleRxPowerLowWarn 'apenetLaneIndex="1".*apenetLinkName="Z\+"' "$zw"
+z1=$(jq -r '.modules[] | select(.port == "Z+") | .monitors.lanes[0].rx_power_mW' "$tmp/mod.json")
+s1=$(sed -n 's/^apenetModuleRxPower{.*apenetLaneIndex="1".*apenetLinkName="Z+".*} //p' "$tmp/node.prom")
+[ "$(awk -v a="$z1" -v b="$s1" 'BEGIN { d = a - b; if (d < 0) d = -d; print (a > 0 && d <= a / 100) }')" = 1 ] ||
+	fail "Z+ lane 1 RX power: scraped '$s1' mW, apenet module '$z1' mW"
+grep -q '^apenetModuleRxPower{.*apenetLinkName="X+"' "$tmp/node.prom" && fail "node scrape: X+ is copper, but has an RX power"
 ctime=$(sed -n 's/^apenetCertTime{.*apenetLinkName="Y+".*} //p' "$tmp/node.prom")
 now=$(date +%s)
 [ "$(echo "$ctime" | awk -v n="$now" '{ print ($1 > n - 600 && $1 <= n + 1) }')" = 1 ] ||
@@ -377,16 +402,17 @@ rules_check "$tmp/bad/r5.yml" 2>"$tmp/bad/out" && fail "a trend rule on a metric
 grep -q apenetSensorReading "$tmp/bad/out" || fail "the trend rule's metric was not named: $(cat "$tmp/bad/out")"
 # trend rules without their short windows (the 6-hour fit, the 3-hour
 # count): their promtool tests fail (a load step that stays; a burst)
-mkdir "$tmp/bad/t1" "$tmp/bad/t2"
-cp "$D/prometheus/apenet-trends.test.yml" "$tmp/bad/t1/"
-cp "$D/prometheus/apenet-trends.test.yml" "$tmp/bad/t2/"
+mkdir "$tmp/bad/t1" "$tmp/bad/t2" "$tmp/bad/t3"
+for t in t1 t2 t3; do cp "$D/prometheus/apenet-trends.test.yml" "$tmp/bad/$t/"; done
 yq -y '(.groups[].rules[] | select(.alert == "ApenetSensorTrendingToLimit") | .expr) |= gsub("and\\s+predict_linear\\(apenetSensorValue\\[6h\\][^\\n]*\\n"; "")' \
 	"$R" >"$tmp/bad/t1/apenet-alerts.yml"
 yq -y '(.groups[].rules[] | select(.alert == "ApenetLinkCrcRisingWeekly") | .expr) |= sub("and\\s+\\(rate\\(apenetLinkHdrCrcErrors\\[3h\\][^\\n]*\\n[^\\n]*\\n?"; "")' \
 	"$R" >"$tmp/bad/t2/apenet-alerts.yml"
-for t in t1 t2; do
+yq -y '(.groups[].rules[] | select(.alert == "ApenetModuleRxPowerTrendingLow") | .expr) |= sub("and\\s+predict_linear\\(apenetModuleRxPower\\[6h\\][^\\n]*\\n"; "")' \
+	"$R" >"$tmp/bad/t3/apenet-alerts.yml"
+for t in t1 t2 t3; do
 	grep -q '\[6h\]) / 1000 >=' "$tmp/bad/$t/apenet-alerts.yml" && grep -q 'HdrCrcErrors\[3h\]' "$tmp/bad/$t/apenet-alerts.yml" &&
-		fail "bad/$t: the short window is still there"
+		grep -q 'apenetModuleRxPower\[6h\]' "$tmp/bad/$t/apenet-alerts.yml" && fail "bad/$t: the short window is still there"
 	promtool check rules "$tmp/bad/$t/apenet-alerts.yml" >/dev/null 2>&1 || fail "bad/$t: not valid PromQL"
 	(cd "$tmp/bad/$t" && promtool test rules apenet-trends.test.yml) >/dev/null 2>&1 && fail "bad/$t: the trend tests passed without the short window"
 done
