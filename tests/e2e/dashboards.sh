@@ -219,7 +219,8 @@ jq -e '[.panels[] | select(.type != "row") | .targets | length > 0] | all' "$G" 
 jq -e '[.panels[].id] | length == (unique | length)' "$G" >/dev/null || fail "$G: duplicate panel ids"
 jq -e '[.panels[] | .gridPos | .x + .w <= 24] | all' "$G" >/dev/null || fail "$G: a panel wider than the grid"
 for title in "Link TX rate" "Link RX rate" "CRC errors" "Retransmissions" "Temperatures" "Sensor verdicts" \
-	"LDM worst status per source" "Heartbeats" "Card verdict" "Open incidents" "Link certificates"; do
+	"LDM worst status per source" "Heartbeats" "Card verdict" "Open incidents" "Link certificates" \
+	"Module RX power"; do
 	jq -e --arg t "$title" '[.panels[].title] | any(startswith($t))' "$G" >/dev/null || fail "$G: no panel '$title'"
 done
 # each link's latest certificate: verdict, upper bound, target and age
