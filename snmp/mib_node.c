@@ -294,7 +294,8 @@ static void fill_cert(struct apenet_mib_tab *t, unsigned l, const struct apenet_
 
 /* Lane k of link l's receiver (row r of apenetModuleTable): its power and
  * the module's low thresholds, in mW; empty where the module has none. */
-static void fill_module(struct apenet_mib_tab *t, unsigned r, unsigned l, unsigned k, const struct apenet_mib_node_in *in)
+static void fill_module(struct apenet_mib_tab *t, unsigned r, unsigned l, unsigned k,
+			const struct apenet_mib_node_in *in)
 {
 	const struct apenet_module_health *h = in->module ? in->module[l] : NULL;
 	const struct apenet_module_mon *rx = h ? &h->mon[APENET_MON_RX_POWER] : NULL;

@@ -115,7 +115,8 @@ static void make_view(void)
 	for (unsigned k = 0; k < 4; k++)
 		rx->value[k] = mw[k];
 	rx->thresh_ok = 1;
-	rx->th = (struct apenet_module_thresh){ .high_alarm = 2.5, .low_alarm = 0.0398, .high_warn = 2, .low_warn = 0.1 };
+	rx->th = (struct apenet_module_thresh){ .high_alarm = 2.5, .low_alarm = 0.0398, .high_warn = 2,
+						.low_warn = 0.1 };
 	mod1 = mod0;
 	mod1.copper = 1;
 	mods[0] = &mod0;
@@ -283,7 +284,8 @@ static void test_modules(void **state)
 		assert_memory_equal(r->variables->val.string, want[k], strlen(want[k]));
 		snmp_free_pdu(r);
 	}
-	netsnmp_pdu *r = ask(SNMP_MSG_GET, OBJ(11, 1, APENET_MIB_MODULE_RX_POWER_LOW_WARN, 1, 1, 4), OBJLEN(11, 1, 2, 1, 1, 4), 0);
+	netsnmp_pdu *r = ask(SNMP_MSG_GET, OBJ(11, 1, APENET_MIB_MODULE_RX_POWER_LOW_WARN, 1, 1, 4),
+			     OBJLEN(11, 1, 2, 1, 1, 4), 0);
 	assert_int_equal(r->variables->val_len, 3);
 	assert_memory_equal(r->variables->val.string, "0.1", 3);
 	snmp_free_pdu(r);
