@@ -528,6 +528,11 @@ static void completion_table(void)
 	putchar('\n');
 	for (const struct cli_doc *o = global_opts; o->key; o++)
 		completion_opt("-", o->key);
+	/* apenet help COMMAND (not a command of the list: apenet --help says it) */
+	printf("arg help 1 -");
+	for (unsigned i = 0; i < NCMDS; i++)
+		printf(" %s", cmds[i].name);
+	putchar('\n');
 	for (unsigned i = 0; i < NCMDS; i++) {
 		const struct cli_cmd *c = &cmds[i];
 		char words[512];

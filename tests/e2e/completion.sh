@@ -38,7 +38,8 @@ help_opts() { sed -n '/^options:/,/^$/p' "$1" | awk '/^  -/ { print $1 }' | sort
 help_opts "$T/apenet.help" >"$T/global.opts"
 for c in $(cat "$T/cmds"); do
 	"$A" "$c" --help >"$T/$c.help" || fail "apenet $c --help"
-	help_opts "$T/$c.help" | sort -u - "$T/global.opts" >"$T/$c.opts"
+	help_opts "$T/$c.help" >"$T/$c.own"
+	sort -u "$T/$c.own" "$T/global.opts" >"$T/$c.opts"
 done
 "$BIN/apenet-sim" --help >"$T/sim.help"
 "$BIN/apenet-sim" variants | awk '{ print $1 }' >"$T/variants"
@@ -94,6 +95,8 @@ done
 [[ $(comp apenet '') == "$(sort -u "$T/cmds")" ]] || fail "apenet <TAB>: $(comp apenet '' | tr '\n' ' ')"
 [[ $(comp apenet l) == "$(grep '^l' "$T/cmds" | sort -u)" ]] || fail "apenet l<TAB>: $(comp apenet l | tr '\n' ' ')"
 [[ $(comp apenet l | wc -l) -ge 2 ]] || fail "apenet l<TAB>: $(comp apenet l)"
+# apenet help COMMAND
+[[ $(comp apenet help '') == "$(sort -u "$T/cmds")" ]] || fail "apenet help <TAB>: $(comp apenet help '' | tr '\n' ' ')"
 # apenet's own options before a command
 [[ $(comp apenet --) == "$(cat "$T/global.opts")" ]] || fail "apenet --<TAB>: $(comp apenet -- | tr '\n' ' ')"
 
@@ -209,7 +212,7 @@ has "$(comp apenet ber --)" --new-option --both-ends || fail "an option added to
 . "$COMP/apenet"
 check_opts >/dev/null || fail "the real file after the copies"
 
-echo "$(wc -l <"$T/cmds") commands, $(cat "$T"/*.opts | wc -l) command options"
+echo "$(wc -l <"$T/cmds") commands and their $(cat "$T"/*.own | wc -l) options (and apenet's own $(wc -l <"$T/global.opts"))"
 EOF
 out=$(bash --norc --noprofile "$T/drive.bash" "$COMP" "$T" 2>&1) || fail "${out#FAIL: }"
 
