@@ -1,7 +1,8 @@
 #!/bin/sh
 # bash completion of apenet, apenet-sim, apenet-top and check_apenet, as make
 # writes it ($BIN/../share/bash-completion/completions/, what make install
-# copies): in a non-interactive bash with bash-completion's own library, each
+# copies): in a non-interactive bash with bash-completion's own library, its
+# loader finds each file by the program's name (as under PREFIX/share), each
 # file registers its function (complete -p), and the function is driven the
 # way bash drives it (COMP_WORDS, COMP_CWORD, COMP_LINE, COMP_POINT; the
 # answer in COMPREPLY): commands, options, link names, directories, files,
@@ -26,6 +27,16 @@ for p in apenet apenet-sim apenet-top check_apenet; do
 	sh "$SRC/tools/gen-completion.sh" "$p" "$BIN/$p" "$T/$p.fresh" || fail "gen-completion.sh $p"
 	cmp -s "$COMP/$p" "$T/$p.fresh" || fail "$COMP/$p is not what $BIN/$p --completion-table makes now"
 	bash -n "$COMP/$p" || fail "$COMP/$p: not bash"
+done
+
+# bash-completion finds each file by the program's name the first time it is
+# completed, under every XDG_DATA_DIRS entry (default /usr/local/share and
+# /usr/share: PREFIX/share of make install); COMP's parent stands for one.
+share=$(cd "$COMP/../.." && pwd)
+for p in apenet apenet-sim apenet-top check_apenet; do
+	got=$(XDG_DATA_DIRS=$share BASH_COMPLETION_USER_DIR=$T/none bash --norc --noprofile -c \
+		". $LIB; complete -p $p 2>/dev/null && echo loaded too early; __load_completion $p && complete -p $p")
+	[ "$got" = "complete -F _$(echo "$p" | tr - _) $p" ] || fail "bash-completion's loader, $p: $got"
 done
 
 # What each program's --help says, for the comparisons.
@@ -216,6 +227,6 @@ echo "$(wc -l <"$T/cmds") commands and their $(cat "$T"/*.own | wc -l) options (
 EOF
 out=$(bash --norc --noprofile "$T/drive.bash" "$COMP" "$T" 2>&1) || fail "${out#FAIL: }"
 
-echo "completion: 4 programs (complete -p), apenet: $out compared with --help;" \
+echo "completion: 4 programs (bash-completion's loader, complete -p), apenet: $out compared with --help;" \
 	"links, --sim directories, files, values, apenet-sim's commands, options, faults and variants," \
 	"apenet-top and check_apenet options; a word removed is caught, a word added completes"
