@@ -120,9 +120,8 @@ static void completion_table(void)
 	printf("link");
 	for (int v = 1; v < APENET_V_COUNT; v++) {
 		const struct apenet_profile *p = apenet_profile((enum apenet_variant)v);
-		for (unsigned l = 0; l < p->nlinks; l++)
-			if (!strchr(p->links[l].name, ' '))
-				printf(" %s", p->links[l].name);
+		for (unsigned l = 0; l < p->nlinks; l++) /* each name is one variant's */
+			printf(" %s", p->links[l].name);
 	}
 	printf("\nopt + --help\nopt + --version\n");
 	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
