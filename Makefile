@@ -329,6 +329,12 @@ install: all install-system
 	@# Where bash-completion looks for a command's completion (by its name).
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 644 $(COMPLETIONS) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/
+	@# The node health check hooks (docs/commands/check_apenet.md): NHC's
+	@# check, linked into /etc/nhc/scripts by a site that runs NHC, and
+	@# Slurm's HealthCheckProgram for a site without it.
+	install -d $(DESTDIR)$(PREFIX)/share/apenet-diag/nhc $(DESTDIR)$(PREFIX)/libexec/apenet-diag
+	install -m 644 etc/nhc/apenet.nhc $(DESTDIR)$(PREFIX)/share/apenet-diag/nhc/
+	install -m 755 etc/nhc/apenet-healthcheck $(DESTDIR)$(PREFIX)/libexec/apenet-diag/
 	@# The site's config is never overwritten: the shipped one lands next to it.
 	install -d $(DESTDIR)$(sysconfdir)/apenet
 	@f=$(DESTDIR)$(sysconfdir)/apenet/apenet.yaml; \
