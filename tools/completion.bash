@@ -67,9 +67,10 @@ _apenet_diag_complete()
     IFS=$' \t\n'
     set +f
 
-    # The command, its first argument and how many arguments precede the
-    # cursor: every word before it, the values of options skipped.
-    local cmd= first= npos=0 ctxs="- +" i REPLY
+    # The command, the contexts whose options apply (with its first
+    # argument's: a fault of apenet-sim inject) and how many arguments
+    # precede the cursor: every word before it, the values of options skipped.
+    local cmd= npos=0 ctxs="- +" i REPLY
     for ((i = 1; i < cword; i++)); do
         w=${words[i]}
         if [[ $w == -?* ]]; then
@@ -77,8 +78,8 @@ _apenet_diag_complete()
         elif [[ -z $cmd && -n $cmdlist ]]; then
             cmd=$w ctxs="- $cmd"
         else
-            ((npos++))
-            [[ $npos == 1 && -n $cmd ]] && first=$w ctxs="- $cmd $cmd:$w"
+            npos=$((npos + 1))
+            [[ $npos == 1 && -n $cmd ]] && ctxs="- $cmd $cmd:$w"
         fi
     done
 
