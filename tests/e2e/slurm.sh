@@ -42,49 +42,15 @@ A="$BIN/apenet"
 SIM="$BIN/apenet-sim"
 base=$(( 20000 + ($$ * 13) % 30000 ))
 
-# ---- slurmctld on a private port ----
-sctl() { SLURM_CONF="$T/slurm.conf" scontrol "$@"; }
-ctld_start() {
-	for try in 1 2 3 4 5 6; do
-		port=$((base + try * 11))
-		mkdir -p "$T/slurm/state" "$T/slurm/spool"
-		cat >"$T/slurm.conf" <<C
-ClusterName=apenet
-SlurmctldHost=localhost(127.0.0.1)
-SlurmctldPort=$port
-SlurmdPort=$((port + 1))
-SlurmUser=$(id -un)
-AuthType=auth/none
-CredType=cred/none
-StateSaveLocation=$T/slurm/state
-SlurmdSpoolDir=$T/slurm/spool
-SlurmctldPidFile=$T/slurm/slurmctld.pid
-SlurmdPidFile=$T/slurm/slurmd.pid
-SlurmctldLogFile=$T/slurm/slurmctld.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SchedulerType=sched/builtin
-SelectType=select/linear
-ReturnToService=2
-SlurmdTimeout=0
-NodeName=quong[00-15] NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN
-PartitionName=torus Nodes=quong[00-15] Default=YES State=UP
-C
-		SLURM_CONF="$T/slurm.conf" slurmctld -D -f "$T/slurm.conf" >>"$T/slurm/out" 2>&1 &
-		p=$!
-		echo $p >"$T/ctld.pid"
-		if wait_for 30 sh -c "kill -0 $p 2>/dev/null && SLURM_CONF='$T/slurm.conf' scontrol ping 2>/dev/null | grep -q 'is UP'"; then
-			PIDFILES="$PIDFILES $T/ctld.pid"
-			return 0
-		fi
-		kill $p 2>/dev/null
-		wait $p 2>/dev/null
-		rm -rf "$T/slurm"
-	done
-	cat "$T/slurm/out" >&2
-	fail "slurmctld did not start"
-}
-ctld_start
+# ---- slurmctld on a private port (tests/e2e_lib.sh) ----
+slurmctld_start "$T/slurm" "quong[00-15]"
+echo "$SLURMCTLD" >"$T/ctld.pid"
+PIDFILES="$PIDFILES $T/ctld.pid"
+# the supervisors are told the controller by the slurm_conf key, not by
+# their environment: only this test's own scontrol calls see SLURM_CONF
+CONF=$SLURM_CONF
+unset SLURM_CONF
+sctl() { SLURM_CONF="$CONF" scontrol "$@"; }
 # node X,Y,0 is quong<4Y+X>
 qname() { printf 'quong%02d' $(($2 * 4 + $1)); }
 # State= and Reason= of a node, as scontrol says them
@@ -111,7 +77,7 @@ supervisor:
   site_key: $SITE_KEY
 slurm:
   enabled: 1
-  slurm_conf: $T/slurm.conf
+  slurm_conf: $CONF
   timeout_ms: 20000
 Y
 } >"$T/cluster.yaml"
@@ -139,7 +105,7 @@ sup_start() { # NAME
 sim_start "$T/sim" --dims 4x4x1 --seed 5
 sup_start s1
 sup_start s2
-grep -q "slurm: settled incidents drain their nodes with /usr/bin/scontrol (SLURM_CONF $T/slurm.conf)" "$T/s1/log" ||
+grep -q "slurm: settled incidents drain their nodes with /usr/bin/scontrol (SLURM_CONF $CONF)" "$T/s1/log" ||
 	fail "s1 does not say it acts on Slurm: $(cat "$T/s1/log")"
 for y in 0 1 2 3; do for x in 0 1 2 3; do
 	d="$T/a-$x-$y-0"
