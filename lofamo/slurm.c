@@ -98,6 +98,26 @@ unsigned apenet_slurm_nodes(const struct apenet_slurm_config *c, const struct ap
 	return 2;
 }
 
+static int in_set(const unsigned (*set)[3], unsigned n, const unsigned node[3])
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!memcmp(set[i], node, 3 * sizeof(unsigned)))
+			return 1;
+	return 0;
+}
+
+void apenet_slurm_plan(const unsigned (*want)[3], unsigned nwant, const unsigned (*held)[3], unsigned nheld,
+		       unsigned (*drain)[3], unsigned *ndrain, unsigned (*resume)[3], unsigned *nresume)
+{
+	*ndrain = *nresume = 0;
+	for (unsigned i = 0; i < nwant; i++)
+		if (!in_set(held, nheld, want[i]) && !in_set((const unsigned (*)[3])drain, *ndrain, want[i]))
+			memcpy(drain[(*ndrain)++], want[i], 3 * sizeof(unsigned));
+	for (unsigned i = 0; i < nheld; i++)
+		if (!in_set(want, nwant, held[i]) && !in_set((const unsigned (*)[3])resume, *nresume, held[i]))
+			memcpy(resume[(*nresume)++], held[i], 3 * sizeof(unsigned));
+}
+
 void apenet_slurm_reason(char *buf, size_t len, int64_t id, const char *summary)
 {
 	if (!len)

@@ -109,15 +109,15 @@ int sup_slurm_action(struct sup *s, const struct apenet_deduce_action *a, int64_
 		return -1;
 	char reason[APENET_SLURM_REASON_MAX];
 	apenet_slurm_reason(reason, sizeof(reason), id, a->blame.summary);
-	for (unsigned i = 0; i < nwant; i++)
-		if (!in_set(held, nheld, want[i]) &&
-		    push(&s->sl, id, APENET_SLURM_DRAIN, want[i],
-			 apenet_config_node_name(&s->cfg, want[i][0], want[i][1], want[i][2]), reason))
+	unsigned drain[2][3], resume[8][3], nd, nr;
+	apenet_slurm_plan((const unsigned (*)[3])want, nwant, (const unsigned (*)[3])held, nheld, drain, &nd, resume, &nr);
+	for (unsigned i = 0; i < nd; i++)
+		if (push(&s->sl, id, APENET_SLURM_DRAIN, drain[i],
+			 apenet_config_node_name(&s->cfg, drain[i][0], drain[i][1], drain[i][2]), reason))
 			goto nomem;
-	for (unsigned i = 0; i < nheld; i++)
-		if (!in_set(want, nwant, held[i]) &&
-		    push(&s->sl, id, APENET_SLURM_RESUME, held[i],
-			 apenet_config_node_name(&s->cfg, held[i][0], held[i][1], held[i][2]), NULL))
+	for (unsigned i = 0; i < nr; i++)
+		if (push(&s->sl, id, APENET_SLURM_RESUME, resume[i],
+			 apenet_config_node_name(&s->cfg, resume[i][0], resume[i][1], resume[i][2]), NULL))
 			goto nomem;
 	return 0;
 nomem:

@@ -39,6 +39,15 @@ int apenet_slurm_policy(const struct apenet_slurm_config *c, const char *compone
 unsigned apenet_slurm_nodes(const struct apenet_slurm_config *c, const struct apenet_deduce_blame *b,
 			    const unsigned dims[3], const int wrap[3], unsigned out[2][3]);
 
+/* What an incident's change calls for, from the nodes its blame now
+ * affects (want: none for a close) and those it holds drained (held, with
+ * what is queued for it counted in): the wanted ones it does not hold are
+ * drained, the held ones no longer wanted resumed.  A settling or a
+ * re-blame of a settled incident, and a close, are all this one rule.
+ * Fills drain[] and resume[] (each at most nwant / nheld), their counts. */
+void apenet_slurm_plan(const unsigned (*want)[3], unsigned nwant, const unsigned (*held)[3], unsigned nheld,
+		       unsigned (*drain)[3], unsigned *ndrain, unsigned (*resume)[3], unsigned *nresume);
+
 /* Every apenet reason starts with this; a node drained with another is
  * someone else's. */
 #define APENET_SLURM_REASON_TAG "apenet #"

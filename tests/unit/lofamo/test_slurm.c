@@ -256,11 +256,51 @@ static void test_decide(void **state)
 	assert_string_equal(apenet_slurm_verb_name(0), "");
 }
 
+/* Settle, re-blame, close: one rule over the nodes wanted and held. */
+static void test_plan(void **state)
+{
+	(void)state;
+	unsigned drain[8][3], resume[8][3], nd, nr;
+	const unsigned a[3] = { 1, 1, 0 }, b[3] = { 1, 2, 0 }, c[3] = { 2, 1, 0 };
+	/* settles on a cable: both ends drained */
+	const unsigned want1[2][3] = { { 1, 1, 0 }, { 1, 2, 0 } };
+	apenet_slurm_plan(want1, 2, NULL, 0, drain, &nd, resume, &nr);
+	assert_int_equal(nd, 2);
+	assert_int_equal(nr, 0);
+	assert_memory_equal(drain[0], a, sizeof(a));
+	assert_memory_equal(drain[1], b, sizeof(b));
+	/* re-blamed to the card of 1,1,0: 1,2,0 resumed, 1,1,0 kept (not drained again) */
+	const unsigned want2[1][3] = { { 1, 1, 0 } };
+	apenet_slurm_plan(want2, 1, want1, 2, drain, &nd, resume, &nr);
+	assert_int_equal(nd, 0);
+	assert_int_equal(nr, 1);
+	assert_memory_equal(resume[0], b, sizeof(b));
+	/* re-blamed to a cable elsewhere: the new ends drained, the old resumed */
+	const unsigned want3[2][3] = { { 2, 1, 0 }, { 1, 1, 0 } };
+	const unsigned held3[2][3] = { { 1, 2, 0 }, { 1, 1, 0 } };
+	apenet_slurm_plan(want3, 2, held3, 2, drain, &nd, resume, &nr);
+	assert_int_equal(nd, 1);
+	assert_memory_equal(drain[0], c, sizeof(c));
+	assert_int_equal(nr, 1);
+	assert_memory_equal(resume[0], b, sizeof(b));
+	/* closed: all it holds resumed; an end left alone was never held */
+	apenet_slurm_plan(NULL, 0, held3, 1, drain, &nd, resume, &nr);
+	assert_int_equal(nd, 0);
+	assert_int_equal(nr, 1);
+	assert_memory_equal(resume[0], b, sizeof(b));
+	/* the same node twice is planned once */
+	const unsigned twice[2][3] = { { 1, 1, 0 }, { 1, 1, 0 } };
+	apenet_slurm_plan(twice, 2, NULL, 0, drain, &nd, resume, &nr);
+	assert_int_equal(nd, 1);
+	apenet_slurm_plan(NULL, 0, twice, 2, drain, &nd, resume, &nr);
+	assert_int_equal(nr, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_policy), cmocka_unit_test(test_nodes),  cmocka_unit_test(test_reason),
-		cmocka_unit_test(test_parse),  cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_parse),  cmocka_unit_test(test_decide), cmocka_unit_test(test_plan),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
