@@ -214,6 +214,9 @@ static int spawn(struct sup *s, const char *const *args, char *why, size_t wl)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, p[1], 2);
+	/* nothing else of the daemon's: not its database, its SNMP socket
+	 * (net-snmp's are not close-on-exec) or its signalfd */
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	posix_spawnattr_init(&at);
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setsigdefault(&at, &def);

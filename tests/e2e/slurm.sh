@@ -242,7 +242,8 @@ echo "  withdrawn: no action recorded, $N4 $(state "$N4")"
 # ---- a scontrol that hangs: killed at timeout_ms; at a stop, abandoned ----
 # s2 (settling as usual; s1 waits 600 s) with an scontrol that never answers
 echo "phase: timeout, stop"
-printf '#!/bin/sh\nexec sleep 60\n' >"$T/slow-scontrol"
+# (it writes down what it inherited: the supervisor's descriptors stay with it)
+printf '#!/bin/sh\nfor f in /proc/$$/fd/*; do readlink "$f"; done >>"%s/slow-fds"\nexec sleep 60\n' "$T" >"$T/slow-scontrol"
 chmod +x "$T/slow-scontrol"
 sed -i -e '/^  dry_run: 1$/d' -e "s|^  timeout_ms: 20000\$|  timeout_ms: 1500\n  scontrol: $T/slow-scontrol|" "$T/cluster.yaml"
 before=$(grep -c "reloaded" "$T/s2/log")
@@ -254,6 +255,8 @@ wait_for 60 sh -c "sqlite3 -readonly '$T/s2/health.db' \"SELECT outcome FROM slu
 	fail "s2: no timeout for $N5: $(acts s2)"
 sql s2 "SELECT message FROM slurm_action WHERE host = '$N5'" | grep -q "^timed out: after 1500 ms (scontrol show node)$" ||
 	fail "s2: timeout message: $(sql s2 "SELECT message FROM slurm_action WHERE host = '$N5'")"
+[ -s "$T/slow-fds" ] || fail "the slow scontrol wrote no descriptors"
+! grep -Eq "socket:|anon_inode:|health\.db" "$T/slow-fds" || fail "scontrol inherited the supervisor's: $(cat "$T/slow-fds")"
 inj --node 0,3,0 clear
 sed -i "s|^  timeout_ms: 1500\$|  timeout_ms: 60000|" "$T/cluster.yaml"
 before=$(grep -c "reloaded" "$T/s2/log")
