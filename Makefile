@@ -316,6 +316,12 @@ install: all install-system
 	@# Where net-snmp's tools (and a site's NMS) look for MIB modules.
 	install -d $(DESTDIR)$(PREFIX)/share/snmp/mibs
 	install -m 644 mibs/APENET-MIB.txt $(DESTDIR)$(PREFIX)/share/snmp/mibs/
+	@# The node health check hooks (docs/commands/check_apenet.md): NHC's
+	@# check, linked into /etc/nhc/scripts by a site that runs NHC, and
+	@# Slurm's HealthCheckProgram for a site without it.
+	install -d $(DESTDIR)$(PREFIX)/share/apenet-diag/nhc $(DESTDIR)$(PREFIX)/libexec/apenet-diag
+	install -m 644 etc/nhc/apenet.nhc $(DESTDIR)$(PREFIX)/share/apenet-diag/nhc/
+	install -m 755 etc/nhc/apenet-healthcheck $(DESTDIR)$(PREFIX)/libexec/apenet-diag/
 	@# The site's config is never overwritten: the shipped one lands next to it.
 	install -d $(DESTDIR)$(sysconfdir)/apenet
 	@f=$(DESTDIR)$(sysconfdir)/apenet/apenet.yaml; \

@@ -131,3 +131,66 @@ cluster_site_key() {
 	rm -f "$SITE_KEY"
 	"$BIN/apenet" keys init --out "$SITE_KEY" >/dev/null || fail "apenet keys init"
 }
+
+# slurmctld_start DIR NODES: Debian's real slurmctld in the foreground on a
+# free loopback port tried from $base + 1300, everything under DIR (its
+# slurm.conf, state, log, pid), naming the nodes NODES (a Slurm host list,
+# e.g. "quong[00-15]"), all at 127.0.0.1.  No slurmd runs: a node stays
+# UNKNOWN (SlurmdTimeout=0 keeps it from going DOWN), which is all drain
+# and resume need.  auth/none: nothing but loopback reaches it.  Exports
+# SLURM_CONF (scontrol reads it); sets SLURMCTLD (its pid).  Stop it with
+# slurmctld_stop.
+slurmctld_start() {
+	sc_dir=$1
+	SLURMCTLD=""
+	mkdir -p "$sc_dir/state" "$sc_dir/spool"
+	for sc_try in 1 2 3 4 5 6; do
+		sc_p=$((base + 1300 + sc_try * 41))
+		cat >"$sc_dir/slurm.conf" <<C
+ClusterName=apenettest
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$sc_p
+SlurmdPort=$((sc_p + 1))
+SlurmUser=$(id -un)
+AuthType=auth/none
+CredType=cred/none
+StateSaveLocation=$sc_dir/state
+SlurmdSpoolDir=$sc_dir/spool
+SlurmctldPidFile=$sc_dir/slurmctld.pid
+SlurmctldLogFile=$sc_dir/slurmctld.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SchedulerType=sched/builtin
+SelectType=select/linear
+ReturnToService=2
+SlurmdTimeout=0
+NodeName=$2 NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN
+PartitionName=all Nodes=ALL Default=YES State=UP
+C
+		export SLURM_CONF="$sc_dir/slurm.conf"
+		/usr/sbin/slurmctld -D -f "$SLURM_CONF" >>"$sc_dir/slurmctld.out" 2>&1 &
+		SLURMCTLD=$!
+		if wait_for 30 sh -c "scontrol ping 2>/dev/null | grep -q UP" && kill -0 $SLURMCTLD 2>/dev/null; then
+			return 0
+		fi
+		kill -TERM $SLURMCTLD 2>/dev/null
+		wait $SLURMCTLD 2>/dev/null
+		SLURMCTLD=""
+	done
+	fail "slurmctld did not start: $(tail -n 20 "$sc_dir/slurmctld.out" "$sc_dir/slurmctld.log" 2>&1)"
+}
+slurmctld_stop() {
+	[ -n "${SLURMCTLD:-}" ] || return 0
+	kill -TERM "$SLURMCTLD" 2>/dev/null
+	wait "$SLURMCTLD" 2>/dev/null
+	SLURMCTLD=""
+}
+# slurm_node NODE FIELD: a field of the node as slurmctld has it now
+# (State, or Reason without its " [user@time]").
+slurm_node() {
+	scontrol -o show node "$1" 2>/dev/null | if [ "$2" = Reason ]; then
+		awk '{ i = index($0, " Reason="); if (i) print substr($0, i + 8) }' | sed 's/ \[[^][ ]*@[^][ ]*\]$//'
+	else
+		awk -v f=" $2=" '{ i = index($0, f); if (i) { s = substr($0, i + length(f)); sub(/ .*/, "", s); print s } }'
+	fi
+}
