@@ -16,7 +16,8 @@
 #    /var/lib/apenet as shipped; up when its port is bound and its database
 #    made; stopped by PID;
 #  - dpkg --purge of every package: every path `dpkg -L` listed is gone
-#    (a directory may stay only while another package owns it),
+#    (a directory may stay only while another package owns it or it holds
+#    something else),
 #    /etc/apenet, /var/lib/apenet and /run/apenet are gone, no unit state is
 #    left with deb-systemd-helper, and the apenet user stays (Debian policy
 #    9.2.1).  The trap purges whatever was installed when a step fails.
@@ -95,7 +96,7 @@ t0=$(date +%s)
 lintian --fail-on error,warning $debs $changes >"$T/lintian.log" 2>&1
 lrc=$?
 t_lint=$(( $(date +%s) - t0 ))
-echo "deb: lintian --fail-on error,warning (exit $lrc, ${t_lint}s):"
+echo "deb: lintian --fail-on error,warning (exit $lrc, ${t_lint}s), $(grep -vc 'running with root privileges' "$T/lintian.log") tags:"
 grep -v 'running with root privileges is not recommended' "$T/lintian.log" | sed 's/^/  /'
 [ "$lrc" = 0 ] || fail "lintian: exit $lrc"
 
@@ -148,12 +149,15 @@ cfg=$(echo "$exec_line" | sed -n 's/.*--config \([^ ]*\).*/\1/p')
 [ -n "$cfg" ] && grep -qx "$cfg" "$T/files" || fail "ExecStart's config '$cfg' is no file of the packages: $exec_line"
 # the site secret, as README.md's "Debian packages" says to make it
 /usr/bin/apenet keys init >/dev/null || fail "apenet keys init"
-chown apenet:apenet /etc/apenet/site.key
-# the shipped config on private loopback ports, AgentX off (the host's snmpd
-# is not this test's); the databases and state_dir stay as shipped
+[ "$(stat -c '%a %U' /etc/apenet/site.key)" = "600 $user" ] || fail "site.key: $(stat -c '%a %U' /etc/apenet/site.key)"
+# the shipped config with the site's layout (a supervisor needs one: the
+# shipped file has it commented out), on private loopback ports, AgentX
+# off (the host's snmpd is not this test's); the databases and state_dir
+# stay as shipped
 p1=$((base + 11))
 p2=$((base + 12))
 sed -e "s|^  listen: .*|  listen: \"127.0.0.1:$p1,127.0.0.1:$p2\"|" -e 's|^  agentx: 1|  agentx: 0|' "$cfg" >"$T/sup.yaml"
+printf 'cluster:\n  dims: 2x2x1\n' >>"$T/sup.yaml"
 chmod 644 "$T/sup.yaml"
 grep -q "127.0.0.1:$p1" "$T/sup.yaml" || fail "no listen line in $cfg"
 cmd=$(echo "$exec_line" | sed "s|--config $cfg|--config $T/sup.yaml|")
@@ -162,7 +166,11 @@ echo "deb: supervisor: ExecStart=$exec_line; run as $user:$group: $cmd"
 setpriv --reuid="$user" --regid="$group" --init-groups -- $cmd 2>"$T/sup.log" &
 SUP=$!
 bound() { ss -Hlun "sport = :$p1" | grep -q "127.0.0.1:$p1"; }
-wait_for 30 bound || fail "the supervisor did not bind 127.0.0.1:$p1: $(cat "$T/sup.log"); alive: $(kill -0 $SUP 2>&1 && echo yes)"
+# it logs to syslog as under systemd; when it does not come up, its reason
+# is asked for again with --foreground (stderr)
+# shellcheck disable=SC2086
+why() { timeout 10 setpriv --reuid="$user" --regid="$group" --init-groups -- $cmd --foreground 2>&1 | tail -n 5; }
+wait_for 30 bound || fail "the supervisor did not bind 127.0.0.1:$p1: $(cat "$T/sup.log"; kill -0 $SUP 2>/dev/null || why)"
 wait_for 10 test -s /var/lib/apenet/health-1.db || fail "no /var/lib/apenet/health-1.db: $(ls -la /var/lib/apenet)"
 [ "$(stat -c %U /var/lib/apenet/health-1.db)" = apenet ] || fail "health-1.db: $(stat -c %U /var/lib/apenet/health-1.db)"
 [ "$(ps -o user= -p "$SUP")" = apenet ] || fail "the supervisor runs as $(ps -o user= -p "$SUP")"
@@ -181,8 +189,12 @@ left=$(dpkg-query -W -f '${Package} ${db:Status-Abbrev}\n' 'apenet-*' 'libapenet
 : >"$T/left"
 while IFS= read -r f; do
 	[ -e "$f" ] || [ -L "$f" ] || continue
-	if [ -d "$f" ] && [ ! -L "$f" ]; then
-		dpkg-query -S "$f" >/dev/null 2>&1 && continue # another package's directory too
+	# a directory stays when another package owns it too, or when it holds
+	# something else (/., a merged-/usr /lib): every file of ours is
+	# checked on its own line
+	if [ -d "$f" ]; then
+		dpkg-query -S "$f" >/dev/null 2>&1 && continue
+		[ -n "$(ls -A "$f")" ] && continue
 	fi
 	echo "$f" >>"$T/left"
 done <"$T/files"
