@@ -10,6 +10,7 @@
 #   make fuzz        build the libFuzzer targets (clang) into build/fuzz/
 #   make fuzz-run    run each for FUZZ_SECONDS (default 30); prints runs and exec/s
 #   make install     PREFIX=/usr/local DESTDIR= (programs, libapenet.a, headers, apenet.pc, docs,
+#                    bash completion in PREFIX/share/bash-completion/completions,
 #                    the config in sysconfdir: PREFIX/etc, or /etc for PREFIX=/usr, and
 #                    the agent's systemd unit in systemdunitdir: PREFIX/lib/systemd/system,
 #                    the apenet user (sysusersdir) and its directories (tmpfilesdir))
@@ -76,6 +77,7 @@ SNMP_LIBS := -lnetsnmpagent $(NETSNMP_LIBS) $(LIBCRYPTO_LIBS) $(SQLITE3_LIBS)
 
 PROGS := $(B)/bin/apenet $(B)/bin/apenet-sim $(B)/bin/apenet-agent $(B)/bin/apenet-supervisor $(B)/bin/apenet-regmap-doc \
 	$(B)/bin/check_apenet $(B)/bin/apenet-top
+COMPLETIONS := $(patsubst %,$(B)/share/bash-completion/completions/%,apenet apenet-sim apenet-top check_apenet)
 # tests/unit mirrors the source tree: tests/unit/lofamo/test_judge.c tests
 # lofamo/judge.c; every binary lands in $(B)/tests/ all the same.
 UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
@@ -99,7 +101,16 @@ obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
 .PHONY: all test unit e2e check-docs demo cluster bench soak soak-clean soak-storm install install-system deb clean distclean FORCE fuzz fuzz-build fuzz-run
-all: $(PROGS)
+all: $(PROGS) $(COMPLETIONS)
+
+# bash completion: each program's from its own tables (PROGRAM
+# --completion-table, the words its --help prints) through one shared script
+# (tools/gen-completion.sh, tools/completion.bash); make install puts them
+# where bash-completion looks, under each program's name.
+$(B)/share/bash-completion/completions/%: $(B)/bin/% tools/gen-completion.sh tools/completion.bash
+	@mkdir -p $(dir $@)
+	$(if $(Q),@echo "  GEN     $@")
+	$(Q)sh tools/gen-completion.sh $* $< $@
 
 # The tools look for $(sysconfdir)/apenet/apenet.yaml when no config is
 # named.  The path is compiled in from a header that is rewritten only when
@@ -246,7 +257,7 @@ $(B)/tests/wire-storm: $(B)/obj/tests/e2e/wire_storm.o
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) $(CFLAGS) $^ -o $@
 
-tests-build: $(PROGS) $(UNIT_BINS) $(E2E_BINS) $(FUZZ_REPLAY_BINS) $(B)/tests/udp-relay $(B)/tests/wire-storm
+tests-build: $(PROGS) $(COMPLETIONS) $(UNIT_BINS) $(E2E_BINS) $(FUZZ_REPLAY_BINS) $(B)/tests/udp-relay $(B)/tests/wire-storm
 
 # The test target: the sanitizer build in build/asan, then every test.
 test:
@@ -316,6 +327,9 @@ install: all install-system
 	@# Where net-snmp's tools (and a site's NMS) look for MIB modules.
 	install -d $(DESTDIR)$(PREFIX)/share/snmp/mibs
 	install -m 644 mibs/APENET-MIB.txt $(DESTDIR)$(PREFIX)/share/snmp/mibs/
+	@# Where bash-completion looks for a command's completion (by its name).
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 $(COMPLETIONS) $(DESTDIR)$(PREFIX)/share/bash-completion/completions/
 	@# The node health check hooks (docs/commands/check_apenet.md): NHC's
 	@# check, linked into /etc/nhc/scripts by a site that runs NHC, and
 	@# Slurm's HealthCheckProgram for a site without it.
@@ -370,7 +384,7 @@ deb:
 	@ls build/deb/*.deb
 
 clean:
-	rm -rf build/obj build/bin build/gen build/tests build/bench build/asan build/fuzz build/*.a
+	rm -rf build/obj build/bin build/gen build/share build/tests build/bench build/asan build/fuzz build/*.a
 distclean:
 	rm -rf build
 

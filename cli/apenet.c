@@ -307,21 +307,35 @@ static const struct cli_cmd cmds[] = {
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
+/* apenet's own options, before or after the command: apenet --help prints
+ * them, and the completion offers them (a '\n' in a text goes on under it). */
+static const struct cli_doc global_opts[] = {
+	{ "--sim DIR", "use the emulated board in node directory DIR (also $APENET_SIM_DIR)" },
+	{ "--dev BDF", "the card to use when there are several (e.g. 0000:03:00.0)" },
+	{ "--json", "JSON output (schema " APENET_JSON_SCHEMA ", docs/json.md)" },
+	{ "--csv", "CSV output of the tables" },
+	{ "--help", "this text; apenet COMMAND --help (or apenet help COMMAND): its options,\nexit status and an example" },
+	{ "--version", "the version and the JSON schema" },
+	{ NULL, NULL },
+};
+
 static void usage(FILE *f)
 {
 	fputs("usage: apenet [--sim DIR] [--dev BDF] [--json|--csv] COMMAND [ARGS]\n\n"
 	      "Diagnostics for APEnet+ family cards (APEnet+, APEnet v5, NaNet).\n\ncommands:\n", f);
 	for (unsigned i = 0; i < NCMDS; i++)
 		fprintf(f, "  %-14s %s\n", cmds[i].name, cmds[i].help);
-	fputs("\noptions:\n"
-	      "  --sim DIR   use the emulated board in node directory DIR (also $APENET_SIM_DIR)\n"
-	      "  --dev BDF   the card to use when there are several (e.g. 0000:03:00.0)\n"
-	      "  --json      JSON output (schema " APENET_JSON_SCHEMA ", docs/json.md)\n"
-	      "  --csv       CSV output of the tables\n"
-	      "  --help      this text; apenet COMMAND --help (or apenet help COMMAND): its options,\n"
-	      "              exit status and an example\n"
-	      "  --version   the version and the JSON schema\n"
-	      "\nexit status: 0 healthy, 1 a fault or threshold was found, 2 the command could not run\n"
+	fputs("\noptions:\n", f);
+	for (const struct cli_doc *o = global_opts; o->key; o++) {
+		fprintf(f, "  %-11s ", o->key);
+		for (const char *p = o->text; *p; p++)
+			if (*p == '\n')
+				fprintf(f, "\n%14s", "");
+			else
+				fputc(*p, f);
+		fputc('\n', f);
+	}
+	fputs("\nexit status: 0 healthy, 1 a fault or threshold was found, 2 the command could not run\n"
 	      "(ber, sweep and qualify: 3 inconclusive; apenet COMMAND --help says each command's)\n",
 	      f);
 }
@@ -410,6 +424,131 @@ static const struct cli_cmd *find_cmd(const char *name)
 	return NULL;
 }
 
+/* ---- apenet --completion-table: the tables above as words, one fact a
+ * line, for tools/gen-completion.sh (make writes the bash completion from
+ * it; tests/e2e/completion.sh):
+ *   link NAME...                  the link names of every variant
+ *   cmd NAME                      a command
+ *   opt CTX NAME [ARG [WORD...]]  an option of command CTX (- for apenet's
+ *                                 own, anywhere); ARG its value's
+ *                                 placeholder, WORDs the values it takes
+ *   arg CTX N ARG [WORD...]       CTX's Nth positional argument (ARG -:
+ *                                 WORDs only; an ARG ending in ... repeats)
+ * Hidden from --help: it is for the build, not for people. */
+
+/* The values the synopsis of any command gives option NAME ("--pattern
+ * prbs7|prbs15|..."), as " a b c"; "" when none does. */
+static void synopsis_words(const char *name, char *out, size_t n)
+{
+	size_t len = strlen(name), o = 0;
+	out[0] = 0;
+	for (unsigned i = 0; i < NCMDS && !out[0]; i++)
+		for (const char *p = cmds[i].usage; (p = strstr(p, name)) != NULL; p += len) {
+			if ((p > cmds[i].usage && !strchr("[( ", p[-1])) || p[len] != ' ')
+				continue;
+			const char *v = p + len + 1, *end = v + strcspn(v, " ");
+			if (!memchr(v, '|', (size_t)(end - v)))
+				continue;
+			while (v < end && o + 2 < n) {
+				size_t w = strcspn(v, "|])");
+				if (v + w > end)
+					w = (size_t)(end - v);
+				if (w > 0 && islower((unsigned char)v[0]) && o + w + 2 < n)
+					o += (size_t)snprintf(out + o, n - o, " %.*s", (int)w, v);
+				v += w + 1;
+			}
+			break;
+		}
+}
+
+static void completion_opt(const char *ctx, const char *key)
+{
+	char name[64], words[256];
+	size_t w = strcspn(key, " ");
+	snprintf(name, sizeof(name), "%.*s", (int)w, key);
+	printf("opt %s %s", ctx, name);
+	if (key[w]) {
+		const char *arg = key + w + 1;
+		synopsis_words(name, words, sizeof(words));
+		printf(" %.*s%s", (int)strcspn(arg, " "), arg, words);
+	}
+	putchar('\n');
+}
+
+/* A command's literal words: those its synopsis starts with ("apenet db
+ * check|vacuum|...", "apenet config check") and the lowercase keys of its
+ * options ("init", "node X,Y,Z"), each once. */
+static void completion_words(const struct cli_cmd *c, char *out, size_t n)
+{
+	size_t o = 0;
+	const char *p = c->usage + strlen("apenet ") + strlen(c->name);
+	out[0] = 0;
+	for (;;) {
+		while (*p == ' ' || *p == '|')
+			p++;
+		size_t w = strcspn(p, " |");
+		if (!w || !islower((unsigned char)*p))
+			break;
+		if (o + w + 2 < n)
+			o += (size_t)snprintf(out + o, n - o, " %.*s", (int)w, p);
+		p += w;
+		if (*p == ' ' && p[1] != '|' && !islower((unsigned char)p[1]))
+			break;
+	}
+	for (const struct cli_doc *d = c->opts; d && d->key; d++) {
+		char word[64];
+		if (!islower((unsigned char)d->key[0]))
+			continue;
+		snprintf(word, sizeof(word), " %.*s", (int)strcspn(d->key, " "), d->key);
+		size_t wl = strlen(word);
+		const char *q = out;
+		while ((q = strstr(q, word)) && q[wl] && q[wl] != ' ')
+			q += wl;
+		if (!q && o + wl + 1 < n)
+			o += (size_t)snprintf(out + o, n - o, "%s", word);
+	}
+}
+
+static void completion_table(void)
+{
+	printf("link");
+	for (int v = 1; v < APENET_V_COUNT; v++) {
+		const struct apenet_profile *p = apenet_profile((enum apenet_variant)v);
+		for (unsigned l = 0; p && l < p->nlinks; l++) {
+			int seen = 0;
+			for (int u = 1; u < v && !seen; u++) {
+				const struct apenet_profile *q = apenet_profile((enum apenet_variant)u);
+				for (unsigned k = 0; q && k < q->nlinks; k++)
+					seen |= !strcmp(q->links[k].name, p->links[l].name);
+			}
+			if (!seen)
+				printf(" %s", p->links[l].name);
+		}
+	}
+	putchar('\n');
+	for (const struct cli_doc *o = global_opts; o->key; o++)
+		completion_opt("-", o->key);
+	/* apenet help COMMAND (not a command of the list: apenet --help says it) */
+	printf("arg help 1 -");
+	for (unsigned i = 0; i < NCMDS; i++)
+		printf(" %s", cmds[i].name);
+	putchar('\n');
+	for (unsigned i = 0; i < NCMDS; i++) {
+		const struct cli_cmd *c = &cmds[i];
+		char words[512];
+		int pos = 1;
+		printf("cmd %s\n", c->name);
+		completion_words(c, words, sizeof(words));
+		if (words[0])
+			printf("arg %s %d -%s\n", c->name, pos++, words);
+		for (const struct cli_doc *d = c->opts; d && d->key; d++)
+			if (d->key[0] == '-')
+				completion_opt(c->name, d->key);
+			else if (isupper((unsigned char)d->key[0]))
+				printf("arg %s %d %s\n", c->name, pos++, d->key);
+	}
+}
+
 static int take_value(int argc, char **argv, int *i, const char **val)
 {
 	const char *a = argv[*i];
@@ -493,6 +632,10 @@ static int run(int argc, char **argv, char **rest)
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "--completion-table")) {
+		completion_table();
+		return CLI_EXIT_OK;
+	}
 	char **rest = calloc((size_t)argc + 1, sizeof(char *));
 	if (!rest)
 		return CLI_EXIT_ERROR;

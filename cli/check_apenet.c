@@ -111,41 +111,122 @@ static int unknown(const char *fmt, ...)
 	return CK_UNKNOWN;
 }
 
+/* The options: getopt_long's tables, --help's lines and the completion
+ * (--completion-table) are made from this one table. */
+enum { OPT_TEMP_WARN = 256, OPT_TEMP_CRIT };
+enum { M_LOCAL, M_SNMP, M_BOTH };
+static const struct ck_opt {
+	int key;          /* the short option's letter, or OPT_* (a long option only) */
+	const char *name; /* the long option's */
+	const char *arg;  /* its value; NULL: a flag */
+	int mode;         /* the section of --help */
+	const char *help; /* NULL: described with the next one; %s: the default socket */
+} ck_opts[] = {
+	{ 's', "socket", "PATH", M_LOCAL, "the agent's socket (default %s)" },
+	{ 'H', "hostname", "HOST", M_SNMP, "snmpd serving APENET-MIB (the agent as an AgentX subagent)" },
+	{ 'p', "port", "PORT", M_SNMP, "UDP port (default 161)" },
+	{ 'C', "community", "NAME", M_SNMP, "SNMP community (default public)" },
+	{ 'P', "protocol", "1|2c", M_SNMP, "SNMP version (default 2c)" },
+	{ 'w', "warning", "RANGE", M_SNMP, "WARNING when a link's CRC errors/min are outside RANGE" },
+	{ 'c', "critical", "RANGE", M_SNMP, "CRITICAL when a link's CRC errors/min are outside RANGE" },
+	{ OPT_TEMP_WARN, "temp-warn", "RANGE", M_SNMP, NULL },
+	{ OPT_TEMP_CRIT, "temp-crit", "RANGE", M_SNMP,
+	  "WARNING / CRITICAL when fpga_temp (C) is outside RANGE\n(default: the agent's own limits)" },
+	{ 't', "timeout", "SECONDS", M_BOTH, "give up after this long (default 10)" },
+	{ 'h', "help", NULL, M_BOTH, "this text" },
+	{ 'V', "version", NULL, M_BOTH, "the version" },
+};
+#define CK_NOPTS (sizeof(ck_opts) / sizeof(ck_opts[0]))
+/* Each mode's section of --help: what comes before its options and after. */
+static const char *const ck_mode_text[][2] = {
+	[M_LOCAL] = { "Local mode (no -H): asks the node agent (apenet-agent) on its unix socket and\n"
+		      "judges the findings it has raised and its watchdog.\n",
+		      "" },
+	[M_SNMP] = { "SNMP mode: walks APENET-MIB's card, link, sensor and watchdog tables.\n",
+		     "  RANGE (Monitoring Plugins): 10 = 0:10, 10: = 10 and up, ~:10 = up to 10, 10:20;\n"
+		     "  a value outside it alerts; @10:20 alerts inside instead\n" },
+	[M_BOTH] = { "Both modes:\n", "" },
+};
+
+/* "-s, --socket PATH" or "    --temp-warn RANGE" */
+static void opt_label(const struct ck_opt *o, char *buf, size_t n)
+{
+	if (o->key < 256)
+		snprintf(buf, n, "-%c, --%s%s%s", o->key, o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		snprintf(buf, n, "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: " PROG " [--socket PATH] [-t SECONDS]\n"
-		"       " PROG " -H HOST [-p PORT] [-C COMMUNITY] [-P 1|2c] [-t SECONDS]\n"
-		"                    [-w RANGE] [-c RANGE] [--temp-warn RANGE] [--temp-crit RANGE]\n"
-		"\n"
-		"Checks one APEnet+ node for Nagios/Icinga: one status line with perfdata, exit\n"
-		"0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.\n"
-		"\n"
-		"Local mode (no -H): asks the node agent (apenet-agent) on its unix socket and\n"
-		"judges the findings it has raised and its watchdog.\n"
-		"  -s, --socket PATH     the agent's socket (default %s)\n"
-		"SNMP mode: walks APENET-MIB's card, link, sensor and watchdog tables.\n"
-		"  -H, --hostname HOST   snmpd serving APENET-MIB (the agent as an AgentX subagent)\n"
-		"  -p, --port PORT       UDP port (default 161)\n"
-		"  -C, --community NAME  SNMP community (default public)\n"
-		"  -P, --protocol 1|2c   SNMP version (default 2c)\n"
-		"  -w, --warning RANGE   WARNING when a link's CRC errors/min are outside RANGE\n"
-		"  -c, --critical RANGE  CRITICAL when a link's CRC errors/min are outside RANGE\n"
-		"      --temp-warn RANGE, --temp-crit RANGE\n"
-		"                        WARNING / CRITICAL when fpga_temp (C) is outside RANGE\n"
-		"                        (default: the agent's own limits)\n"
-		"  RANGE (Monitoring Plugins): 10 = 0:10, 10: = 10 and up, ~:10 = up to 10, 10:20;\n"
-		"  a value outside it alerts; @10:20 alerts inside instead\n"
-		"Both modes:\n"
-		"  -t, --timeout SECONDS give up after this long (default 10)\n"
-		"  -h, --help            this text\n"
-		"  -V, --version         the version\n"
-		"\n"
-		"CRITICAL: a severity fail (card, link, sensor), a link down, the watchdog broken,\n"
-		"or a threshold's -c/--temp-crit crossed.  WARNING: a severity warn, a link\n"
-		"degraded, training or in a PRBS test, the watchdog sick, or -w/--temp-warn crossed.\n"
-		"UNKNOWN: no answer, or an answer without the tables.\n",
-		default_socket());
+	fputs("Usage: " PROG " [--socket PATH] [-t SECONDS]\n"
+	      "       " PROG " -H HOST [-p PORT] [-C COMMUNITY] [-P 1|2c] [-t SECONDS]\n"
+	      "                    [-w RANGE] [-c RANGE] [--temp-warn RANGE] [--temp-crit RANGE]\n"
+	      "\n"
+	      "Checks one APEnet+ node for Nagios/Icinga: one status line with perfdata, exit\n"
+	      "0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.\n"
+	      "\n",
+	      f);
+	char label[128];
+	size_t len = 0;
+	for (size_t i = 0; i < CK_NOPTS; i++) {
+		const struct ck_opt *o = &ck_opts[i];
+		if (i == 0 || ck_opts[i - 1].mode != o->mode)
+			fputs(ck_mode_text[o->mode][0], f);
+		if (len)
+			len += (size_t)snprintf(label + len, sizeof(label) - len, ", ");
+		opt_label(o, label + len, sizeof(label) - len);
+		if (len) /* "    --temp-warn RANGE, --temp-crit RANGE" */
+			memmove(label + len, label + len + 4, strlen(label + len + 4) + 1);
+		len = strlen(label);
+		if (!o->help)
+			continue;
+		if (len > 21)
+			fprintf(f, "  %s\n%24s", label, "");
+		else
+			fprintf(f, "  %-21s ", label);
+		for (const char *p = o->help; *p; p++)
+			if (*p == '\n')
+				fprintf(f, "\n%24s", "");
+			else if (p[0] == '%' && p[1] == 's') {
+				fputs(default_socket(), f);
+				p++;
+			} else
+				fputc(*p, f);
+		fputc('\n', f);
+		len = 0;
+		if (i + 1 == CK_NOPTS || ck_opts[i + 1].mode != o->mode)
+			fputs(ck_mode_text[o->mode][1], f);
+	}
+	fputs("\n"
+	      "CRITICAL: a severity fail (card, link, sensor), a link down, the watchdog broken,\n"
+	      "or a threshold's -c/--temp-crit crossed.  WARNING: a severity warn, a link\n"
+	      "degraded, training or in a PRBS test, the watchdog sick, or -w/--temp-warn crossed.\n"
+	      "UNKNOWN: no answer, or an answer without the tables.\n",
+	      f);
+}
+
+/* check_apenet --completion-table: the table above as tools/gen-completion.sh
+ * reads it (the format: tools/completion.bash).  Hidden from --help. */
+static void completion_table(void)
+{
+	for (size_t i = 0; i < CK_NOPTS; i++) {
+		const struct ck_opt *o = &ck_opts[i];
+		for (int form = o->key < 256 ? 0 : 1; form < 2; form++) {
+			if (form == 0)
+				printf("opt - -%c", o->key);
+			else
+				printf("opt - --%s", o->name);
+			if (o->arg && strchr(o->arg, '|')) { /* the values themselves: 1|2c */
+				printf(" %s ", o->arg);
+				for (const char *p = o->arg; *p; p++)
+					putchar(*p == '|' ? ' ' : *p);
+			} else if (o->arg) {
+				printf(" %s", o->arg);
+			}
+			putchar('\n');
+		}
+	}
 }
 
 static int number(const char *opt, const char *s, double min, double max, double *out)
@@ -184,22 +265,23 @@ static int never_warns(const char *w, const struct thr *wt, const char *c, const
 /* 0, or the exit code after printing the complaint. */
 static int parse(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_TEMP_WARN = 256, OPT_TEMP_CRIT };
-	static const struct option lo[] = {
-		{ "hostname", required_argument, NULL, 'H' }, { "port", required_argument, NULL, 'p' },
-		{ "community", required_argument, NULL, 'C' }, { "protocol", required_argument, NULL, 'P' },
-		{ "timeout", required_argument, NULL, 't' },  { "socket", required_argument, NULL, 's' },
-		{ "warning", required_argument, NULL, 'w' },  { "critical", required_argument, NULL, 'c' },
-		{ "temp-warn", required_argument, NULL, OPT_TEMP_WARN },
-		{ "temp-crit", required_argument, NULL, OPT_TEMP_CRIT },
-		{ "help", no_argument, NULL, 'h' },           { "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	/* getopt_long's tables, from ck_opts */
+	static struct option lo[CK_NOPTS + 1];
+	static char shorts[2 * CK_NOPTS + 2] = ":";
+	for (size_t i = 0, n = 1; i < CK_NOPTS; i++) {
+		lo[i] = (struct option){ ck_opts[i].name, ck_opts[i].arg ? required_argument : no_argument, NULL,
+					 ck_opts[i].key };
+		if (ck_opts[i].key < 256 && !strchr(shorts, ck_opts[i].key)) {
+			shorts[n++] = (char)ck_opts[i].key;
+			if (ck_opts[i].arg)
+				shorts[n++] = ':';
+		}
+	}
 	*o = (struct opts){ .snmp = { .port = 161, .community = "public", .timeout_s = 10 } };
 	opterr = 0; /* the complaint goes on the status line, not to stderr */
 	double d;
 	int c;
-	while ((c = getopt_long(argc, argv, ":H:p:C:P:t:s:w:c:hV", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
 		switch (c) {
 		case 'H':
 			if (!*optarg)
@@ -729,6 +811,10 @@ static void judge_snmp(struct verdict *v, struct ck_node *n, const struct opts *
 int main(int argc, char **argv)
 {
 	struct opts o;
+	if (argc == 2 && !strcmp(argv[1], "--completion-table")) {
+		completion_table();
+		return CK_OK;
+	}
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc;

@@ -112,46 +112,67 @@ static void swap_plugs(struct sim_torus *t, struct sim_board *ba, unsigned la, s
 		sim_link_force_down(pb);
 }
 
-static const char *usage =
-	"faults: cable-unplug --link L | cable-ber --link L --ber B | lane-dead --link L --lane N | "
-	"lane-ber --link L --lane N --ber B | "
-	"cable-swap --link L --with X,Y,Z:L2 | latency-jitter --link L | dnp-hang | overheat --celsius C | "
-	"voltage-droop --percent P | "
-	"pcie-degrade --width W --gen G | card-gone | power-off | clear";
-
-static const struct {
-	const char *fault;
-	const char *opts[3];
-} faults[] = {
-	{ "cable-unplug", { "link" } }, { "cable-ber", { "link", "ber" } }, { "lane-dead", { "link", "lane" } },
-	{ "lane-ber", { "link", "lane", "ber" } },
-	{ "cable-swap", { "link", "with" } }, { "latency-jitter", { "link" } }, { "dnp-hang", { NULL } }, { "overheat", { "celsius" } },
-	{ "voltage-droop", { "percent" } }, { "pcie-degrade", { "width", "gen" } }, { "card-gone", { NULL } },
-	{ "power-off", { NULL } }, { "clear", { NULL } },
+/* Every fault with its options: check_opts holds a request to it, and
+ * apenet-sim --help and its completion print it (sim_fault_text). */
+const struct sim_fault sim_faults[] = {
+	{ "cable-unplug", { { "link", "L" } } },
+	{ "cable-ber", { { "link", "L" }, { "ber", "B" } } },
+	{ "lane-dead", { { "link", "L" }, { "lane", "N" } } },
+	{ "lane-ber", { { "link", "L" }, { "lane", "N" }, { "ber", "B" } } },
+	{ "cable-swap", { { "link", "L" }, { "with", "X,Y,Z:L2" } } },
+	{ "latency-jitter", { { "link", "L" } } },
+	{ "dnp-hang", { { NULL, NULL } } },
+	{ "overheat", { { "celsius", "C" } } },
+	{ "voltage-droop", { { "percent", "P" } } },
+	{ "pcie-degrade", { { "width", "W" }, { "gen", "G" } } },
+	{ "card-gone", { { NULL, NULL } } },
+	{ "power-off", { { NULL, NULL } } },
+	{ "clear", { { NULL, NULL } } },
+	{ NULL, { { NULL, NULL } } },
 };
+
+size_t sim_fault_text(const struct sim_fault *f, char *buf, size_t n)
+{
+	size_t o = (size_t)snprintf(buf, n, "%s", f->fault);
+	for (int j = 0; j < SIM_FAULT_OPTS && f->opts[j].name && o < n; j++)
+		o += (size_t)snprintf(buf + o, n - o, " --%s %s", f->opts[j].name, f->opts[j].arg);
+	return o < n ? o : n - 1;
+}
+
+/* "faults: cable-unplug --link L | ...": the end of an error's reply. */
+static const char *usage(void)
+{
+	static char text[1024];
+	size_t o = (size_t)snprintf(text, sizeof(text), "faults:");
+	for (const struct sim_fault *f = sim_faults; f->fault && o + 4 < sizeof(text); f++) {
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "%s ", f == sim_faults ? "" : " |");
+		o += sim_fault_text(f, text + o, sizeof(text) - o);
+	}
+	return text;
+}
 
 /* Every option must belong to the fault, before anything is applied. */
 static int check_opts(const char *fault, const struct opt *o, int no, char *r, size_t rn)
 {
-	for (unsigned f = 0; f < sizeof(faults) / sizeof(faults[0]); f++) {
-		if (strcmp(faults[f].fault, fault))
+	for (const struct sim_fault *f = sim_faults; f->fault; f++) {
+		if (strcmp(f->fault, fault))
 			continue;
 		for (int i = 0; i < no; i++) {
 			int ok = 0;
-			for (int j = 0; j < 3 && faults[f].opts[j]; j++)
-				ok |= !strcmp(faults[f].opts[j], o[i].name);
+			for (int j = 0; j < SIM_FAULT_OPTS && f->opts[j].name; j++)
+				ok |= !strcmp(f->opts[j].name, o[i].name);
 			if (!ok)
 				return reply(r, rn, "error: %s does not take --%s", fault, o[i].name);
 		}
 		return 0;
 	}
-	return reply(r, rn, "error: unknown fault '%s'; %s", fault, usage);
+	return reply(r, rn, "error: unknown fault '%s'; %s", fault, usage());
 }
 
 int sim_inject(struct sim_torus *t, char *const *argv, int argc, char *r, size_t rn)
 {
 	if (argc < 2)
-		return reply(r, rn, "error: need a node and a fault; %s", usage);
+		return reply(r, rn, "error: need a node and a fault; %s", usage());
 	struct sim_board *b = sim_torus_board(t, argv[0]);
 	if (!b)
 		return reply(r, rn, "error: node '%s' is not X,Y,Z inside the %ux%ux%u torus", argv[0], t->dims[0],
@@ -312,7 +333,7 @@ int sim_inject(struct sim_torus *t, char *const *argv, int argc, char *r, size_t
 			return reply(r, rn, "error: %s", e.msg);
 		rc = reply(r, rn, "ok: node %s: faults cleared (swapped cables stay where they are)", argv[0]);
 	} else {
-		return reply(r, rn, "error: unknown fault '%s'; %s", fault, usage);
+		return reply(r, rn, "error: unknown fault '%s'; %s", fault, usage());
 	}
 	return rc;
 }

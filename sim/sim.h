@@ -241,6 +241,17 @@ void sim_lane_prbs_tick(struct sim_torus *t, struct sim_board *b, struct sim_lin
 			struct sim_lane *ln, double dt);
 
 /* inject.c: faults, from a request line; reply holds the answer. */
+#define SIM_FAULT_OPTS 3
+struct sim_fault {
+	const char *fault;
+	struct {
+		const char *name; /* --name, without the dashes */
+		const char *arg;  /* its value's placeholder */
+	} opts[SIM_FAULT_OPTS];
+};
+extern const struct sim_fault sim_faults[]; /* every fault, ended by a NULL fault */
+/* "cable-ber --link L --ber B" into buf; its length. */
+size_t sim_fault_text(const struct sim_fault *f, char *buf, size_t n);
 int sim_inject(struct sim_torus *t, char *const *argv, int argc, char *reply, size_t replylen);
 
 /* ctl.c: the control socket. */

@@ -38,21 +38,118 @@ static double cpu_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The options of run and inject: their parsers, --help and the completion
+ * (--completion-table) read these tables; the faults are inject.c's. */
+struct sim_opt {
+	const char *name, *arg;
+	int shown_bare; /* the synopsis shows it without brackets */
+};
+enum { RUN_DIMS, RUN_DIR, RUN_VARIANT, RUN_SEED, RUN_ACCEL, RUN_TICK, RUN_CONFIG, RUN_NOPTS };
+static const struct sim_opt run_opts[RUN_NOPTS] = {
+	[RUN_DIMS] = { "--dims", "XxYxZ", 1 },	    [RUN_DIR] = { "--dir", "DIR", 1 },
+	[RUN_VARIANT] = { "--variant", "NAME", 0 }, [RUN_SEED] = { "--seed", "S", 0 },
+	[RUN_ACCEL] = { "--ber-accel", "K", 0 },    [RUN_TICK] = { "--tick-ms", "N", 0 },
+	[RUN_CONFIG] = { "--config", "FILE.yaml", 0 },
+};
+enum { INJ_DIR, INJ_NODE, INJ_NOPTS };
+static const struct sim_opt inject_opts[INJ_NOPTS] = {
+	[INJ_DIR] = { "--dir", "DIR", 1 },
+	[INJ_NODE] = { "--node", "X,Y,Z", 1 },
+};
+/* The commands, in --help's order. */
+static const char *const commands[] = { "run", "inject", "variants" };
+
+/* WORD after a space (none at column 0) in a text wrapped at 80 columns
+ * whose next lines start at column indent; *col: the column. */
+static void put_word(FILE *f, const char *word, size_t indent, size_t *col)
+{
+	size_t len = strlen(word);
+	if (*col > indent && *col + 1 + len > 80) {
+		fprintf(f, "\n%*s", (int)indent - 1, "");
+		*col = indent - 1;
+	}
+	if (*col > 0) {
+		fputc(' ', f);
+		(*col)++;
+	}
+	fputs(word, f);
+	*col += len;
+}
+
+static void synopsis(FILE *f, const char *cmd, const struct sim_opt *o, int n, const char *tail)
+{
+	char word[128];
+	size_t col = 2 + strlen("apenet-sim ") + strlen(cmd), indent = col + 1;
+	fprintf(f, "  apenet-sim %s", cmd);
+	for (int i = 0; i < n; i++) {
+		snprintf(word, sizeof(word), o[i].shown_bare ? "%s %s" : "[%s %s]", o[i].name, o[i].arg);
+		put_word(f, word, indent, &col);
+	}
+	if (tail)
+		put_word(f, tail, indent, &col);
+	fputc('\n', f);
+}
+
 static void usage(FILE *f)
 {
-	fputs("usage:\n"
-	      "  apenet-sim run --dims XxYxZ --dir DIR [--variant NAME] [--seed S] [--ber-accel K]\n"
-	      "                 [--tick-ms N] [--config FILE.yaml]\n"
-	      "  apenet-sim inject --dir DIR --node X,Y,Z FAULT [--option VALUE ...]\n"
-	      "  apenet-sim variants\n"
-	      "  apenet-sim --help | --version\n\n"
-	      "faults: cable-unplug --link L | cable-ber --link L --ber B | lane-dead --link L --lane N |\n"
-	      "        cable-swap --link L --with X,Y,Z:L2 | latency-jitter --link L | dnp-hang |\n"
-	      "        overheat --celsius C | voltage-droop --percent P | pcie-degrade --width W --gen G |\n"
-	      "        card-gone | power-off | clear\n\n"
+	char text[128];
+	fputs("usage:\n", f);
+	synopsis(f, "run", run_opts, RUN_NOPTS, NULL);
+	synopsis(f, "inject", inject_opts, INJ_NOPTS, "FAULT [--option VALUE ...]");
+	fputs("  apenet-sim variants\n"
+	      "  apenet-sim --help | --version\n\n",
+	      f);
+	size_t col = 0;
+	put_word(f, "faults:", 8, &col);
+	for (const struct sim_fault *x = sim_faults; x->fault; x++) {
+		sim_fault_text(x, text, sizeof(text) - 2);
+		if (x[1].fault)
+			strcat(text, " |");
+		put_word(f, text, 8, &col);
+	}
+	fputs("\n\n"
 	      "run writes DIR/node-X-Y-Z/ per board (point APENET_SIM_DIR or apenet --sim there) and\n"
 	      "DIR/ready once every board is up; it runs until SIGTERM or SIGINT.\n",
 	      f);
+}
+
+/* apenet-sim --completion-table: these tables as tools/gen-completion.sh
+ * reads them (the format: tools/completion.bash).  Hidden from --help. */
+static void completion_table(void)
+{
+	printf("link");
+	for (int v = 1; v < APENET_V_COUNT; v++) {
+		const struct apenet_profile *p = apenet_profile((enum apenet_variant)v);
+		for (unsigned l = 0; l < p->nlinks; l++) /* each name is one variant's */
+			printf(" %s", p->links[l].name);
+	}
+	printf("\nopt + --help\nopt + --version\n");
+	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		printf("cmd %s\n", commands[i]);
+	for (int i = 0; i < RUN_NOPTS; i++) {
+		printf("opt run %s %s", run_opts[i].name, run_opts[i].arg);
+		for (int v = 1; i == RUN_VARIANT && v < APENET_V_COUNT; v++)
+			printf(" %s", apenet_profile((enum apenet_variant)v)->name);
+		putchar('\n');
+	}
+	for (int i = 0; i < INJ_NOPTS; i++)
+		printf("opt inject %s %s\n", inject_opts[i].name, inject_opts[i].arg);
+	printf("arg inject 1 -");
+	for (const struct sim_fault *x = sim_faults; x->fault; x++)
+		printf(" %s", x->fault);
+	putchar('\n');
+	for (const struct sim_fault *x = sim_faults; x->fault; x++)
+		for (int j = 0; j < SIM_FAULT_OPTS && x->opts[j].name; j++)
+			printf("opt inject:%s --%s %s\n", x->fault, x->opts[j].name, x->opts[j].arg);
+}
+
+/* The index of option NAME in o[0..n), or -1. */
+static int find_opt(const struct sim_opt *o, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(o[i].name, name))
+			return i;
+	return -1;
 }
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -117,23 +214,17 @@ static int cmd_run(int argc, char **argv)
 {
 	struct sim_conf c = { .dims = { 4, 4, 1 }, .prof = apenet_profile(APENET_V_APENETP), .seed = 1,
 			      .ber_accel = 1, .cable_kind = -1 };
-	const char *dir = NULL, *config = NULL, *dims = NULL, *variant = NULL;
-	const char *seed = NULL, *accel = NULL, *tick = NULL;
+	const char *val[RUN_NOPTS] = { NULL };
 	for (int i = 0; i < argc; i++) {
-		const char **slot = !strcmp(argv[i], "--dir")       ? &dir
-				    : !strcmp(argv[i], "--config")    ? &config
-				    : !strcmp(argv[i], "--dims")      ? &dims
-				    : !strcmp(argv[i], "--variant")   ? &variant
-				    : !strcmp(argv[i], "--seed")      ? &seed
-				    : !strcmp(argv[i], "--ber-accel") ? &accel
-				    : !strcmp(argv[i], "--tick-ms")   ? &tick
-								      : NULL;
-		if (!slot)
+		int k = find_opt(run_opts, RUN_NOPTS, argv[i]);
+		if (k < 0)
 			return fail("run: unknown argument '%s' (see apenet-sim --help)", argv[i]);
 		if (i + 1 >= argc)
 			return fail("run: %s needs a value", argv[i]);
-		*slot = argv[++i];
+		val[k] = argv[++i];
 	}
+	const char *dir = val[RUN_DIR], *config = val[RUN_CONFIG], *dims = val[RUN_DIMS], *variant = val[RUN_VARIANT];
+	const char *seed = val[RUN_SEED], *accel = val[RUN_ACCEL], *tick = val[RUN_TICK];
 	if (!dir)
 		return fail("run: --dir DIR is required%s", "");
 	struct apenet_err e = { 0 };
@@ -262,22 +353,22 @@ static int cmd_run(int argc, char **argv)
 
 static int cmd_inject(int argc, char **argv)
 {
-	const char *dir = NULL, *node = NULL;
+	const char *val[INJ_NOPTS] = { NULL };
 	char *req[24];
 	int n = 0;
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--dir") || !strcmp(argv[i], "--node")) {
+		int k = find_opt(inject_opts, INJ_NOPTS, argv[i]);
+		if (k >= 0) {
 			if (i + 1 >= argc)
 				return fail("inject: %s needs a value", argv[i]);
-			const char **slot = !strcmp(argv[i], "--dir") ? &dir : &node;
-			*slot = argv[i + 1];
-			i++;
+			val[k] = argv[++i];
 		} else if (n < 22) {
 			req[1 + n++] = argv[i];
 		} else {
 			return fail("inject: too many arguments%s", "");
 		}
 	}
+	const char *dir = val[INJ_DIR], *node = val[INJ_NODE];
 	if (!dir || !node || n == 0)
 		return fail("inject: usage: apenet-sim inject --dir DIR --node X,Y,Z FAULT [options]%s", "");
 	req[0] = (char *)node;
@@ -295,6 +386,10 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--completion-table")) {
+		completion_table();
+		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		puts("apenet-sim " APENET_VERSION_TEXT);

@@ -24,16 +24,59 @@ static void on_stop(int sig)
 	stop_sig = sig;
 }
 
+/* apenet-top's options: its parser, --help and its completion
+ * (--completion-table) read this one table. */
+enum { O_SIM, O_DEV, O_FROM, O_DB, O_CONFIG, O_DELAY, O_MONO, O_HELP, O_VERSION, O_N };
+static const struct top_opt {
+	const char *name, *arg; /* arg NULL: a flag */
+	int group;              /* the synopsis: 0 alone, 1 one of "[A | B | C]", -1 not in it */
+	const char *help;       /* a line of its own in --help (NULL: the synopsis says it) */
+} top_opts[O_N] = {
+	[O_SIM] = { "--sim", "DIR", 1, NULL },
+	[O_DEV] = { "--dev", "BDF", 1, NULL },
+	[O_FROM] = { "--from", "FILE", 1, NULL },
+	[O_DB] = { "--db", "FILE", 0, NULL },
+	[O_CONFIG] = { "--config", "FILE", 0, NULL },
+	[O_DELAY] = { "-d", "TENTHS", 0, "refresh every TENTHS tenths of a second (1..255, default 10)" },
+	[O_MONO] = { "--mono", NULL, 0, "letters and attributes only (also: NO_COLOR set, or a terminal without colours)" },
+	[O_HELP] = { "--help", NULL, -1, NULL },
+	[O_VERSION] = { "--version", NULL, -1, "the version and the JSON schema" },
+};
+
 static int usage(FILE *f, int rc)
 {
-	fprintf(f, "usage: apenet-top [--sim DIR | --dev BDF | --from FILE] [--db FILE] [--config FILE] [-d TENTHS] [--mono]\n"
-		   "  the node view of a card (or of a snapshot or black-box file), or with --db the cluster view of a\n"
-		   "  health database (docs/top.md)\n"
-		   "  -d TENTHS  refresh every TENTHS tenths of a second (1..255, default 10)\n"
-		   "  --mono     letters and attributes only (also: NO_COLOR set, or a terminal without colours)\n"
-		   "  --version  the version and the JSON schema\n"
-		   "  keys: F1 or h in the program; exit status: 0 after q or a signal, 2 could not start\n");
+	fputs("usage: apenet-top", f);
+	for (int i = 0; i < O_N; i++) {
+		const struct top_opt *o = &top_opts[i];
+		if (o->group < 0)
+			continue;
+		int first = !o->group || i == 0 || top_opts[i - 1].group != o->group;
+		int last = !o->group || i + 1 == O_N || top_opts[i + 1].group != o->group;
+		fprintf(f, "%s%s%s%s%s", first ? " [" : " | ", o->name, o->arg ? " " : "", o->arg ? o->arg : "",
+			last ? "]" : "");
+	}
+	fputs("\n  the node view of a card (or of a snapshot or black-box file), or with --db the cluster view of a\n"
+	      "  health database (docs/top.md)\n",
+	      f);
+	for (int i = 0; i < O_N; i++) {
+		char key[32];
+		if (!top_opts[i].help)
+			continue;
+		snprintf(key, sizeof(key), "%s%s%s", top_opts[i].name, top_opts[i].arg ? " " : "",
+			 top_opts[i].arg ? top_opts[i].arg : "");
+		fprintf(f, "  %-9s  %s\n", key, top_opts[i].help);
+	}
+	fputs("  keys: F1 or h in the program; exit status: 0 after q or a signal, 2 could not start\n", f);
 	return rc;
+}
+
+/* apenet-top --completion-table: the table above as tools/gen-completion.sh
+ * reads it (the format: tools/completion.bash).  Hidden from --help. */
+static void completion_table(void)
+{
+	for (int i = 0; i < O_N; i++)
+		printf("opt - %s%s%s\n", top_opts[i].name, top_opts[i].arg ? " " : "",
+		       top_opts[i].arg ? top_opts[i].arg : "");
 }
 
 static void help(const struct top *t)
@@ -247,34 +290,51 @@ int main(int argc, char **argv)
 	static struct top t;
 	t.delay_ds = 10;
 	int mono = 0;
+	if (argc == 2 && !strcmp(argv[1], "--completion-table")) {
+		completion_table();
+		return 0;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-			return usage(stdout, 0);
-		if (!strcmp(a, "--version")) {
-			puts("apenet-top " APENET_VERSION_TEXT);
-			return 0;
-		}
-		if (!strcmp(a, "--mono")) {
-			mono = 1;
-			continue;
-		}
-		if (!next) {
-			fprintf(stderr, "apenet-top: %s: unknown option or missing value\n", a);
+		int k = 0;
+		while (k < O_N && strcmp(a, top_opts[k].name))
+			k++;
+		if (!strcmp(a, "-h"))
+			k = O_HELP;
+		if (k == O_N) {
+			fprintf(stderr, "apenet-top: %s: unknown option\n", a);
 			return usage(stderr, 2);
 		}
-		if (!strcmp(a, "--sim"))
+		if (top_opts[k].arg && !next) {
+			fprintf(stderr, "apenet-top: %s needs a value\n", a);
+			return usage(stderr, 2);
+		}
+		switch (k) {
+		case O_HELP:
+			return usage(stdout, 0);
+		case O_VERSION:
+			puts("apenet-top " APENET_VERSION_TEXT);
+			return 0;
+		case O_MONO:
+			mono = 1;
+			continue;
+		case O_SIM:
 			t.sim = next;
-		else if (!strcmp(a, "--dev"))
+			break;
+		case O_DEV:
 			t.dev = next;
-		else if (!strcmp(a, "--db"))
+			break;
+		case O_DB:
 			t.db = next;
-		else if (!strcmp(a, "--from"))
+			break;
+		case O_FROM:
 			t.from = next;
-		else if (!strcmp(a, "--config"))
+			break;
+		case O_CONFIG:
 			t.config = next;
-		else if (!strcmp(a, "-d")) {
+			break;
+		case O_DELAY: {
 			char *end;
 			long d = strtol(next, &end, 10);
 			if (*end || d < 1 || d > 255) {
@@ -282,9 +342,8 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			t.delay_ds = (int)d;
-		} else {
-			fprintf(stderr, "apenet-top: %s: unknown option\n", a);
-			return usage(stderr, 2);
+			break;
+		}
 		}
 		i++;
 	}

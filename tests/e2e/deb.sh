@@ -109,6 +109,12 @@ for p in $PKGS; do
 done
 dpkg-query -L $(cd "$DEB" && ls *.deb | cut -d_ -f1) >"$T/files" || fail "dpkg -L"
 echo "deb: installed, $(wc -l <"$T/files") paths"
+# where each tool's extras land (README.md, "Debian packages")
+for f in /usr/lib/nagios/plugins/check_apenet /usr/share/snmp/mibs/APENET-MIB.txt \
+	/usr/share/bash-completion/completions/apenet /usr/share/bash-completion/completions/apenet-sim \
+	/usr/share/bash-completion/completions/apenet-top /usr/share/bash-completion/completions/check_apenet; do
+	[ "$(dpkg-query -S "$f" 2>/dev/null | cut -d: -f1)" = apenet-tools ] || fail "$f is not apenet-tools': $(dpkg-query -S "$f" 2>&1)"
+done
 pw=$(getent passwd apenet) || fail "dpkg -i made no apenet user: $(cat "$T/install.log")"
 uid=$(echo "$pw" | cut -d: -f3)
 [ "$uid" -gt 0 ] && [ "$uid" -lt 1000 ] || fail "apenet is no system user: $pw"

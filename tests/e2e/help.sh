@@ -64,8 +64,12 @@ for c in $cmds; do
 	for o in $(cat "$T/$c.optnames"); do
 		grep -qx -- "$o" "$T/$c.syn" || fail "apenet $c --help: $o is an option but not in the synopsis"
 	done
-	# every option the command's source takes is in its help
-	f="$SRC/cli/cmd_$(echo "$c" | tr - _).c"
+	# every option the command's source takes is in its help: the source is
+	# cli/cmd_NAME.c, or the file that defines cmd_NAME() (cmd_actions.c)
+	fn=cmd_$(echo "$c" | tr - _)
+	f="$SRC/cli/$fn.c"
+	[ -f "$f" ] || f=$(grep -l "^int $fn(struct cli \*c)" "$SRC"/cli/*.c | head -1)
+	[ -n "$f" ] && [ -f "$f" ] || fail "apenet $c: no cli/$fn.c and no file defining $fn()"
 	if [ -f "$f" ]; then
 		for o in $(grep -oE '"--?[a-z][a-z0-9-]*"' "$f" | tr -d '"' | sort -u); do
 			grep -qx -- "$o" "$T/$c.optnames" || fail "apenet $c takes $o ($f) but its --help does not list it"
