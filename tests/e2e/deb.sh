@@ -6,7 +6,8 @@
 #  - lintian --fail-on error,warning on every .deb and the .changes: clean;
 #  - dpkg -i all of them: the apenet user and group (sysusers.d), the
 #    daemons' directories 0750 apenet:apenet (tmpfiles.d), the config a
-#    conffile of apenet-common alone, no unit enabled or started;
+#    conffile of apenet-common alone, no unit enabled or started; then
+#    the agent and supervisor@1, @2 enabled as an operator does;
 #  - `apenet --version`; `apenet-sim run` and `apenet list` against it,
 #    as docs/emulator.md starts them, from /usr/bin;
 #  - the supervisor started with its installed unit's ExecStart (%i = 1) as
@@ -18,8 +19,8 @@
 #  - dpkg --purge of every package: every path `dpkg -L` listed is gone
 #    (a directory may stay only while another package owns it or it holds
 #    something else),
-#    /etc/apenet, /var/lib/apenet and /run/apenet are gone, no unit state is
-#    left with deb-systemd-helper, and the apenet user stays (Debian policy
+#    /etc/apenet, /var/lib/apenet and /run/apenet are gone, no unit link or
+#    deb-systemd-helper state is left, and the apenet user stays (Debian policy
 #    9.2.1).  The trap purges whatever was installed when a step fails.
 # It refuses to run (exit 1 with the reason) when the machine already has
 # apenet-diag installed another way (/usr/bin/apenet not from these
@@ -129,6 +130,11 @@ dpkg-query -W -f '${Package}: ${Conffiles}\n' $PKGS | grep -q '^apenet-common: .
 enabled=$(find /etc/systemd/system -name '*apenet*' 2>/dev/null)
 [ -z "$enabled" ] || fail "units enabled at install: $enabled"
 running=$(pgrep -af '^/usr/bin/apenet-(agent|supervisor)') && fail "a daemon runs after dpkg -i: $running"
+# an operator enables them (README.md, without --now: nothing is started
+# here); the purge must take their links away too
+systemctl enable apenet-agent.service apenet-supervisor@1.service apenet-supervisor@2.service >"$T/enable.log" 2>&1 ||
+	fail "systemctl enable: $(cat "$T/enable.log")"
+[ "$(find /etc/systemd/system -name '*apenet*' | wc -l)" = 3 ] || fail "systemctl enable: $(cat "$T/enable.log")"
 
 # ---- the tools, from /usr/bin
 v=$(/usr/bin/apenet --version) || fail "apenet --version: exit $?"
