@@ -108,7 +108,9 @@ dpkg -i $debs >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "dpkg -i"; 
 for p in $PKGS; do
 	dpkg-query -W -f '${db:Status-Abbrev}' "$p" | grep -q '^ii' || fail "$p not installed: $(dpkg -l "$p" | tail -n 1)"
 done
-dpkg-query -L $(cd "$DEB" && ls *.deb | cut -d_ -f1) >"$T/files" || fail "dpkg -L"
+names=$(for f in $debs; do basename "$f" | cut -d_ -f1; done)
+# shellcheck disable=SC2086
+dpkg-query -L $names >"$T/files" || fail "dpkg -L"
 echo "deb: installed, $(wc -l <"$T/files") paths"
 # where each tool's extras land (README.md, "Debian packages")
 for f in /usr/lib/nagios/plugins/check_apenet /usr/share/snmp/mibs/APENET-MIB.txt \
@@ -141,6 +143,8 @@ v=$(/usr/bin/apenet --version) || fail "apenet --version: exit $?"
 echo "deb: apenet --version: $v"
 pv=$(dpkg-query -W -f '${Version}' apenet-tools)
 echo "$v" | grep -q "$pv" || fail "apenet --version says '$v', the package is $pv"
+# sim_start (e2e_lib.sh) starts $BIN/apenet-sim: the installed one
+# shellcheck disable=SC2034
 BIN=/usr/bin
 base=$(( 20000 + ($$ * 31) % 30000 ))
 sim_start "$T/sim" --dims 2x2x1
