@@ -73,6 +73,8 @@ done
 for d in /etc/apenet /var/lib/apenet /run/apenet; do
 	[ -e "$d" ] && fail "$d exists before the test (from a make install?): remove it first, so that the purge can be checked"
 done
+links=$(find /etc/systemd/system -name '*apenet*' 2>/dev/null)
+[ -z "$links" ] || fail "unit links exist before the test (an earlier install?): $links; remove them first"
 if getent passwd apenet >/dev/null; then
 	user_before="exists already: $(getent passwd apenet)"
 else
