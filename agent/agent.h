@@ -32,6 +32,7 @@
 #include "apenet/hdb.h"
 #include "apenet/judge.h"
 #include "apenet/mibtab.h"
+#include "apenet/module.h"
 #include "apenet/notify.h"
 #include "apenet/sampler.h"
 #include "apenet/verdict.h"
@@ -162,6 +163,9 @@ struct agent {
 	struct apenet_hdb *certdb;
 	int64_t next_cert_ms;
 	int certdb_logged;
+	/* each link's module as last decoded, for apenetModuleTable */
+	struct apenet_module_health cable_module[APENET_MAX_LINKS];
+	int cable_module_ok[APENET_MAX_LINKS];
 
 	int stop;               /* SIGTERM / SIGINT seen */
 	int reloads, reload_errors;

@@ -17,10 +17,16 @@
 #include "apenet/log.h"
 #include "apenet/mib_node.h"
 #include "apenet/module.h"
+#include "apenet/regs.h"
+#include "apenet/sff8472.h"
+#include "apenet/sff8636.h"
 
 static void refresh(struct apenet_mib *m, void *ctx)
 {
 	struct agent *a = ctx;
+	const struct apenet_module_health *mod[APENET_MAX_LINKS];
+	for (unsigned l = 0; l < APENET_MAX_LINKS; l++)
+		mod[l] = a->cable_module_ok[l] ? &a->cable_module[l] : NULL;
 	struct apenet_mib_node_in in = {
 		.v = a->judge.vshort,
 		.cfg = &a->cfg,
@@ -31,6 +37,7 @@ static void refresh(struct apenet_mib *m, void *ctx)
 		.periods = a->periods,
 		.serial = (const char (*)[17])a->cable_serial,
 		.cert = (const struct apenet_hdb_cert *const *)a->cable_cert,
+		.module = mod,
 	};
 	apenet_mib_node_fill(m, &in);
 }
@@ -78,8 +85,32 @@ void agent_mib_close(struct agent *a)
 	a->certdb = NULL;
 }
 
-/* Each link's module serial, from a period whose sample read the EEPROM
- * windows (every agent.module_interval_s); 1 when one changed. */
+/* Link l's module decoded into a->cable_module[l] (its receivers' power
+ * and thresholds for apenetModuleTable); not ok when there is no module or
+ * the image does not decode. */
+static void cable_module(struct agent *a, unsigned l, const struct apenet_module_image *img, uint32_t ee_status)
+{
+	static struct apenet_sff8636 q; /* large: one each, the agent is one thread */
+	static struct apenet_sff8472 s;
+	char err[256];
+	a->cable_module_ok[l] = 0;
+	if (!APENET_GET(EE_STATUS, PRESENT, ee_status))
+		return;
+	if (img->layout == APENET_EE_SFF8472) {
+		if (apenet_sff8472_decode(img->b, img->len, &s, err, sizeof(err)))
+			return;
+		apenet_sff8472_health(&s, &a->cable_module[l]);
+	} else {
+		if (apenet_sff8636_decode(img->b, img->len, &q, err, sizeof(err)))
+			return;
+		apenet_sff8636_health(&q, &a->cable_module[l]);
+	}
+	a->cable_module_ok[l] = 1;
+}
+
+/* Each link's module serial (and its decoded health), from a period whose
+ * sample read the EEPROM windows (every agent.module_interval_s); 1 when a
+ * serial changed. */
 static int cable_serials(struct agent *a)
 {
 	const struct apenet_view *v = a->judge.vshort;
@@ -91,6 +122,7 @@ static int cable_serials(struct agent *a)
 		struct apenet_module_id id;
 		char why[160], serial[17] = "";
 		apenet_module_from_window(v->ee[l], v->ee_status[l], &img);
+		cable_module(a, l, &img, v->ee_status[l]);
 		if (!apenet_module_identity(&img, &id, why, sizeof(why)))
 			snprintf(serial, sizeof(serial), "%s", id.serial);
 		if (strcmp(serial, a->cable_serial[l])) {

@@ -38,6 +38,7 @@
 #include "apenet/clock.h"
 #include "apenet/config.h"
 #include "apenet/hdb.h"
+#include "apenet/slurm.h"
 #include "apenet/timeparse.h"
 #include "cli.h"
 
@@ -64,6 +65,7 @@ struct hctx {
 	int ndb;                 /* databases read */
 	int verbose;             /* every evidence line in text */
 	unsigned shown, more;    /* evidence lines written, and left out, of the current incident */
+	int slurm_open;          /* its slurm list is begun (text: only when it has an action) */
 	struct apenet_err *e;
 };
 
@@ -85,6 +87,26 @@ static int on_evidence(void *arg, const struct apenet_hdb_evidence *ev)
 	apenet_out_str(h->o, "path", apenet_hdb_path_name(ev->path));
 	apenet_out_str(h->o, "reporter", ev->reporter);
 	apenet_out_str(h->o, "text", ev->text);
+	apenet_out_obj_end(h->o);
+	return 0;
+}
+
+/* The batch scheduler's actions on the incident (docs/supervisor.md, "The
+ * batch scheduler (Slurm)"). */
+static int on_slurm(void *arg, const struct apenet_hdb_slurm_action *a)
+{
+	struct hctx *h = arg;
+	if (!h->slurm_open) {
+		apenet_out_arr_begin(h->o, "slurm");
+		h->slurm_open = 1;
+	}
+	apenet_out_obj_begin(h->o, NULL);
+	cli_out_time(h->o, "time", a->time_ms);
+	apenet_out_str(h->o, "verb", apenet_slurm_verb_name(a->verb));
+	cli_out_xyz(h->o, "node", a->node);
+	apenet_out_str(h->o, "host", a->host);
+	apenet_out_str(h->o, "outcome", apenet_slurm_outcome_name(a->outcome));
+	apenet_out_str(h->o, "message", a->message);
 	apenet_out_obj_end(h->o);
 	return 0;
 }
@@ -320,6 +342,16 @@ static int out_incident(struct hctx *h, struct apenet_hdb **db, const struct hli
 			apenet_out_obj_end(o);
 		}
 		apenet_out_arr_end(o);
+		/* JSON: always a list; text: only when Slurm was acted on */
+		h->slurm_open = 0;
+		if (apenet_out_format(o) == APENET_OUT_JSON) {
+			apenet_out_arr_begin(o, "slurm");
+			h->slurm_open = 1;
+		}
+		if (apenet_hdb_slurm_each(db[r->db], in->id, on_slurm, h, h->e))
+			return 1;
+		if (h->slurm_open)
+			apenet_out_arr_end(o);
 	}
 	apenet_out_obj_end(o);
 	return 0;

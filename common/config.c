@@ -153,10 +153,45 @@ static const struct apenet_config_desc svr_keys[] = {
 #undef SS
 #undef SN_START
 #undef SS_START
-#undef NUM
-#undef STR
 #define NSVR (sizeof(svr_keys) / sizeof(svr_keys[0]))
 _Static_assert(NSVR == APENET_NSVR, "APENET_NSVR counts the rows of svr_keys");
+
+/* The batch scheduler: off unless asked (acting on a batch system is the
+ * site's choice); every component the deduction blames has its policy
+ * (include/apenet/deduce.h's list; "other" for the rest).  Everything
+ * takes effect at a reload. */
+#define BN(k, lo, hi, d, u, doc) NUM(struct apenet_slurm_config, k, lo, hi, d, u, doc, 0)
+#define BS(k, f, d, doc) STR(struct apenet_slurm_config, k, APENET_FORM_##f, d, doc, 0)
+static const struct apenet_config_desc slurm_keys[] = {
+	BN(enabled, 0, 1, 0, "0/1",
+	   "1: drain the nodes a settled incident affects and resume them when it closes (docs/supervisor.md, \"The batch scheduler (Slurm)\"); 0: leave the scheduler alone"),
+	BN(dry_run, 0, 1, 0, "0/1",
+	   "1 (with enabled): only log and record in the health database what would be done; Slurm is not called"),
+	BN(timeout_ms, 100, 600000, 10000, "ms", "one scontrol call is killed after this and its action recorded as timed out"),
+	BS(scontrol, PATH, "/usr/bin/scontrol", "the scontrol program the supervisor runs (as its own user)"),
+	BS(slurm_conf, PATH_OR_EMPTY, "",
+	   "passed to scontrol as SLURM_CONF: the slurm.conf naming the controller; empty: scontrol's own (SLURM_CONF of the supervisor's environment, else Slurm's default)"),
+	BS(card, NODE_POLICY, "node", "an incident blaming a card (gone, dead): node drains its node; none: nothing"),
+	BS(dnp, NODE_POLICY, "node", "a DNP (hung, its core sick): node or none"),
+	BS(host, NODE_POLICY, "node", "a host (hung or dead): node or none"),
+	BS(node_power, NODE_POLICY, "node", "a node without power: node or none"),
+	BS(pcie, NODE_POLICY, "node", "the card's PCIe link: node or none"),
+	BS(memory, NODE_POLICY, "node", "the host's memory (EDAC): node or none"),
+	BS(sensor, NODE_POLICY, "node", "a sensor past its limit (temperature, voltage, current): node or none"),
+	BS(cabling, NODE_POLICY, "node", "a cable to the wrong neighbour: node or none"),
+	BS(cable, ENDS_POLICY, "ends", "a cable: ends drains the nodes at both ends, node the one it is blamed on, none nothing"),
+	BS(link, ENDS_POLICY, "ends", "a link: ends (the node and the neighbour it faces), node or none"),
+	BS(module, ENDS_POLICY, "ends", "a link's module (transceiver): ends, node or none"),
+	BS(agent, NODE_POLICY, "none", "a node whose agent is silent while its neighbours see nothing wrong: node or none"),
+	BS(service_network, NODE_POLICY, "none", "a node cut off the service network (the torus sees it alive): node or none"),
+	BS(other, NODE_POLICY, "none", "any other component: node or none (the supervisor incidents name no node and never drain)"),
+};
+#undef BN
+#undef BS
+#define NSLURM (sizeof(slurm_keys) / sizeof(slurm_keys[0]))
+_Static_assert(NSLURM == APENET_NSLURM, "APENET_NSLURM counts the rows of slurm_keys");
+#undef NUM
+#undef STR
 
 /* The entries of a comma-separated list, spaces around them removed: the
  * count of entries (all of them, also past max), the first max in sp. */
@@ -255,6 +290,14 @@ static int check_str(const struct apenet_conf *c, const struct apenet_conf_node 
 	case APENET_FORM_ADDR_LIST:
 	case APENET_FORM_PATH_LIST:
 		return check_list(c, n, d, e);
+	case APENET_FORM_NODE_POLICY:
+		if (strcmp(v, "node") && strcmp(v, "none"))
+			return apenet_conf_error(c, n, e, "'%s': '%s' is not node or none", d->key, v);
+		return 0;
+	case APENET_FORM_ENDS_POLICY:
+		if (strcmp(v, "ends") && strcmp(v, "node") && strcmp(v, "none"))
+			return apenet_conf_error(c, n, e, "'%s': '%s' is not ends, node or none", d->key, v);
+		return 0;
 	default:
 		return 0;
 	}
@@ -300,6 +343,13 @@ static int svr_cross(const struct apenet_conf *c, const struct apenet_conf_node 
 	return 0;
 }
 
+static int no_cross(const struct apenet_conf *c, const struct apenet_conf_node *m, const void *sec,
+		    struct apenet_err *e)
+{
+	(void)c, (void)m, (void)sec, (void)e;
+	return 0;
+}
+
 /* A section and what the generic loader needs beyond its public view. */
 struct section {
 	struct apenet_config_table t; /* first: apenet_config_table() hands out &t */
@@ -312,12 +362,15 @@ static const struct section sections[] = {
 	    offsetof(struct apenet_config, agent_given) }, agent_cross },
 	{ { "supervisor", svr_keys, NSVR, offsetof(struct apenet_config, svr),
 	    offsetof(struct apenet_config, svr_given) }, svr_cross },
+	{ { "slurm", slurm_keys, NSLURM, offsetof(struct apenet_config, slurm),
+	    offsetof(struct apenet_config, slurm_given) }, no_cross },
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 #define MAXROWS 64
-_Static_assert(NAGENT < MAXROWS && NSVR < MAXROWS, "a section has fewer than MAXROWS rows");
+_Static_assert(NAGENT < MAXROWS && NSVR < MAXROWS && NSLURM < MAXROWS, "a section has fewer than MAXROWS rows");
 _Static_assert(sizeof(((struct apenet_config *)0)->agent_given) == NAGENT, "agent_given has a flag a row");
 _Static_assert(sizeof(((struct apenet_config *)0)->svr_given) == NSVR, "svr_given has a flag a row");
+_Static_assert(sizeof(((struct apenet_config *)0)->slurm_given) == NSLURM, "slurm_given has a flag a row");
 
 static void section_defaults(const struct section *s, struct apenet_config *c)
 {
@@ -620,7 +673,7 @@ static int misplaced(const struct apenet_conf *c, const struct apenet_conf_node 
 /* Both entry points end here: the tree is parsed, whatever held the text. */
 static int config_from_tree(struct apenet_conf *c, struct apenet_config *cfg, struct apenet_err *e)
 {
-	static const char *const keys[] = { "cluster", "thresholds", "agent", "supervisors", "supervisor", NULL };
+	static const char *const keys[] = { "cluster", "thresholds", "agent", "supervisors", "supervisor", "slurm", NULL };
 	const struct apenet_conf_node *n;
 	int rc = -1;
 	if (apenet_conf_expect(c, c->root, APENET_CONF_MAP, "document", e) || apenet_conf_check_keys(c, c->root, keys, e) ||

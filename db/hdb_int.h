@@ -42,6 +42,11 @@ enum hdb_st {
 	ST_INC_OPEN_EACH,
 	ST_INC_EACH,
 	ST_EV_EACH,
+	/* the batch scheduler's actions */
+	ST_SL_INSERT,
+	ST_SL_EACH,
+	ST_SL_HELD,
+	ST_SL_HOLDER,
 	/* cables */
 	ST_CABLE_UPSERT,
 	ST_CABLE_GET,

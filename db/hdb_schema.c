@@ -182,4 +182,23 @@ const char *const apenet_hdb_steps[APENET_HDB_SCHEMA] = {
 	 * an older file was settled when it opened. */
 	("ALTER TABLE incident ADD COLUMN settled_ms INTEGER;"
 	 "UPDATE incident SET settled_ms = opened_ms;"),
+
+	/* 4 -> 5: the batch scheduler's actions on incidents (issue 24): one
+	 * row an action on one node and what became of it (include/apenet/
+	 * slurm.h's outcomes by name), the host name it went to ("" when
+	 * cluster.nodes names none).  holds: by this row the incident holds
+	 * the node drained (apenet_slurm_holds), so that the latest row of an
+	 * (incident, node) says whether its close may resume it. */
+	("CREATE TABLE slurm_action ("
+	 "  id INTEGER PRIMARY KEY,"
+	 "  incident_id INTEGER NOT NULL REFERENCES incident (id) ON DELETE CASCADE,"
+	 "  node_id INTEGER NOT NULL REFERENCES node (id),"
+	 "  host TEXT NOT NULL,"
+	 "  verb TEXT NOT NULL CHECK (verb IN ('drain', 'resume')),"
+	 "  outcome TEXT NOT NULL,"
+	 "  holds INTEGER NOT NULL CHECK (holds IN (0, 1)),"
+	 "  message TEXT NOT NULL,"
+	 "  time_ms INTEGER NOT NULL);"
+	 "CREATE INDEX slurm_action_incident ON slurm_action (incident_id, node_id, id);"
+	 "CREATE INDEX slurm_action_node ON slurm_action (node_id, id);"),
 };

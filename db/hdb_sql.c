@@ -93,6 +93,20 @@ const char *const apenet_hdb_sql[ST_N] = {
 	[ST_EV_EACH] = "SELECT id, time_ms, path, reporter, coalesce(seq, 0), coalesce(transition_id, 0), text"
 		       " FROM evidence WHERE incident_id = ?1 ORDER BY time_ms, id",
 
+	[ST_SL_INSERT] = "INSERT INTO slurm_action (incident_id, node_id, host, verb, outcome, holds, message, time_ms)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[ST_SL_EACH] = "SELECT a.id, a.incident_id, n.x, n.y, n.z, a.host, a.verb, a.outcome, a.message, a.time_ms"
+		       " FROM slurm_action a JOIN node n ON n.id = a.node_id WHERE a.incident_id = ?1 ORDER BY a.id",
+	/* an (incident, node)'s latest row says whether it holds the node */
+	[ST_SL_HELD] = "SELECT n.x, n.y, n.z FROM slurm_action a JOIN node n ON n.id = a.node_id"
+		       " WHERE a.incident_id = ?1 AND a.holds AND a.id = (SELECT max(b.id) FROM slurm_action b"
+		       " WHERE b.incident_id = a.incident_id AND b.node_id = a.node_id) ORDER BY a.id",
+	[ST_SL_HOLDER] = "SELECT a.incident_id FROM slurm_action a JOIN node n ON n.id = a.node_id"
+			 " JOIN incident i ON i.id = a.incident_id"
+			 " WHERE n.x = ?1 AND n.y = ?2 AND n.z = ?3 AND a.incident_id <> ?4 AND i.state = 'open' AND a.holds"
+			 " AND a.id = (SELECT max(b.id) FROM slurm_action b WHERE b.incident_id = a.incident_id"
+			 " AND b.node_id = a.node_id) ORDER BY a.id LIMIT 1",
+
 	[ST_CABLE_UPSERT] =
 		"INSERT INTO cable (serial, vendor, part, length_m, a_node_id, a_link, b_node_id, b_link, first_ms, last_ms)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9) ON CONFLICT (serial) DO UPDATE SET"

@@ -281,6 +281,23 @@ static int on_cert(void *arg, const struct apenet_hdb_cert *k)
 	return 0;
 }
 
+/* The batch scheduler's actions on the incidents (the supervisor's
+ * slurm_action rows), as recorded. */
+static int on_slurm(void *arg, const struct apenet_hdb_slurm_action *a)
+{
+	struct ctx *c = arg;
+	struct apenet_postmortem *pm = c->pm;
+	struct apenet_hdb_slurm_action *p = realloc(pm->slurm, (pm->nslurm + 1) * sizeof(*p));
+	if (!p) {
+		apenet_err_set(c->e, APENET_EIO, "report: out of memory");
+		c->failed = 1;
+		return 1;
+	}
+	pm->slurm = p;
+	pm->slurm[pm->nslurm++] = *a;
+	return 0;
+}
+
 /* The cable of an incident that names a link: its record, certificates and
  * the incidents on the same link ends before. */
 static int cable(struct ctx *c, const struct apenet_hdb_incident *in)
@@ -476,6 +493,9 @@ static int build(struct ctx *c, const char *db_path)
 		if (in->link[0] && strcmp(in->component, "supervisor") && cable(c, in))
 			return -1;
 	}
+	for (unsigned i = 0; i < pm->ninc; i++)
+		if (apenet_hdb_slurm_each(c->db, pm->inc[i].id, on_slurm, c, c->e) || c->failed)
+			return -1;
 	if (!pm->by_incident) {
 		if (apenet_hdb_transitions_each(c->db, q->from_ms, q->to_ms, q->has_node ? q->node : NULL, on_general, c,
 						c->e) ||

@@ -12,6 +12,7 @@
 
 #include "apenet/esc.h"
 #include "apenet/out.h"
+#include "apenet/slurm.h"
 #include "postmortem_int.h"
 
 static const char css[] =
@@ -345,6 +346,22 @@ int apenet_postmortem_write_html(const struct apenet_postmortem *pm, FILE *f)
 	trends(f, pm);
 	fputs("<h2>Cables</h2>\n", f);
 	cables(f, pm);
+	if (pm->nslurm) {
+		fputs("<h2>Batch scheduler (Slurm)</h2>\n<table id=\"slurm\"><tr><th>time</th><th>incident</th><th>action</th>"
+		      "<th>node</th><th>host</th><th>outcome</th></tr>\n", f);
+		for (unsigned i = 0; i < pm->nslurm; i++) {
+			const struct apenet_hdb_slurm_action *sa = &pm->slurm[i];
+			char t[40];
+			fprintf(f, "<tr><td>%s</td><td>#%lld</td><td>%s</td><td>%u,%u,%u</td><td>",
+				apenet_out_iso_ms(sa->time_ms, t, sizeof(t)), (long long)sa->incident,
+				apenet_slurm_verb_name(sa->verb), sa->node[0], sa->node[1], sa->node[2]);
+			esc(f, sa->host);
+			fputs("</td><td>", f);
+			esc(f, sa->message);
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</table>\n", f);
+	}
 	fputs("<h2>Incidents</h2>\n", f);
 	incidents(f, pm);
 	fputs("<h2>Events</h2>\n", f);

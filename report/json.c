@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "apenet/out.h"
+#include "apenet/slurm.h"
 #include "postmortem_int.h"
 
 static void xyz(struct apenet_out *o, const char *key, const unsigned v[3])
@@ -53,6 +54,22 @@ static void incident(struct apenet_out *o, const struct apenet_postmortem *pm, c
 	if (in->merged_into)
 		apenet_out_int(o, "merged_into", in->merged_into);
 	apenet_out_uint(o, "evidence", in->evidence);
+	/* what the batch scheduler was told, and what became of it */
+	apenet_out_arr_begin(o, "slurm");
+	for (unsigned i = 0; i < pm->nslurm; i++) {
+		const struct apenet_hdb_slurm_action *a = &pm->slurm[i];
+		if (a->incident != in->id)
+			continue;
+		apenet_out_obj_begin(o, NULL);
+		when(o, pm, "time", a->time_ms);
+		apenet_out_str(o, "verb", apenet_slurm_verb_name(a->verb));
+		xyz(o, "node", a->node);
+		apenet_out_str(o, "host", a->host);
+		apenet_out_str(o, "outcome", apenet_slurm_outcome_name(a->outcome));
+		apenet_out_str(o, "message", a->message);
+		apenet_out_obj_end(o);
+	}
+	apenet_out_arr_end(o);
 	apenet_out_obj_end(o);
 }
 

@@ -73,6 +73,7 @@ void apenet_postmortem_free(struct apenet_postmortem *pm)
 	}
 	free(pm->cable);
 	free(pm->rec);
+	free(pm->slurm);
 	free(pm->nodes);
 	free(pm);
 }

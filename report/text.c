@@ -9,6 +9,7 @@
 
 #include "apenet/esc.h"
 #include "apenet/out.h"
+#include "apenet/slurm.h"
 #include "postmortem_int.h"
 
 /* A string from the database, a black box, a config or a file name, as
@@ -240,6 +241,18 @@ int apenet_postmortem_write_text(const struct apenet_postmortem *pm, FILE *f)
 	if (!pm->ncable)
 		fprintf(f, "  none involved\n");
 	cables(f, pm);
+
+	if (pm->nslurm) {
+		/* only when it acted: slurm.enabled is the site's choice */
+		heading(f, "Batch scheduler (Slurm)");
+		for (unsigned i = 0; i < pm->nslurm; i++) {
+			const struct apenet_hdb_slurm_action *sa = &pm->slurm[i];
+			char t[40];
+			fprintf(f, "  %s  #%lld  %s %s (%u,%u,%u): %s\n", apenet_out_iso_ms(sa->time_ms, t, sizeof(t)),
+				(long long)sa->incident, apenet_slurm_verb_name(sa->verb), sa->host[0] ? T(sa->host) : "-",
+				sa->node[0], sa->node[1], sa->node[2], T(sa->message));
+		}
+	}
 
 	heading(f, "Recommendations");
 	for (unsigned i = 0; i < pm->nrec; i++)

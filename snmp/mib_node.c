@@ -17,7 +17,7 @@
 #include "apenet/regs.h"
 #include "apenet/verdict.h"
 
-enum { T_CARD, T_LINK, T_LANE, T_SENSOR, T_LDM, T_WD, T_CERT, T_N };
+enum { T_CARD, T_LINK, T_LANE, T_SENSOR, T_LDM, T_WD, T_CERT, T_MODULE, T_N };
 
 #define COL_(t, c, name, arc, type) { name, arc, APENET_MIB_##type },
 static const struct apenet_mib_col card_cols[] = { APENET_MIB_CARD_COLUMNS(COL_) };
@@ -27,6 +27,7 @@ static const struct apenet_mib_col sensor_cols[] = { APENET_MIB_SENSOR_COLUMNS(C
 static const struct apenet_mib_col ldm_cols[] = { APENET_MIB_LDM_COLUMNS(COL_) };
 static const struct apenet_mib_col wd_cols[] = { APENET_MIB_WATCHDOG_COLUMNS(COL_) };
 static const struct apenet_mib_col cert_cols[] = { APENET_MIB_CERT_COLUMNS(COL_) };
+static const struct apenet_mib_col module_cols[] = { APENET_MIB_MODULE_COLUMNS(COL_) };
 #undef COL_
 #define NCOL(a) (unsigned)(sizeof(a) / sizeof((a)[0]))
 
@@ -48,7 +49,9 @@ int apenet_mib_node_init(struct apenet_mib *m, const struct apenet_profile *prof
 	    !(t[T_WD] = apenet_mib_add_table(m, "apenetWatchdogTable", APENET_MIB_T_WATCHDOG, wd_cols, NCOL(wd_cols), 1,
 					     1, e)) ||
 	    !(t[T_CERT] = apenet_mib_add_table(m, "apenetCertTable", APENET_MIB_T_CERT, cert_cols, NCOL(cert_cols), 2, nl,
-					       e))) {
+					       e)) ||
+	    !(t[T_MODULE] = apenet_mib_add_table(m, "apenetModuleTable", APENET_MIB_T_MODULE, module_cols,
+						 NCOL(module_cols), 3, nlanes, e))) {
 		apenet_mib_free(m);
 		return -1;
 	}
@@ -62,6 +65,7 @@ int apenet_mib_node_init(struct apenet_mib *m, const struct apenet_profile *prof
 		for (unsigned k = 0; k < prof->links[l].lanes; k++, r++) {
 			uint32_t ki[3] = { c, l + 1, k + 1 };
 			apenet_mib_row_index(t[T_LANE], r, ki);
+			apenet_mib_row_index(t[T_MODULE], r, ki);
 		}
 	}
 	for (unsigned i = 0; i < APENET_NSENSORS; i++) {
@@ -288,6 +292,20 @@ static void fill_cert(struct apenet_mib_tab *t, unsigned l, const struct apenet_
 	apenet_mib_set_str(t, l, APENET_MIB_CERT_FAR_LINK, "%s", c && c->has_far ? c->far_link : "");
 }
 
+/* Lane k of link l's receiver (row r of apenetModuleTable): its power and
+ * the module's low thresholds, in mW; empty where the module has none. */
+static void fill_module(struct apenet_mib_tab *t, unsigned r, unsigned l, unsigned k,
+			const struct apenet_mib_node_in *in)
+{
+	const struct apenet_module_health *h = in->module ? in->module[l] : NULL;
+	const struct apenet_module_mon *rx = h ? &h->mon[APENET_MON_RX_POWER] : NULL;
+	int have = rx && !h->copper && rx->present && k < h->lanes && k < APENET_MODULE_MAX_LANES;
+	int th = have && rx->thresh_ok;
+	limit(t, r, APENET_MIB_MODULE_RX_POWER, have ? rx->value[k] : NAN);
+	limit(t, r, APENET_MIB_MODULE_RX_POWER_LOW_WARN, th ? rx->th.low_warn : NAN);
+	limit(t, r, APENET_MIB_MODULE_RX_POWER_LOW_ALARM, th ? rx->th.low_alarm : NAN);
+}
+
 void apenet_mib_node_fill(struct apenet_mib *m, const struct apenet_mib_node_in *in)
 {
 	if (m->ntab != T_N || !in->v || !in->v->prof)
@@ -297,6 +315,8 @@ void apenet_mib_node_fill(struct apenet_mib *m, const struct apenet_mib_node_in 
 	fill_card(&m->tab[T_CARD], in);
 	unsigned lane_row = 0;
 	for (unsigned l = 0; l < nl; l++) {
+		for (unsigned k = 0, r = lane_row; k < v->prof->links[l].lanes && r < m->tab[T_MODULE].nrows; k++, r++)
+			fill_module(&m->tab[T_MODULE], r, l, k, in);
 		fill_link(m, l, &lane_row, in);
 		fill_ldm_word(&m->tab[T_LDM], l + 1, (uint32_t)v->s1.link[l].LINK_LDM_RX);
 		fill_cert(&m->tab[T_CERT], l, in);

@@ -100,6 +100,8 @@ static int apply(struct sup *s, const struct apenet_deduce_action *a, struct ape
 		if (apenet_hdb_incident_open(s->db, &in, &id, e))
 			return -1;
 		apenet_deduce_set_ref(s->ded, a->key, id);
+		if (sup_slurm_action(s, a, id, e))
+			return -1;
 		apenet_log(a->provisional ? APENET_LOG_NOTICE : APENET_LOG_WARN, "incident %lld opened%s: %s on %u,%u,%u%s%s (%s): %s",
 			   (long long)id, a->provisional ? " provisionally" : "", in.component, in.node[0], in.node[1],
 			   in.node[2], in.link[0] ? " " : "", in.link, in.rule, a->blame.summary);
@@ -113,10 +115,13 @@ static int apply(struct sup *s, const struct apenet_deduce_action *a, struct ape
 		apenet_log(APENET_LOG_WARN, "incident %lld settled: %s on %u,%u,%u%s%s (%s): %s", (long long)a->ref,
 			   in.component, in.node[0], in.node[1], in.node[2], in.link[0] ? " " : "", in.link, in.rule,
 			   a->blame.summary);
-		return apenet_hdb_incident_update(s->db, a->ref, &in,
-						  APENET_HDB_SET_COMPONENT | APENET_HDB_SET_RULE | APENET_HDB_SET_NODE |
-							  APENET_HDB_SET_LINK | APENET_HDB_SET_SETTLED,
-						  e);
+		if (apenet_hdb_incident_update(s->db, a->ref, &in,
+					       APENET_HDB_SET_COMPONENT | APENET_HDB_SET_RULE | APENET_HDB_SET_NODE |
+						       APENET_HDB_SET_LINK | APENET_HDB_SET_SETTLED,
+					       e))
+			return -1;
+		/* only now may it be acted on */
+		return sup_slurm_action(s, a, a->ref, e);
 	case APENET_DEDUCE_EVIDENCE:
 		if (!a->ref)
 			return 0;
@@ -149,7 +154,11 @@ static int apply(struct sup *s, const struct apenet_deduce_action *a, struct ape
 		snprintf(ev.reporter, sizeof(ev.reporter), "supervisor");
 		snprintf(ev.text, sizeof(ev.text), "re-blamed%s: %.140s (%.24s)", a->provisional ? " provisionally" : "",
 			 a->blame.summary, a->blame.rule);
-		return apenet_hdb_incident_evidence(s->db, a->ref, &ev, e);
+		if (apenet_hdb_incident_evidence(s->db, a->ref, &ev, e))
+			return -1;
+		/* a settled incident's new blame: its new nodes drained, the
+		 * ones it no longer blames resumed */
+		return sup_slurm_action(s, a, a->ref, e);
 	case APENET_DEDUCE_CLOSE: {
 		if (!a->ref)
 			return 0;
@@ -157,8 +166,11 @@ static int apply(struct sup *s, const struct apenet_deduce_action *a, struct ape
 		apenet_log(APENET_LOG_NOTICE, "incident %lld %s%.0lld%s", (long long)a->ref,
 			   merged ? "merged into " : a->provisional ? "withdrawn" : "closed",
 			   merged ? (long long)a->merged_into_ref : 0LL, merged && a->provisional ? " before it settled" : "");
-		return apenet_hdb_incident_close(s->db, a->ref, a->time_ms, merged ? APENET_HDB_MERGED : APENET_HDB_CLOSED,
-						 merged ? a->merged_into_ref : 0, e);
+		if (apenet_hdb_incident_close(s->db, a->ref, a->time_ms, merged ? APENET_HDB_MERGED : APENET_HDB_CLOSED,
+					      merged ? a->merged_into_ref : 0, e))
+			return -1;
+		/* the nodes it holds drained are resumed (a withdrawn one holds none) */
+		return sup_slurm_action(s, a, a->ref, e);
 	}
 	}
 	return 0;
@@ -211,6 +223,7 @@ int sup_batch_flush(struct sup *s, int tick)
 	}
 	if (apenet_hdb_commit(s->db, &e))
 		goto fail;
+	sup_slurm_commit(s); /* its drains and resumes may run: the incidents are on disk */
 	s->n.batches++;
 	uint64_t us = (uint64_t)(apenet_clock_mono_ms() - t0) * 1000;
 	if (us > s->n.commit_us_max)
@@ -219,6 +232,7 @@ int sup_batch_flush(struct sup *s, int tick)
 	return 0;
 fail:
 	apenet_hdb_rollback(s->db);
+	sup_slurm_rollback(s);
 	apenet_log(APENET_LOG_ERR, "health database %s: %s: %zu reports left unacknowledged (the agents send them again); "
 				   "stopping",
 		   s->db_path, e.msg, s->nq);

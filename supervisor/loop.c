@@ -69,7 +69,7 @@ int sup_loop(struct sup *s)
 {
 	const unsigned max_batch = (unsigned)s->cfg.svr.batch_max_events;
 	while (!s->stop && !s->failed) {
-		struct pollfd fds[3 + 8] = { { s->tfd, POLLIN, 0 }, { s->sfd, POLLIN, 0 }, { s->sock, POLLIN, 0 } };
+		struct pollfd fds[3 + 8 + 2] = { { s->tfd, POLLIN, 0 }, { s->sfd, POLLIN, 0 }, { s->sock, POLLIN, 0 } };
 		int timeout = -1;
 		int gather = s->gather && s->nq && s->nq < max_batch;
 		if (s->nq) {
@@ -82,7 +82,9 @@ int sup_loop(struct sup *s)
 			fds[2].fd = -1; /* poll ignores it */
 		/* the AgentX session's descriptors and timers (snmp/agentx.c) */
 		int nax = s->mib_on ? apenet_agentx_pollfds(fds + 3, 8, &timeout) : 0;
-		if (poll(fds, (nfds_t)(3 + nax), timeout) < 0) {
+		/* the batch scheduler's scontrol child: its output and exit (slurm.c) */
+		int nsl = sup_slurm_pollfds(s, fds + 3 + nax, &timeout);
+		if (poll(fds, (nfds_t)(3 + nax + nsl), timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			apenet_log(APENET_LOG_ERR, "poll: %s", strerror(errno));
@@ -104,6 +106,7 @@ int sup_loop(struct sup *s)
 		if (s->mib_on)
 			apenet_agentx_dispatch(fds + 3, nax); /* runs net-snmp's alarms too */
 		run_alarms();
+		sup_slurm_dispatch(s, fds + 3 + nax, nsl);
 		int full = s->nq >= max_batch;
 		int due = s->nq && apenet_clock_mono_ms() - s->q_first_mono >= (int64_t)s->cfg.svr.batch_max_ms;
 		if (tick || full || due || s->stop)
@@ -120,5 +123,7 @@ int sup_loop(struct sup *s)
 	/* what arrived before the stop is stored and acknowledged */
 	if (!s->failed)
 		sup_batch_flush(s, 0);
+	/* a drain or resume under way is not waited for: recorded abandoned */
+	sup_slurm_stop(s);
 	return s->failed ? -1 : 0;
 }

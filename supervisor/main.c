@@ -104,6 +104,12 @@ static int start(struct sup *s)
 		return apenet_daemon_fail("", &e);
 	if (sup_mib_open(s, &e))
 		return apenet_daemon_fail("AgentX", &e);
+	if (s->cfg.slurm.enabled)
+		apenet_log(APENET_LOG_NOTICE, "slurm: settled incidents drain their nodes with %s%s%s%s", s->cfg.slurm.scontrol,
+			   s->cfg.slurm.slurm_conf[0] ? " (SLURM_CONF " : "", s->cfg.slurm.slurm_conf,
+			   s->cfg.slurm.slurm_conf[0] ? ")" : "");
+	if (s->cfg.slurm.enabled && s->cfg.slurm.dry_run)
+		apenet_log(APENET_LOG_NOTICE, "slurm: dry run: actions are only logged and recorded");
 	apenet_log(APENET_LOG_NOTICE,
 		   "instance %u listening on %s (SNMP%s), database %s, torus %ux%ux%u, batches of %g reports or %g ms, "
 		   "config %s",
@@ -141,6 +147,7 @@ int main(int argc, char **argv)
 					  .version = "apenet-supervisor " APENET_VERSION_TEXT, .section = "supervisor",
 					  .opts = opts };
 	s.tfd = s.sfd = s.sock = -1;
+	sup_slurm_init(&s);
 	/* the health database, its WAL and net-snmp's files: the supervisor's
 	 * user writes them, its group (apenet) reads them (the umask) */
 	d.out = stdout;

@@ -58,6 +58,7 @@ void sup_reload(struct sup *s)
 		nc.cl = cl; /* the old names go with nc */
 	}
 	s->cfg.svr = keep;
+	s->cfg.slurm = nc.slurm; /* every key at once (docs/config.md, "Slurm") */
 	apenet_config_free(&nc);
 	apenet_hdb_set_heartbeat_flush(s->db, (unsigned)keep.heartbeat_flush_ms);
 	apenet_log_set_level(apenet_log_level_parse(keep.log_level));

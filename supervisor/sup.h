@@ -11,6 +11,7 @@
  *   batch.c    one batch: store, deduce, apply the actions, commit, then ack
  *   restore.c  a restarted supervisor seeds the deduction from its database
  *   loop.c     the one poll loop: timerfd (ticks), signalfd, net-snmp's sockets
+ *   slurm.c    the batch scheduler: settled incidents' nodes drained, resumed (scontrol children)
  *
  * One thread, one writer per database; no sleeps; SIGTERM flushes the open
  * batch (committed and acknowledged) and stops; SIGHUP reloads what can
@@ -84,6 +85,30 @@ struct sup_counters {
 	uint64_t v3[SUP_V3_NWHY];
 };
 
+/* One drain or resume of one node for one incident (slurm.c). */
+struct sup_slurm_job {
+	int64_t incident;
+	int verb;                /* enum apenet_slurm_verb */
+	unsigned node[3];
+	char host[64];           /* its Slurm name ("" none) */
+	char reason[128];        /* a drain's (APENET_SLURM_REASON_MAX) */
+};
+
+/* The queue, oldest first: q[0] runs; q[committed..n) belong to the open
+ * batch and wait for its commit.  One scontrol child at a time. */
+struct sup_slurm {
+	struct sup_slurm_job *q;
+	size_t n, cap, committed;
+	int step;                /* of q[0]: idle, reading the node, updating it, reading it back */
+	pid_t pid;
+	int pidfd, outfd;        /* its exit, its stdout and stderr */
+	int64_t deadline;        /* monotonic ms: killed past it */
+	char out[16384];
+	size_t outlen;
+	int update_status;       /* the update's exit status and first line */
+	char update_said[200];
+};
+
 struct sup {
 	struct sup_opts opt;
 	struct apenet_config cfg;
@@ -112,6 +137,8 @@ struct sup {
 	struct apenet_mib mib;
 	int mib_on;
 	int64_t mib_stale_mono;
+	/* the batch scheduler (slurm.c) */
+	struct sup_slurm sl;
 };
 
 
@@ -167,6 +194,22 @@ void sup_v3_complain(struct sup *s, const struct sup_v3_rx *rx, enum sup_v3_why 
 /* A sender's problem is logged at most once a second (a misconfigured node
  * must not flood the log); 1 when now is such a moment (v3.c). */
 int sup_complain_now(struct sup *s);
+
+/* slurm.c: the batch scheduler.  An action of the deduction (applied in
+ * the open batch, id its incident's row) queues the drains and resumes it
+ * calls for; they run after the batch commits. */
+void sup_slurm_init(struct sup *s);
+int sup_slurm_action(struct sup *s, const struct apenet_deduce_action *a, int64_t id, struct apenet_err *e);
+void sup_slurm_commit(struct sup *s);
+void sup_slurm_rollback(struct sup *s);
+/* The running child's descriptors (2, or 0 when none runs) into fds, and
+ * its deadline into *timeout; then what the poll said of them. */
+struct pollfd;
+int sup_slurm_pollfds(struct sup *s, struct pollfd *fds, int *timeout);
+void sup_slurm_dispatch(struct sup *s, const struct pollfd *fds, int n);
+/* At the stop: the running child killed, it and the queue recorded as
+ * abandoned. */
+void sup_slurm_stop(struct sup *s);
 
 int sup_loop(struct sup *s);
 /* SIGHUP: the config again; a bad file is logged and the old one stays. */

@@ -191,6 +191,26 @@ struct apenet_supervisor_config {
 	double agentx_cache_ms;    /* the cluster tables are read from the database again at most this often */
 };
 #define APENET_NSVR 24
+
+/*
+ * The batch scheduler (the `slurm:` section; docs/supervisor.md, "The batch
+ * scheduler (Slurm)"): whether the supervisor drains the nodes a settled
+ * incident affects and resumes them when it closes, and which nodes each
+ * kind of incident affects (a policy word: "node", "ends" or "none").
+ * Each key's default, unit and meaning are its row (common/config.c).
+ */
+struct apenet_slurm_config {
+	double enabled;            /* 1: drain and resume; 0: leave the scheduler alone */
+	double dry_run;            /* 1: log and record what it would do, change nothing */
+	double timeout_ms;         /* one scontrol call is killed after this */
+	char scontrol[APENET_PATH_MAX];
+	char slurm_conf[APENET_PATH_MAX]; /* SLURM_CONF for scontrol ("": inherited) */
+	/* the policy of each component an incident blames (deduce.h) */
+	char card[8], dnp[8], host[8], node_power[8], pcie[8], memory[8], sensor[8], cabling[8];
+	char cable[8], link[8], module[8];
+	char agent[8], service_network[8], other[8];
+};
+#define APENET_NSLURM 19
 /* The keys of the `supervisors:` section (apenet_config_supervisors_rows). */
 #define APENET_NSUP_KEYS 10
 /* The most instances the listen and db lists name. */
@@ -207,6 +227,8 @@ enum apenet_config_form {
 	APENET_FORM_LOG_LEVEL,     /* err, warn, notice, info or debug */
 	APENET_FORM_ADDR_LIST,     /* 1..8 comma-separated host:port, "[v6addr]:port" */
 	APENET_FORM_PATH_LIST,     /* 1..8 comma-separated absolute paths, distinct */
+	APENET_FORM_NODE_POLICY,   /* node or none (a component on one node) */
+	APENET_FORM_ENDS_POLICY,   /* ends, node or none (a cable, a link: both ends, the blamed one, none) */
 };
 
 /* One setting of a table-driven section, as the loader, `apenet config
@@ -245,6 +267,8 @@ struct apenet_config {
 	unsigned char agent_given[APENET_NAGENT]; /* by descriptor index: the file set it */
 	struct apenet_supervisor_config svr;
 	unsigned char svr_given[APENET_NSVR];     /* by descriptor index: the file set it */
+	struct apenet_slurm_config slurm;
+	unsigned char slurm_given[APENET_NSLURM]; /* by descriptor index: the file set it */
 	/* supervisors: where the agent reports (common/config_sup.c); no
 	 * targets: reports off */
 	struct apenet_notify_config sup;
@@ -293,11 +317,11 @@ int apenet_config_threshold_desc(size_t i, struct apenet_thr_desc *d);
 /* Its value in t. */
 double apenet_config_threshold_value(const struct apenet_thresholds *t, const struct apenet_thr_desc *d);
 /* The table-driven sections, in the order of the file: 0 agent, 1
- * supervisor; NULL past the last. */
+ * supervisor, 2 slurm; NULL past the last. */
 const struct apenet_config_table *apenet_config_table(size_t i);
 /* By its section key ("agent", "supervisor"); NULL when none. */
 const struct apenet_config_table *apenet_config_table_find(const char *section);
-/* The section's struct in c (&c->agent, &c->svr). */
+/* The section's struct in c (&c->agent, &c->svr, &c->slurm). */
 const void *apenet_config_section(const struct apenet_config *c, const struct apenet_config_table *t);
 /* A number setting's value in the section's struct (d->is_str 0), a
  * string's (d->is_str 1). */

@@ -50,7 +50,7 @@
  * it is someone else's and is never written. */
 #define APENET_HDB_APP_ID 0x41506864
 /* The schema this library writes (PRAGMA user_version). */
-#define APENET_HDB_SCHEMA 4
+#define APENET_HDB_SCHEMA 5
 
 struct apenet_hdb;
 
@@ -275,6 +275,33 @@ int apenet_hdb_incidents_each(struct apenet_hdb *db, int which, int64_t from_ms,
 /* An incident's evidence in time order. */
 int apenet_hdb_evidence_each(struct apenet_hdb *db, int64_t incident, apenet_hdb_evidence_fn cb, void *arg,
 			     struct apenet_err *e);
+
+/* ---- the batch scheduler's actions (include/apenet/slurm.h) ---- */
+
+struct apenet_hdb_slurm_action {
+	int64_t id;              /* readers */
+	int64_t incident;
+	unsigned node[3];
+	char host[64];           /* its Slurm name; "" when cluster.nodes names none */
+	int verb;                /* enum apenet_slurm_verb */
+	int outcome;             /* enum apenet_slurm_outcome */
+	char message[256];       /* in words: the outcome, and what Slurm said */
+	int64_t time_ms;
+};
+/* One action and its outcome (its own transaction outside a batch). */
+int apenet_hdb_slurm_add(struct apenet_hdb *db, const struct apenet_hdb_slurm_action *a, struct apenet_err *e);
+typedef int (*apenet_hdb_slurm_fn)(void *arg, const struct apenet_hdb_slurm_action *a);
+/* An incident's actions in the order they were recorded. */
+int apenet_hdb_slurm_each(struct apenet_hdb *db, int64_t incident, apenet_hdb_slurm_fn cb, void *arg,
+			  struct apenet_err *e);
+/* The nodes the incident holds drained (its latest action on each holds
+ * it: apenet_slurm_holds), at most max into out, how many in *n. */
+int apenet_hdb_slurm_held(struct apenet_hdb *db, int64_t incident, unsigned (*out)[3], unsigned max, unsigned *n,
+			  struct apenet_err *e);
+/* Another open incident than except that holds node drained: its id in
+ * *holder, 0 when none. */
+int apenet_hdb_slurm_holder(struct apenet_hdb *db, const unsigned node[3], int64_t except, int64_t *holder,
+			    struct apenet_err *e);
 
 /* ---- cables (cable qualification and BER history) ---- */
 

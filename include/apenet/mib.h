@@ -74,7 +74,8 @@ enum apenet_mib_event_object { APENET_MIB_EVENT_OBJECTS(APENET_MIB_ENUM_) };
 	X(WATCHDOG, "apenetWatchdogTable", 7) \
 	X(NODES, "apenetNodeTable", 8) \
 	X(INCIDENT, "apenetIncidentTable", 9) \
-	X(CERT, "apenetCertTable", 10)
+	X(CERT, "apenetCertTable", 10) \
+	X(MODULE, "apenetModuleTable", 11)
 
 #define APENET_MIB_CARD_COLUMNS(X) \
 	X(CARD, BDF, "apenetCardBdf", 2, STRING) \
@@ -186,6 +187,12 @@ enum apenet_mib_event_object { APENET_MIB_EVENT_OBJECTS(APENET_MIB_ENUM_) };
 	X(CERT, FAR_NODE, "apenetCertFarNode", 9, STRING) \
 	X(CERT, FAR_LINK, "apenetCertFarLink", 10, STRING)
 
+/* apenetModuleTable augments apenetLaneTable: all three are ApenetDecimal. */
+#define APENET_MIB_MODULE_COLUMNS(X) \
+	X(MODULE, RX_POWER, "apenetModuleRxPower", 1, STRING) \
+	X(MODULE, RX_POWER_LOW_WARN, "apenetModuleRxPowerLowWarn", 2, STRING) \
+	X(MODULE, RX_POWER_LOW_ALARM, "apenetModuleRxPowerLowAlarm", 3, STRING)
+
 /* The cluster tables a supervisor serves (snmp/mib_cluster.c):
  * apenetNodeTable is indexed by X, Y, Z (its columns 1 to 3). */
 #define APENET_MIB_NODES_COLUMNS(X) \
@@ -221,6 +228,7 @@ enum apenet_mib_watchdog_col { APENET_MIB_WATCHDOG_COLUMNS(APENET_MIB_COL_ENUM_)
 enum apenet_mib_nodes_col { APENET_MIB_NODES_COLUMNS(APENET_MIB_COL_ENUM_) };
 enum apenet_mib_incident_col { APENET_MIB_INCIDENT_COLUMNS(APENET_MIB_COL_ENUM_) };
 enum apenet_mib_cert_col { APENET_MIB_CERT_COLUMNS(APENET_MIB_COL_ENUM_) };
+enum apenet_mib_module_col { APENET_MIB_MODULE_COLUMNS(APENET_MIB_COL_ENUM_) };
 #undef APENET_MIB_COL_ENUM_
 #define APENET_MIB_TABLE_ENUM_(t, name, arc) APENET_MIB_T_##t = arc,
 enum apenet_mib_table_arc { APENET_MIB_TABLES(APENET_MIB_TABLE_ENUM_) };

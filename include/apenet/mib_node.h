@@ -15,6 +15,7 @@
 #include "apenet/finding.h"
 #include "apenet/hdb.h"
 #include "apenet/mibtab.h"
+#include "apenet/module.h"
 #include "apenet/view.h"
 
 struct apenet_mib_node_in {
@@ -29,6 +30,9 @@ struct apenet_mib_node_in {
 	 * certificate (NULL: none); NULL arrays: nothing known */
 	const char (*serial)[17];
 	const struct apenet_hdb_cert *const *cert;
+	/* each link's module as last decoded (NULL: none, not read yet or
+	 * undecodable); NULL array: nothing known */
+	const struct apenet_module_health *const *module;
 };
 
 /* The tables of a card of profile prof (rows: its links and lanes), card

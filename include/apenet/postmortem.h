@@ -205,6 +205,8 @@ struct apenet_postmortem {
 	unsigned ncable;
 	struct apenet_postmortem_rec *rec;
 	unsigned nrec;
+	struct apenet_hdb_slurm_action *slurm; /* the batch scheduler's actions on the incidents, in order */
+	unsigned nslurm;
 	struct apenet_postmortem_node *nodes; /* the affected region's nodes worth a colour on the map */
 	unsigned nnodes;
 	size_t cap_nodes;

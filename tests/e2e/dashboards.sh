@@ -8,19 +8,23 @@
 #    expected types and labels; the exporter itself accepts the result
 #    (--dry-run);
 #  - promtool check rules, and promtool test rules (series shaped as the
-#    module produces them: the alerts fire with the expected labels);
+#    module produces them: the alerts fire with the expected labels; the
+#    trend rules on series that degrade, wobble, step and burst);
 #  - every metric name in the rules' and the dashboard's expressions is one
 #    the module produces, every label one it sets (matchers, by/on lists,
 #    legends, $labels in annotations), rate()/increase() only of counters;
 #  - the dashboard: schema, ${DS_PROMETHEUS} input, instance variable, unique
-#    panel ids, the panels the issue asks for;
+#    panel ids, the panels the issue asks for (each link's certificate and
+#    its age among them);
 #  - live: the emulator, the node agent and the supervisor as AgentX
 #    subagents of a real snmpd, and the real snmp_exporter with the generated
 #    snmp.yml: a scrape of each module has the link, sensor (limits parsed),
-#    LDM and cluster series with their lookup labels, and every metric the
-#    rules and the dashboard use is in one;
+#    LDM, certificate (a cable certified by apenet qualify, read by the
+#    agent from its certificates_db) and cluster series with their lookup
+#    labels, and every metric the rules and the dashboard use is in one;
 #  - the checks can fail: broken copies (a typo'd metric, label, walk or
-#    override, rate() of a gauge, a PromQL syntax error) are rejected.
+#    override, rate() of a gauge, a PromQL syntax error, a trend rule on a
+#    metric the module lacks or without its short window) are rejected.
 . "${APENET_SRCDIR:-.}/tests/e2e_lib.sh"
 SRC=${APENET_SRCDIR:-$(pwd)}
 D=$SRC/dashboards
@@ -84,15 +88,18 @@ S=$tmp/gen/snmp.yml
 prometheus-snmp-exporter --config.file="$S" --dry-run >"$tmp/dry" 2>&1 ||
 	{ cat "$tmp/dry" >&2; fail "snmp_exporter refuses the generated snmp.yml"; }
 
-# The module walks exactly the six node tables, the cluster module the two
+# The module walks exactly the eight node tables, the cluster module the two
 # supervisor tables.
 oid() { snmptranslate -M "$MIBPATH" -m APENET-MIB -On "APENET-MIB::$1" | sed 's/^\.//'; }
 want=""
-for t in apenetCardTable apenetLinkTable apenetLaneTable apenetSensorTable apenetLdmTable apenetWatchdogTable; do
+for t in apenetCardTable apenetLinkTable apenetLaneTable apenetSensorTable apenetLdmTable apenetWatchdogTable \
+	apenetCertTable apenetModuleTable; do
 	want="$want $(oid $t)"
 done
-got=$(yq -r '.apenet.walk[]' "$S" | tr '\n' ' ')
-[ "$(echo $got)" = "$(echo $want)" ] || fail "module apenet walks '$got', not the node tables '$want'"
+# (as a set: the generator sorts them as text, .1.10 before .1.2)
+got=$(yq -r '.apenet.walk[]' "$S" | sort | tr '\n' ' ')
+want=$(printf '%s\n' $want | sort | tr '\n' ' ')
+[ "$got" = "$want" ] || fail "module apenet walks '$got', not the node tables '$want'"
 got=$(yq -r '.apenet_cluster.walk[]' "$S" | tr '\n' ' ')
 [ "$(echo $got)" = "$(oid apenetNodeTable) $(oid apenetIncidentTable)" ] || fail "module apenet_cluster walks '$got'"
 
@@ -115,7 +122,9 @@ type_of() { awk -v n="$1" '$1 == n { print $2 }' "$tmp/metrics"; }
 for pair in apenetLinkTxBytes:counter apenetLinkRxBytes:counter apenetLinkHdrCrcErrors:counter apenetLinkRetrans:counter \
 	apenetWdExpireCount:counter apenetSensorValue:gauge apenetCardSeverity:gauge apenetLdmWorst:gauge \
 	apenetLinkState:EnumAsStateSet apenetNodeClass:EnumAsStateSet apenetCardCode:DisplayString apenetSensorHighWarn:gauge \
-	apenetIncidentOpened:gauge; do
+	apenetIncidentOpened:gauge apenetCertVerdict:gauge apenetCertSerial:DisplayString apenetCertUpper:gauge \
+	apenetCertTarget:gauge apenetCertTime:gauge apenetCertBits:gauge apenetModuleRxPower:gauge \
+	apenetModuleRxPowerLowWarn:gauge; do
 	n=${pair%%:*}; t=${pair#*:}
 	[ "$(type_of "$n")" = "$t" ] || fail "snmp.yml: $n is '$(type_of "$n")', not $t"
 done
@@ -129,6 +138,11 @@ case " $(lookups_of apenetLanePhase)" in *" apenetLinkName "*) ;; *) fail "apene
 case " $(lookups_of apenetSensorValue)" in *" apenetSensorName "*) ;; *) fail "apenetSensorValue has no apenetSensorName label" ;; esac
 case " $(lookups_of apenetSensorValue)" in *" apenetSensorUnit "*) ;; *) fail "apenetSensorValue has no apenetSensorUnit label" ;; esac
 case " $(lookups_of apenetLdmWorst)" in *" apenetLdmSource "*) ;; *) fail "apenetLdmWorst has no apenetLdmSource label" ;; esac
+# the certificate table augments the link table: its series carry the link's
+# (the module table the lane table: the lane's)
+for n in apenetCertVerdict apenetCertTime apenetCertSerial apenetModuleRxPower; do
+	case " $(lookups_of $n)" in *" apenetLinkName "*) ;; *) fail "$n has no apenetLinkName label" ;; esac
+done
 
 # check_exprs WHAT EXPRS REFS: every metric and label in the PromQL
 # expressions of file EXPRS (one a line) and every label named in file REFS
@@ -178,12 +192,18 @@ dash_check() {
 # --- the rules --------------------------------------------------------
 R=$D/prometheus/apenet-alerts.yml
 promtool check rules "$R" >"$tmp/promtool" 2>&1 || { cat "$tmp/promtool" >&2; fail "promtool check rules $R"; }
-(cd "$D/prometheus" && promtool test rules apenet-alerts.test.yml) >"$tmp/ptest" 2>&1 ||
-	{ cat "$tmp/ptest" >&2; fail "promtool test rules apenet-alerts.test.yml"; }
+(cd "$D/prometheus" && promtool test rules apenet-alerts.test.yml apenet-trends.test.yml) >"$tmp/ptest" 2>&1 ||
+	{ cat "$tmp/ptest" >&2; fail "promtool test rules apenet-alerts.test.yml apenet-trends.test.yml"; }
+# each trend rule is tested firing and not firing
+for a in ApenetModuleRxPowerTrendingLow ApenetLinkCrcRisingWeekly ApenetSensorTrendingToLimit; do
+	yq -e --arg a "$a" '[.tests[].alert_rule_test[] | select(.alertname == $a)] | (any(.exp_alerts | length > 0) and any(.exp_alerts | length == 0))' \
+		"$D/prometheus/apenet-trends.test.yml" >/dev/null || fail "apenet-trends.test.yml: $a not tested both firing and quiet"
+done
 rules_check "$R" || fail "the rules use what the module does not produce"
 nrules=$(yq -r '[.groups[].rules[]] | length' "$R")
 for a in ApenetSnmpDown ApenetAgentNotAnswering ApenetCardGone ApenetLinkDown ApenetLinkDegraded ApenetLinkCrcErrors \
-	ApenetFpgaTemperatureWarn ApenetFpgaTemperatureFail ApenetNeighbourBroken ApenetHostExpired ApenetDnpBroken; do
+	ApenetFpgaTemperatureWarn ApenetFpgaTemperatureFail ApenetNeighbourBroken ApenetHostExpired ApenetDnpBroken \
+	ApenetModuleRxPowerTrendingLow ApenetModuleRxPowerLow ApenetLinkCrcRisingWeekly ApenetSensorTrendingToLimit; do
 	yq -e --arg a "$a" '[.groups[].rules[] | select(.alert == $a)] | length == 1' "$R" >/dev/null || fail "no alert $a in $R"
 done
 
@@ -199,9 +219,18 @@ jq -e '[.panels[] | select(.type != "row") | .targets | length > 0] | all' "$G" 
 jq -e '[.panels[].id] | length == (unique | length)' "$G" >/dev/null || fail "$G: duplicate panel ids"
 jq -e '[.panels[] | .gridPos | .x + .w <= 24] | all' "$G" >/dev/null || fail "$G: a panel wider than the grid"
 for title in "Link TX rate" "Link RX rate" "CRC errors" "Retransmissions" "Temperatures" "Sensor verdicts" \
-	"LDM worst status per source" "Heartbeats" "Card verdict" "Open incidents"; do
+	"LDM worst status per source" "Heartbeats" "Card verdict" "Open incidents" "Link certificates" \
+	"Module RX power"; do
 	jq -e --arg t "$title" '[.panels[].title] | any(startswith($t))' "$G" >/dev/null || fail "$G: no panel '$title'"
 done
+# each link's latest certificate: verdict, upper bound, target and age
+# (time() - apenetCertTime), coloured when old
+C='.panels[] | select(.title | startswith("Link certificates"))'
+for m in apenetCertVerdict apenetCertUpper apenetCertTarget 'time() - apenetCertTime'; do
+	jq -e --arg m "$m" "[$C | .targets[].expr | contains(\$m)] | any" "$G" >/dev/null || fail "$G: Link certificates has no $m query"
+done
+jq -e "$C | [.fieldConfig.overrides[] | .properties[] | select(.id == \"thresholds\") | .value.steps | length > 1] | any" "$G" >/dev/null ||
+	fail "$G: Link certificates has no threshold for the certificate's age"
 # the instance filter is in every node panel's query
 jq -r '.panels[] | select(.type != "row") | .targets[].expr' "$G" | grep -v -E 'apenetIncident|apenetNode' |
 	grep -v -F 'instance=~"$instance"' >"$tmp/nofilter" && { cat "$tmp/nofilter" >&2; fail "$G: node queries without the instance filter"; }
@@ -221,7 +250,23 @@ EOF
 snmpd_start "$tmp"
 SNMPPORT=$SNMPD_PORT
 
-sim_start "$tmp/sim" --dims 2x2x1 --seed 7
+# node 0,0,0's Z+ cable optical (the others copper): its modules report
+# their receivers' power and thresholds
+cat >"$tmp/sim.yaml" <<EOF
+cables:
+  - node: 0,0,0
+    link: Z+
+    kind: optical
+EOF
+sim_start "$tmp/sim" --config "$tmp/sim.yaml" --dims 2x2x1 --seed 7 --ber-accel 1000
+# a certificate for node 0,0,0's Y+ cable (apenet qualify; the BER clock
+# runs 1000 times fast), in the database the agent reads
+yup() { "$BIN/apenet" link --json --sim "$tmp/sim/node-0-0-0" 2>/dev/null | jq -e '.links[] | select(.name == "Y+") | .state == "up"' >/dev/null; }
+wait_for 60 yup || fail "Y+ never came up"
+"$BIN/apenet" qualify --link Y+ --db "$tmp/certs.db" --sim "$tmp/sim/node-0-0-0" --json </dev/null >"$tmp/q.json" 2>"$tmp/q.err" ||
+	fail "qualify Y+: $(cat "$tmp/q.err")"
+YSER=$(jq -r '.links[0].cable.serial' "$tmp/q.json")
+[ -n "$YSER" ] && [ "$YSER" != null ] || fail "qualify Y+: no cable serial: $(cat "$tmp/q.json")"
 mkdir -p "$tmp/sup" "$tmp/ag"
 cat >"$tmp/sup/sup.yaml" <<EOF
 cluster:
@@ -240,6 +285,7 @@ agent:
   edac_root: $tmp/ag/edac
   user: ""
   agentx_socket: $tmp/agentx.sock
+  certificates_db: $tmp/certs.db
 supervisors:
   targets: ["127.0.0.1:$SUPPORT"]
   heartbeat_s: 0.5
@@ -272,7 +318,8 @@ scrape() {
 # sends after the walk) timed out on a loaded machine carries empty labels:
 # wait for one with them.
 node_ready() { scrape apenet "$tmp/node.prom" && grep -q '^apenetLinkTxBytes{.*apenetCardNode="0,0,0"' "$tmp/node.prom" &&
-	grep -q '^apenetWdDnpState{' "$tmp/node.prom"; }
+	grep -q '^apenetWdDnpState{' "$tmp/node.prom" && grep -q '^apenetCertVerdict{.*apenetLinkName="Y+"} 2$' "$tmp/node.prom" &&
+	grep -q '^apenetModuleRxPower{.*apenetLinkName="Z+"}' "$tmp/node.prom"; }
 wait_for 30 node_ready || fail "no APENET-MIB node series from snmp_exporter: $(tail -n 20 "$tmp/node.prom" "$tmp/exp.log" "$tmp/ag/log")"
 cluster_ready() { scrape apenet_cluster "$tmp/cluster.prom" && grep -q '^apenetNodeClass{.*apenetNodeClass="normal".*apenetNodeX="0",apenetNodeY="0",apenetNodeZ="0"} 1$' "$tmp/cluster.prom"; }
 wait_for 30 cluster_ready || fail "no normal node 0,0,0 in the cluster scrape: $(grep apenetNodeClass "$tmp/cluster.prom" | head; tail -n 5 "$tmp/sup/log")"
@@ -293,6 +340,33 @@ has apenetLdmWorst 'apenetLdmNode="0,0,0",apenetLdmSource="own"' 1
 has apenetCardSeverity 'apenetCardNode="0,0,0"' '[123]'
 has apenetCardCode 'apenetCardCode="[A-Z_]+"' 1
 has apenetWdDnpState 'apenetCardIndex="1"' 1
+# the certificates: Y+'s cable passed (2) at the 1e-12 target, by the serial
+# qualify read; X+'s has none (1, no bounds, time 0)
+has apenetCertSerial "apenetCertSerial=\"$YSER\".*apenetLinkName=\"Y\\+\"" 1
+has apenetCertVerdict 'apenetLinkName="Y\+"' 2
+has apenetCertTarget 'apenetLinkName="Y\+"' '1e-12'
+has apenetCertUpper 'apenetLinkName="Y\+"' '[0-9.]+e-[0-9]+'
+has apenetCertVerdict 'apenetLinkName="X\+"' 1
+has apenetCertTime 'apenetLinkName="X\+"' 0
+grep -q '^apenetCertUpper{.*apenetLinkName="X+"' "$tmp/node.prom" && fail "node scrape: X+ has no certificate, but an upper bound"
+# the optical Z+: each lane's RX power (mW) and the module's low thresholds,
+# as apenet module reads them; the copper X+: none
+"$BIN/apenet" module --json --sim "$tmp/sim/node-0-0-0" >"$tmp/mod.json" || fail "apenet module"
+for k in 1 2 3 4; do
+	has apenetModuleRxPower "apenetLaneIndex=\"$k\".*apenetLinkName=\"Z\\+\"" '0\.[0-9]+'
+done
+zw=$(jq -r '.modules[] | select(.port == "Z+") | .thresholds.rx_power_mW.low_warning' "$tmp/mod.json")
+[ -n "$zw" ] && [ "$zw" != null ] || fail "apenet module: no Z+ RX power low warning: $(jq -c '.modules[] | select(.port == "Z+") | .thresholds' "$tmp/mod.json")"
+has apenetModuleRxPowerLowWarn 'apenetLaneIndex="1".*apenetLinkName="Z\+"' "$zw"
+z1=$(jq -r '.modules[] | select(.port == "Z+") | .monitors.lanes[0].rx_power_mW' "$tmp/mod.json")
+s1=$(sed -n 's/^apenetModuleRxPower{.*apenetLaneIndex="1".*apenetLinkName="Z+".*} //p' "$tmp/node.prom")
+[ "$(awk -v a="$z1" -v b="$s1" 'BEGIN { d = a - b; if (d < 0) d = -d; print (a > 0 && d <= a / 100) }')" = 1 ] ||
+	fail "Z+ lane 1 RX power: scraped '$s1' mW, apenet module '$z1' mW"
+grep -q '^apenetModuleRxPower{.*apenetLinkName="X+"' "$tmp/node.prom" && fail "node scrape: X+ is copper, but has an RX power"
+ctime=$(sed -n 's/^apenetCertTime{.*apenetLinkName="Y+".*} //p' "$tmp/node.prom")
+now=$(date +%s)
+[ "$(echo "$ctime" | awk -v n="$now" '{ print ($1 > n - 600 && $1 <= n + 1) }')" = 1 ] ||
+	fail "node scrape: Y+'s apenetCertTime '$ctime' is not the last minutes' ($now)"
 grep -q '^snmp_scrape_pdus_returned ' "$tmp/node.prom" || fail "node scrape: no snmp_scrape_pdus_returned"
 # every metric the rules and the dashboard use is in a scrape (up is
 # Prometheus' own; no incident is open here)
@@ -321,6 +395,28 @@ cmp -s "$R" "$tmp/bad/r4.yml" && fail "the syntax-error copy is not broken"
 promtool check rules "$tmp/bad/r4.yml" >/dev/null 2>&1 && fail "promtool accepted a syntax error"
 sed 's/apenetSensorValue{/apenetSensorValu{/' "$G" >"$tmp/bad/d1.json"
 dash_check "$tmp/bad/d1.json" 2>/dev/null && fail "a dashboard with a typo'd metric passed"
+# a trend rule on a metric the module does not produce
+sed 's/predict_linear(apenetSensorValue\[6h\]/predict_linear(apenetSensorReading[6h]/' "$R" >"$tmp/bad/r5.yml"
+cmp -s "$R" "$tmp/bad/r5.yml" && fail "the trend-rule copy is not broken"
+promtool check rules "$tmp/bad/r5.yml" >/dev/null 2>&1 || fail "promtool should accept the trend typo (valid PromQL)"
+rules_check "$tmp/bad/r5.yml" 2>"$tmp/bad/out" && fail "a trend rule on a metric the module lacks passed"
+grep -q apenetSensorReading "$tmp/bad/out" || fail "the trend rule's metric was not named: $(cat "$tmp/bad/out")"
+# trend rules without their short windows (the 6-hour fit, the 3-hour
+# count): their promtool tests fail (a load step that stays; a burst)
+mkdir "$tmp/bad/t1" "$tmp/bad/t2" "$tmp/bad/t3"
+for t in t1 t2 t3; do cp "$D/prometheus/apenet-trends.test.yml" "$tmp/bad/$t/"; done
+yq -y '(.groups[].rules[] | select(.alert == "ApenetSensorTrendingToLimit") | .expr) |= gsub("and\\s+predict_linear\\(apenetSensorValue\\[6h\\][^\\n]*\\n"; "")' \
+	"$R" >"$tmp/bad/t1/apenet-alerts.yml"
+yq -y '(.groups[].rules[] | select(.alert == "ApenetLinkCrcRisingWeekly") | .expr) |= sub("and\\s+\\(rate\\(apenetLinkHdrCrcErrors\\[3h\\][^\\n]*\\n[^\\n]*\\n?"; "")' \
+	"$R" >"$tmp/bad/t2/apenet-alerts.yml"
+yq -y '(.groups[].rules[] | select(.alert == "ApenetModuleRxPowerTrendingLow") | .expr) |= sub("and\\s+predict_linear\\(apenetModuleRxPower\\[6h\\][^\\n]*\\n"; "")' \
+	"$R" >"$tmp/bad/t3/apenet-alerts.yml"
+for t in t1 t2 t3; do
+	grep -q '\[6h\]) / 1000 >=' "$tmp/bad/$t/apenet-alerts.yml" && grep -q 'HdrCrcErrors\[3h\]' "$tmp/bad/$t/apenet-alerts.yml" &&
+		grep -q 'apenetModuleRxPower\[6h\]' "$tmp/bad/$t/apenet-alerts.yml" && fail "bad/$t: the short window is still there"
+	promtool check rules "$tmp/bad/$t/apenet-alerts.yml" >/dev/null 2>&1 || fail "bad/$t: not valid PromQL"
+	(cd "$tmp/bad/$t" && promtool test rules apenet-trends.test.yml) >/dev/null 2>&1 && fail "bad/$t: the trend tests passed without the short window"
+done
 sed 's/{{apenetLinkName}}/{{apenetLinkNam}}/' "$G" >"$tmp/bad/d2.json"
 dash_check "$tmp/bad/d2.json" 2>/dev/null && fail "a dashboard with a typo'd legend label passed"
 mkdir "$tmp/bad/g1" "$tmp/bad/g2"

@@ -435,7 +435,7 @@ static void test_error_unknown_top_key(void **state)
 {
 	(void)state;
 	load_err_at("thresholds:\n  crc_warn_per_min: 2\nclustr:\n  dims: 4x4x1\n", "clustr", 0,
-		    "unknown key 'clustr' (expected one of: cluster, thresholds, agent, supervisors, supervisor)");
+		    "unknown key 'clustr' (expected one of: cluster, thresholds, agent, supervisors, supervisor, slurm)");
 	load_err_at("cluster:\n  dims: 4x4x1\n  wrap: true\n", "wrap", 0,
 		    "unknown key 'wrap' (expected one of: dims, wraparound, nodes)");
 	load_err_at("cluster:\n  dims: 2x1x1\n  nodes:\n    - { name: a, node: \"0,0,0\", rack: 3 }\n", "rack", 0,
@@ -533,7 +533,8 @@ static void test_at_start(void **state)
 					   "late_ms",	      "restore_hold_ms", "resync_ms", "group_min", "listen",
 					   "db",	      "state_dir", "agentx",	"agentx_socket", "agentx_ping_s",
 					   NULL };
-	const char *const *want[2] = { agent, svr };
+	static const char *const slurm[] = { NULL }; /* all of it at a reload */
+	const char *const *want[3] = { agent, svr, slurm };
 	const struct apenet_config_table *t;
 	for (size_t k = 0; (t = apenet_config_table(k)); k++) {
 		size_t n = 0;
@@ -1109,13 +1110,14 @@ static void test_tables(void **state)
 	(void)state;
 	const struct apenet_config_table *t;
 	size_t k;
-	static const char *const names[] = { "agent", "supervisor" };
-	static const size_t rows[] = { APENET_NAGENT, APENET_NSVR };
-	static const size_t sizes[] = { sizeof(struct apenet_agent_config), sizeof(struct apenet_supervisor_config) };
+	static const char *const names[] = { "agent", "supervisor", "slurm" };
+	static const size_t rows[] = { APENET_NAGENT, APENET_NSVR, APENET_NSLURM };
+	static const size_t sizes[] = { sizeof(struct apenet_agent_config), sizeof(struct apenet_supervisor_config),
+					sizeof(struct apenet_slurm_config) };
 	struct apenet_config def;
 	apenet_config_defaults(&def);
 	for (k = 0; (t = apenet_config_table(k)); k++) {
-		assert_true(k < 2);
+		assert_true(k < 3);
 		assert_string_equal(t->section, names[k]);
 		assert_int_equal(t->n, rows[k]);
 		assert_ptr_equal(apenet_config_table_find(names[k]), t);
@@ -1135,11 +1137,38 @@ static void test_tables(void **state)
 		assert_int_equal(sum, sizes[k]);
 		assert_int_equal(apenet_config_given(&def, t, t->n), 0);
 	}
-	assert_int_equal(k, 2);
+	assert_int_equal(k, 3);
 	assert_null(apenet_config_table_find("supervisors")); /* its own rows: apenet_config_supervisors_rows */
 	assert_null(apenet_config_table_find("thresholds"));
 	assert_ptr_equal(apenet_config_section(&def, apenet_config_table(0)), &def.agent);
 	assert_ptr_equal(apenet_config_section(&def, apenet_config_table(1)), &def.svr);
+	assert_ptr_equal(apenet_config_section(&def, apenet_config_table(2)), &def.slurm);
+}
+
+/* The slurm section: off by default, every policy word checked at its
+ * value. */
+static void test_slurm_section(void **state)
+{
+	(void)state;
+	struct apenet_config cfg;
+	struct apenet_err e = { 0 };
+	assert_int_equal(apenet_config_load(NULL, &cfg, &e), 0);
+	assert_true(cfg.slurm.enabled == 0 && cfg.slurm.dry_run == 0 && cfg.slurm.timeout_ms == 10000);
+	assert_string_equal(cfg.slurm.scontrol, "/usr/bin/scontrol");
+	assert_string_equal(cfg.slurm.cable, "ends");
+	assert_string_equal(cfg.slurm.card, "node");
+	assert_string_equal(cfg.slurm.agent, "none");
+	assert_int_equal(apenet_config_load_string("t.yaml", "slurm:\n  enabled: 1\n  cable: node\n  host: none\n", &cfg, &e), 0);
+	assert_true(cfg.slurm.enabled == 1);
+	assert_string_equal(cfg.slurm.cable, "node");
+	assert_string_equal(cfg.slurm.host, "none");
+	apenet_config_free(&cfg);
+	assert_int_equal(apenet_config_load_string("t.yaml", "slurm:\n  host: ends\n", &cfg, &e), -1);
+	assert_string_equal(e.msg, "t.yaml:2:9: 'host': 'ends' is not node or none");
+	assert_int_equal(apenet_config_load_string("t.yaml", "slurm:\n  link: both\n", &cfg, &e), -1);
+	assert_string_equal(e.msg, "t.yaml:2:9: 'link': 'both' is not ends, node or none");
+	assert_int_equal(apenet_config_load_string("t.yaml", "slurm:\n  scontrol: scontrol\n", &cfg, &e), -1);
+	assert_non_null(strstr(e.msg, "not an absolute path"));
 }
 
 /* docs/config.md's table of each section is the loader's table, row for
@@ -1573,6 +1602,7 @@ int main(void)
 		cmocka_unit_test(test_threshold_desc),
 		cmocka_unit_test(test_shipped_config),
 		cmocka_unit_test(test_tables),
+		cmocka_unit_test(test_slurm_section),
 		cmocka_unit_test(test_section_docs),
 		cmocka_unit_test(test_section_ranges),
 		cmocka_unit_test(test_agent_errors),

@@ -27,6 +27,7 @@
 #include <sqlite3.h>
 
 #include "apenet/hdb.h"
+#include "apenet/slurm.h"
 #include "apenet/log.h"
 
 #define T0 1700000000000LL
@@ -1128,7 +1129,7 @@ static void test_migrates_from_v3(void **state)
 			  "  first_evidence, first_reporter) VALUES ('card', 1, 'card-gone', 'open', 5000, 4990, 4, 'x',"
 			  "  'supervisor');");
 	struct apenet_hdb *db = open_ok(f->path, 0);
-	assert_non_null(strstr(logged, "schema 3 -> 4"));
+	assert_non_null(strstr(logged, "schema 3 -> 5"));
 	struct incidents open = { 0 };
 	assert_int_equal(apenet_hdb_incidents_open_each(db, collect_incident, &open, &e), 0);
 	assert_int_equal(open.n, 1);
@@ -1461,8 +1462,8 @@ static void test_migrates_from_v2(void **state)
 			  "  VALUES ('APC00000010', 'APEnet', 'DAC', 8, 1, 'X+', 1, 2);");
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_schema WHERE name = 'certificate'"), 0);
 	struct apenet_hdb *db = open_ok(f->path, 0);
-	assert_non_null(strstr(logged, "schema 2 -> 4"));
-	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 4);
+	assert_non_null(strstr(logged, "schema 2 -> 5"));
+	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), APENET_HDB_SCHEMA);
 	struct apenet_hdb_cable got;
 	assert_int_equal(apenet_hdb_cable_get(db, "APC00000010", &got, &e), 1);
 	assert_string_equal(got.vendor, "APEnet");
@@ -1575,6 +1576,107 @@ static void test_file_modes(void **state)
 	umask(old);
 }
 
+/* The batch scheduler's actions: recorded in order, the nodes an incident
+ * holds drained (its latest action on each), and another open incident
+ * holding a node; a version-4 file gains the table. */
+struct slurm_rows {
+	unsigned n;
+	struct apenet_hdb_slurm_action a[8];
+};
+
+static int collect_slurm(void *arg, const struct apenet_hdb_slurm_action *a)
+{
+	struct slurm_rows *r = arg;
+	if (r->n < 8)
+		r->a[r->n++] = *a;
+	return 0;
+}
+
+static void slurm_add(struct apenet_hdb *db, int64_t inc, unsigned x, unsigned y, const char *host, int verb,
+		      int outcome, int64_t t)
+{
+	struct apenet_hdb_slurm_action a;
+	struct apenet_err e = { 0 };
+	memset(&a, 0, sizeof(a));
+	a.incident = inc;
+	a.node[0] = x;
+	a.node[1] = y;
+	snprintf(a.host, sizeof(a.host), "%s", host);
+	a.verb = verb;
+	a.outcome = outcome;
+	snprintf(a.message, sizeof(a.message), "%s", apenet_slurm_outcome_words(verb, outcome));
+	a.time_ms = t;
+	if (apenet_hdb_slurm_add(db, &a, &e))
+		fail_msg("%s", e.msg);
+}
+
+static void test_slurm_actions(void **state)
+{
+	struct fixture *f = *state;
+	struct apenet_err e = { 0 };
+	assert_int_equal(apenet_hdb_create_at(f->path, 4, &e), 0);
+	struct apenet_hdb *db = open_ok(f->path, 0);
+	assert_non_null(strstr(logged, "schema 4 -> 5"));
+	layout_ok(db, 4, 4, 1);
+	struct apenet_hdb_incident in;
+	int64_t a = 0, b = 0, holder = -1;
+	incident(&in, "cable", 1, 1, "link-one-end", T0 + 100);
+	assert_int_equal(apenet_hdb_incident_open(db, &in, &a, &e), 0);
+	incident(&in, "host", 1, 2, "host-hung", T0 + 200);
+	assert_int_equal(apenet_hdb_incident_open(db, &in, &b, &e), 0);
+	/* a: one end drained, the other left alone (drained by hand) */
+	slurm_add(db, a, 1, 1, "quong05", APENET_SLURM_DRAIN, APENET_SLURM_DONE, T0 + 300);
+	slurm_add(db, a, 1, 2, "quong09", APENET_SLURM_DRAIN, APENET_SLURM_OTHER, T0 + 301);
+	/* b: its node already drained by apenet (held), and one without a name */
+	slurm_add(db, b, 1, 2, "quong09", APENET_SLURM_DRAIN, APENET_SLURM_APENET, T0 + 302);
+	slurm_add(db, b, 3, 3, "", APENET_SLURM_DRAIN, APENET_SLURM_NO_NAME, T0 + 303);
+	unsigned held[4][3], n = 9;
+	assert_int_equal(apenet_hdb_slurm_held(db, a, held, 4, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_true(held[0][0] == 1 && held[0][1] == 1 && held[0][2] == 0);
+	assert_int_equal(apenet_hdb_slurm_held(db, b, held, 4, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_true(held[0][0] == 1 && held[0][1] == 2);
+	/* who else holds 1,2: b, for a; nobody else for b */
+	const unsigned n12[3] = { 1, 2, 0 }, n11[3] = { 1, 1, 0 };
+	assert_int_equal(apenet_hdb_slurm_holder(db, n12, a, &holder, &e), 0);
+	assert_int_equal(holder, b);
+	assert_int_equal(apenet_hdb_slurm_holder(db, n12, b, &holder, &e), 0);
+	assert_int_equal(holder, 0);
+	assert_int_equal(apenet_hdb_slurm_holder(db, n11, b, &holder, &e), 0);
+	assert_int_equal(holder, a);
+	/* a resume releases: the latest row decides */
+	slurm_add(db, a, 1, 1, "quong05", APENET_SLURM_RESUME, APENET_SLURM_DONE, T0 + 400);
+	assert_int_equal(apenet_hdb_slurm_held(db, a, held, 4, &n, &e), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(apenet_hdb_slurm_holder(db, n11, b, &holder, &e), 0);
+	assert_int_equal(holder, 0);
+	/* a closed incident holds nothing any more */
+	assert_int_equal(apenet_hdb_incident_close(db, b, T0 + 500, APENET_HDB_CLOSED, 0, &e), 0);
+	assert_int_equal(apenet_hdb_slurm_holder(db, n12, a, &holder, &e), 0);
+	assert_int_equal(holder, 0);
+	/* read back in order, every field */
+	struct slurm_rows r = { 0 };
+	assert_int_equal(apenet_hdb_slurm_each(db, a, collect_slurm, &r, &e), 0);
+	assert_int_equal(r.n, 3);
+	assert_int_equal(r.a[1].incident, a);
+	assert_true(r.a[1].node[0] == 1 && r.a[1].node[1] == 2 && r.a[1].node[2] == 0);
+	assert_string_equal(r.a[1].host, "quong09");
+	assert_int_equal(r.a[1].verb, APENET_SLURM_DRAIN);
+	assert_int_equal(r.a[1].outcome, APENET_SLURM_OTHER);
+	assert_string_equal(r.a[1].message, "already drained by someone else: left alone");
+	assert_int_equal(r.a[1].time_ms, T0 + 301);
+	assert_int_equal(r.a[2].verb, APENET_SLURM_RESUME);
+	/* refused: an unknown outcome; an unknown incident (foreign key) */
+	struct apenet_hdb_slurm_action bad = r.a[0];
+	bad.outcome = 0;
+	assert_int_equal(apenet_hdb_slurm_add(db, &bad, &e), -1);
+	bad = r.a[0];
+	bad.incident = 999;
+	assert_int_equal(apenet_hdb_slurm_add(db, &bad, &e), -1);
+	apenet_hdb_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1595,6 +1697,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_migrates_from_v2, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrates_from_v3, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_provisional, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slurm_actions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file_modes, setup, teardown),
 	};

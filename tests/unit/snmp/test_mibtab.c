@@ -48,13 +48,15 @@ static unsigned fills;
 static char serials[APENET_MAX_LINKS][17];
 static struct apenet_hdb_cert cert0;
 static const struct apenet_hdb_cert *certs[APENET_MAX_LINKS];
+static struct apenet_module_health mod0, mod1;
+static const struct apenet_module_health *mods[APENET_MAX_LINKS];
 
 static void refresh(struct apenet_mib *m, void *ctx)
 {
 	(void)ctx;
 	fills++;
 	struct apenet_mib_node_in in = { .v = &view, .cfg = &cfg, .raised = &raised, .now_ms = 1000, .periods = 7,
-					 .serial = (const char (*)[17])serials, .cert = certs };
+					 .serial = (const char (*)[17])serials, .cert = certs, .module = mods };
 	apenet_mib_node_fill(m, &in);
 }
 
@@ -103,6 +105,22 @@ static void make_view(void)
 	snprintf(cert0.far_link, sizeof(cert0.far_link), "X-");
 	cert0.finished_ms = 1795734958123;
 	certs[0] = &cert0;
+	/* X+'s module is optical with programmed thresholds; X-'s a copper
+	 * cable (its RX power never reported); the others unknown */
+	memset(&mod0, 0, sizeof(mod0));
+	mod0.lanes = 4;
+	struct apenet_module_mon *rx = &mod0.mon[APENET_MON_RX_POWER];
+	rx->present = 1;
+	static const double mw[4] = { 0.5, 0.4, 0.3, 0.2 };
+	for (unsigned k = 0; k < 4; k++)
+		rx->value[k] = mw[k];
+	rx->thresh_ok = 1;
+	rx->th = (struct apenet_module_thresh){ .high_alarm = 2.5, .low_alarm = 0.0398, .high_warn = 2,
+						.low_warn = 0.1 };
+	mod1 = mod0;
+	mod1.copper = 1;
+	mods[0] = &mod0;
+	mods[1] = &mod1;
 }
 
 static int setup(void **state)
@@ -251,6 +269,43 @@ static void test_certificates(void **state)
 	snmp_free_pdu(r);
 }
 
+/* apenetModuleTable augments the lane rows: X+'s lanes' power and the
+ * module's thresholds; nothing for X-'s copper cable or an unknown module. */
+static void test_modules(void **state)
+{
+	(void)state;
+	apenet_mib_stale(&mib);
+	static const char *want[4] = { "0.5", "0.4", "0.3", "0.2" };
+	for (unsigned k = 0; k < 4; k++) {
+		netsnmp_pdu *r = ask(SNMP_MSG_GET, OBJ(APENET_MIB_T_MODULE, 1, APENET_MIB_MODULE_RX_POWER, 1, 1, k + 1),
+				     OBJLEN(11, 1, 1, 1, 1, 1), 0);
+		assert_int_equal(r->variables->type, ASN_OCTET_STR);
+		assert_int_equal(r->variables->val_len, strlen(want[k]));
+		assert_memory_equal(r->variables->val.string, want[k], strlen(want[k]));
+		snmp_free_pdu(r);
+	}
+	netsnmp_pdu *r = ask(SNMP_MSG_GET, OBJ(11, 1, APENET_MIB_MODULE_RX_POWER_LOW_WARN, 1, 1, 4),
+			     OBJLEN(11, 1, 2, 1, 1, 4), 0);
+	assert_int_equal(r->variables->val_len, 3);
+	assert_memory_equal(r->variables->val.string, "0.1", 3);
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(11, 1, APENET_MIB_MODULE_RX_POWER_LOW_ALARM, 1, 1, 2), OBJLEN(11, 1, 3, 1, 1, 2), 0);
+	assert_int_equal(r->variables->val_len, 6);
+	assert_memory_equal(r->variables->val.string, "0.0398", 6);
+	snmp_free_pdu(r);
+	/* copper (X-, link 2), unknown (Y+, link 3): rows, empty values */
+	r = ask(SNMP_MSG_GET, OBJ(11, 1, APENET_MIB_MODULE_RX_POWER, 1, 2, 1), OBJLEN(11, 1, 1, 1, 2, 1), 0);
+	assert_int_equal(r->variables->type, ASN_OCTET_STR);
+	assert_int_equal(r->variables->val_len, 0);
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(11, 1, APENET_MIB_MODULE_RX_POWER_LOW_WARN, 1, 2, 1), OBJLEN(11, 1, 2, 1, 2, 1), 0);
+	assert_int_equal(r->variables->val_len, 0);
+	snmp_free_pdu(r);
+	r = ask(SNMP_MSG_GET, OBJ(11, 1, APENET_MIB_MODULE_RX_POWER, 1, 3, 4), OBJLEN(11, 1, 1, 1, 3, 4), 0);
+	assert_int_equal(r->variables->val_len, 0);
+	snmp_free_pdu(r);
+}
+
 static void test_missing_rows(void **state)
 {
 	(void)state;
@@ -284,7 +339,7 @@ static void test_walk_order(void **state)
 		snmp_free_pdu(r);
 	}
 	unsigned nl = view.prof->nlinks;
-	size_t want = 12 + nl * 25 + (size_t)nl * 4 * 10 + 8 * 9 + (nl + 1) * 20 + 8 + nl * 10;
+	size_t want = 12 + nl * 25 + (size_t)nl * 4 * 10 + 8 * 9 + (nl + 1) * 20 + 8 + nl * 10 + (size_t)nl * 4 * 3;
 	assert_int_equal(count, want);
 }
 
@@ -395,6 +450,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_certificates),
+		cmocka_unit_test(test_modules),
 		cmocka_unit_test(test_missing_rows),
 		cmocka_unit_test(test_walk_order),
 		cmocka_unit_test(test_bulk),
