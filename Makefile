@@ -15,6 +15,7 @@
 #                    the agent's systemd unit in systemdunitdir: PREFIX/lib/systemd/system,
 #                    the apenet user (sysusersdir) and its directories (tmpfilesdir))
 #   make install-system  the units, sysusers.d and tmpfiles.d files alone (no build)
+#   make deb         the Debian packages into build/deb/ (dpkg-buildpackage in a copy of the tree)
 #   make V=1         show the commands
 .DEFAULT_GOAL := all
 PREFIX ?= /usr/local
@@ -99,7 +100,7 @@ FUZZ_UTIL_OBJ := $(B)/obj/tests/fuzz/fuzz_util.o $(B)/obj/tests/fuzz/fuzz_module
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 .SECONDARY:
-.PHONY: all test unit e2e check-docs demo cluster bench soak soak-clean soak-storm install install-system clean distclean FORCE fuzz fuzz-build fuzz-run
+.PHONY: all test unit e2e check-docs demo cluster bench soak soak-clean soak-storm install install-system deb clean distclean FORCE fuzz fuzz-build fuzz-run
 all: $(PROGS) $(COMPLETIONS)
 
 # bash completion: each program's from its own tables (PROGRAM
@@ -370,6 +371,17 @@ install-system:
 		echo "systemd-sysusers $(sysusersdir)/apenet.conf"; systemd-sysusers $(sysusersdir)/apenet.conf && \
 		echo "systemd-tmpfiles --create $(tmpfilesdir)/apenet.conf"; systemd-tmpfiles --create $(tmpfilesdir)/apenet.conf; \
 	fi
+
+# The Debian packages (debian/; docs/design.md, "Packages"): built in a copy
+# of the tree, so that dpkg-buildpackage's clean and its ../*.deb stay
+# inside build/deb/ and the tree's own build/ is left alone.
+DEB_SRC := build/deb/apenet-diag-$(VERSION)
+deb:
+	rm -rf build/deb
+	mkdir -p $(DEB_SRC)
+	tar -cf - --exclude=./build --exclude=./.git . | tar -xf - -C $(DEB_SRC)
+	cd $(DEB_SRC) && DEB_BUILD_OPTIONS="parallel=2 $${DEB_BUILD_OPTIONS:-}" dpkg-buildpackage -us -uc -b
+	@ls build/deb/*.deb
 
 clean:
 	rm -rf build/obj build/bin build/gen build/share build/tests build/bench build/asan build/fuzz build/*.a
