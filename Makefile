@@ -233,7 +233,7 @@ $(B)/bench/bench_incident: LIBS += $(LIBCRYPTO_LIBS) $(SNMP_LIBS)
 $(B)/bench/bench_report: $(B)/obj/bench/report_gen.o
 # The benchmarks that time the real commands start and measure their
 # children the same way (bench/spawn.c: wait4, ru_maxrss).
-$(B)/bench/bench_report $(B)/bench/bench_incident $(B)/bench/bench_cabling $(B)/bench/bench_latency: \
+$(B)/bench/bench_report $(B)/bench/bench_incident $(B)/bench/bench_cabling $(B)/bench/bench_latency $(B)/bench/bench_slurm: \
 	$(B)/obj/bench/spawn.o
 
 # FUZZ_LIBS: what a target needs beyond the library's own (the SNMP

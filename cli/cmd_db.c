@@ -6,8 +6,9 @@
  *              and the database's own invariants (db/: apenet_hdb_check);
  *              exit 1 when a problem is found
  *   vacuum     rebuilds the file to its smallest size
- *   export     the transitions, incidents and their evidence of a window as
- *              JSON lines ("type": "transition", "incident", "evidence")
+ *   export     the transitions, incidents, their evidence and the batch
+ *              scheduler's actions on them of a window as JSON lines
+ *              ("type": "transition", "incident", "evidence", "slurm")
  *   retention  deletes the transitions older than --older-than-days (default
  *              the config's supervisor.retention_days), never the evidence of
  *              an open incident
@@ -27,6 +28,7 @@
 #include "apenet/clock.h"
 #include "apenet/config.h"
 #include "apenet/hdb.h"
+#include "apenet/slurm.h"
 #include "apenet/timeparse.h"
 #include "cli.h"
 
@@ -97,6 +99,24 @@ static int on_evidence(void *arg, const struct apenet_hdb_evidence *ev)
 	return apenet_out_finish(o) ? 1 : 0;
 }
 
+/* The batch scheduler's actions on the incident (docs/supervisor.md): an
+ * export that left them out would lose which nodes apenet drained. */
+static int on_slurm(void *arg, const struct apenet_hdb_slurm_action *a)
+{
+	struct exp *x = arg;
+	struct apenet_out *o = line();
+	apenet_out_str(o, "type", "slurm");
+	apenet_out_int(o, "incident", x->incident);
+	apenet_out_int(o, "time_ms", a->time_ms);
+	apenet_out_str(o, "verb", apenet_slurm_verb_name(a->verb));
+	out_xyz(o, "node", a->node);
+	apenet_out_str(o, "host", a->host);
+	apenet_out_str(o, "outcome", apenet_slurm_outcome_name(a->outcome));
+	apenet_out_str(o, "message", a->message);
+	x->n++;
+	return apenet_out_finish(o) ? 1 : 0;
+}
+
 static int on_incident(void *arg, const struct apenet_hdb_incident *in)
 {
 	struct exp *x = arg;
@@ -119,7 +139,9 @@ static int on_incident(void *arg, const struct apenet_hdb_incident *in)
 	if (apenet_out_finish(o))
 		return 1;
 	x->incident = in->id;
-	return apenet_hdb_evidence_each(x->db, in->id, on_evidence, x, x->e) ? 1 : 0;
+	if (apenet_hdb_evidence_each(x->db, in->id, on_evidence, x, x->e))
+		return 1;
+	return apenet_hdb_slurm_each(x->db, in->id, on_slurm, x, x->e) ? 1 : 0;
 }
 
 int cmd_db(struct cli *c)

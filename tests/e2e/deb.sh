@@ -122,10 +122,13 @@ names=$(for f in $debs; do basename "$f" | cut -d_ -f1; done)
 dpkg-query -L $names >"$T/files" || fail "dpkg -L"
 echo "deb: installed, $(wc -l <"$T/files") paths"
 # where each tool's extras land (README.md, "Debian packages")
-for f in /usr/lib/nagios/plugins/check_apenet /usr/share/snmp/mibs/APENET-MIB.txt \
-	/usr/share/bash-completion/completions/apenet /usr/share/bash-completion/completions/apenet-sim \
-	/usr/share/bash-completion/completions/apenet-top /usr/share/bash-completion/completions/check_apenet; do
-	[ "$(dpkg-query -S "$f" 2>/dev/null | cut -d: -f1)" = apenet-tools ] || fail "$f is not apenet-tools': $(dpkg-query -S "$f" 2>&1)"
+# (a program's completion in the program's package)
+for pf in apenet-tools:/usr/lib/nagios/plugins/check_apenet apenet-tools:/usr/share/snmp/mibs/APENET-MIB.txt \
+	apenet-tools:/usr/share/bash-completion/completions/apenet apenet-sim:/usr/share/bash-completion/completions/apenet-sim \
+	apenet-tools:/usr/share/bash-completion/completions/apenet-top \
+	apenet-tools:/usr/share/bash-completion/completions/check_apenet; do
+	p=${pf%%:*} f=${pf#*:}
+	[ "$(dpkg-query -S "$f" 2>/dev/null | cut -d: -f1)" = "$p" ] || fail "$f is not $p's: $(dpkg-query -S "$f" 2>&1)"
 done
 pw=$(getent passwd apenet) || fail "dpkg -i made no apenet user: $(cat "$T/install.log")"
 uid=$(echo "$pw" | cut -d: -f3)

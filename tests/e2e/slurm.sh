@@ -193,6 +193,12 @@ grep -Eq "^    [0-9TZ:.-]+ +resume +1,1,0 +$END1 +(done|gone) " "$T/health.txt" 
 "$A" health --db "$T/s1/health.db" --incidents --all --json | jq -e --arg h "$END2" \
 	'[.incidents[].slurm[] | select(.host == $h)] | map(.outcome) == ["other"]' >/dev/null ||
 	fail "health json: $("$A" health --db "$T/s1/health.db" --incidents --all --json | jq -c '[.incidents[].slurm]')"
+# ... and an export keeps them: each action a "slurm" line after its incident
+"$A" db export --db "$T/s1/health.db" >"$T/export.jsonl" || fail "db export: exit $?"
+jq -se --arg h "$END1" --argjson i "$I1" \
+	'[.[] | select(.type == "slurm" and .incident == $i and .host == $h) | .verb] == ["drain", "resume"]' "$T/export.jsonl" >/dev/null || fail "db export's slurm lines: $(grep '"slurm"' "$T/export.jsonl")"
+[ "$(grep -c '"type":"slurm"' "$T/export.jsonl")" -eq "$(acts s1 | wc -l)" ] ||
+	fail "db export: $(grep -c '"type":"slurm"' "$T/export.jsonl") slurm lines, $(acts s1 | wc -l) actions"
 
 # ---- dry run: recorded, logged, Slurm untouched ----
 echo "phase: dry run"
