@@ -188,6 +188,19 @@ opened() {
 			fail "$PHASE: $s: not one open incident '$COMP' on $NX,$NY,0: $(jq -c '[.incidents[] | select(.state == "open") | [.id, .component, .node.x, .node.y, .rule]]' "$T/$s.json")"
 	done
 }
+# explain NAME N0: on stderr, what a failure needs to be understood later:
+# the phase's incidents with every piece of their evidence, and the
+# service-network lines of the agents of the nodes they blame (a flake is
+# read from this, not rerun until it shows again)
+explain() {
+	echo "---- $1: the phase's incidents, verbose" >&2
+	jq -c ".incidents[$2:][] | {id, component, node, rule, state, opened, closed, first_fault, evidence}" \
+		"$T/$1.json" >&2
+	for xy in $(jq -r ".incidents[$2:][] | select(.node != null) | \"\(.node.x)-\(.node.y)\"" "$T/$1.json" | sort -u); do
+		echo "---- agent $xy-0: service lines" >&2
+		grep -E "supervisor|SERVICE|service" "$T/a-$xy-0/log" 2>/dev/null | tail -n 40 >&2
+	done
+}
 # closed: nothing open any more, and exactly one incident more than before
 # (merged ones are part of the one)
 closed() {
@@ -196,8 +209,10 @@ closed() {
 			fail "$PHASE: $s: the incident did not close: $(jq -c '[.incidents[] | select(.state == "open") | [.id, .component, .node.x, .node.y, .rule]]' "$T/$s.json")"
 		eval "n0=\$N_$s"
 		n=$(jq '[.incidents[] | select(.state != "merged")] | length' "$T/$s.json")
-		[ "$n" -eq $((n0 + 1)) ] ||
+		[ "$n" -eq $((n0 + 1)) ] || {
+			explain "$s" "$n0"
 			fail "$PHASE: $s: $((n - n0)) incidents, not one: $(jq -c "[.incidents[$n0:][] | select(.state != \"merged\") | [.id, .component, .node.x, .node.y, .rule]]" "$T/$s.json")"
+		}
 	done
 }
 inj() { "$SIM" inject --dir "$T/sim" "$@" >/dev/null || fail "inject $*"; }
