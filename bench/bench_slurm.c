@@ -39,19 +39,6 @@ static void stop(void)
 	}
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double pct(double *v, int n, double p)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_dbl);
-	int i = (int)(p * (n - 1) + 0.5);
-	return v[i];
-}
-
 /* One scontrol run with argv (NULL-ended after "scontrol"); its wall ms, its
  * output in dir/out; -1 when it could not run. */
 static double sctl(const char *const *args, int *rc)
@@ -182,10 +169,11 @@ int main(void)
 		bad += read_node(&nd) || apenet_slurm_judge(APENET_SLURM_RESUME, &nd) != APENET_SLURM_DONE;
 		sup_r[i] = t;
 	}
-	double bd50 = pct(base_d, n, 0.5), bd99 = pct(base_d, n, 0.99), bdmax = base_d[n - 1];
-	double br50 = pct(base_r, n, 0.5), br99 = pct(base_r, n, 0.99), brmax = base_r[n - 1];
-	double sd50 = pct(sup_d, n, 0.5), sd99 = pct(sup_d, n, 0.99), sdmax = sup_d[n - 1];
-	double sr50 = pct(sup_r, n, 0.5), sr99 = pct(sup_r, n, 0.99), srmax = sup_r[n - 1];
+	double bd50, bd99, bdmax, br50, br99, brmax, sd50, sd99, sdmax, sr50, sr99, srmax;
+	e2e_quantiles(base_d, n, &bd50, &bd99, &bdmax);
+	e2e_quantiles(base_r, n, &br50, &br99, &brmax);
+	e2e_quantiles(sup_d, n, &sd50, &sd99, &sdmax);
+	e2e_quantiles(sup_r, n, &sr50, &sr99, &srmax);
 	printf("slurm actions on one node, %d rounds, real slurmctld on loopback (ms: p50 / p99 / max)\n", n);
 	printf("  baseline, one scontrol update:  drain %6.1f / %6.1f / %6.1f   resume %6.1f / %6.1f / %6.1f\n", bd50,
 	       bd99, bdmax, br50, br99, brmax);
