@@ -8,7 +8,9 @@
 
 #include "apenet/config.h"
 #include "apenet/deduce.h"
+#include "apenet/regs.h"
 #include "apenet/slurm.h"
+#include "deduce_int.h"
 
 /* Each component the deduction names (deduce.h) and its key; a sensor's
  * three share one. */
@@ -44,31 +46,17 @@ int apenet_slurm_policy(const struct apenet_slurm_config *c, const char *compone
 	return !strcmp(word, "ends") ? APENET_SLURM_ENDS : !strcmp(word, "node") ? APENET_SLURM_NODE : APENET_SLURM_NONE;
 }
 
-/* The node link ("X+" .. "Z-") of node xyz faces; 0 when there is none. */
+/* The node link ("X+" .. "Z-", or a v5 paired channel) of node xyz faces
+ * in the torus (the toolkit's one geometry: apenet_torus_neighbour); 0
+ * when there is none, or past an edge whose dimension has no wraparound. */
 static int facing(const unsigned xyz[3], const char *link, const unsigned dims[3], const int wrap[3], unsigned out[3])
 {
-	if (strlen(link) != 2 || link[0] < 'X' || link[0] > 'Z' || (link[1] != '+' && link[1] != '-'))
+	uint8_t dir = apenet_deduce_dir_of(link);
+	enum apenet_dir back;
+	int dim, wraps;
+	if (dir == DD_NOLINK || apenet_torus_neighbour(dims, xyz, (enum apenet_dir)dir, out, &back, &dim, &wraps))
 		return 0;
-	int d = link[0] - 'X';
-	if (!dims[d])
-		return 0;
-	memcpy(out, xyz, 3 * sizeof(unsigned));
-	if (link[1] == '+') {
-		if (xyz[d] + 1 < dims[d])
-			out[d] = xyz[d] + 1;
-		else if (wrap[d])
-			out[d] = 0;
-		else
-			return 0;
-	} else {
-		if (xyz[d] > 0)
-			out[d] = xyz[d] - 1;
-		else if (wrap[d])
-			out[d] = dims[d] - 1;
-		else
-			return 0;
-	}
-	return 1;
+	return !wraps || wrap[dim];
 }
 
 unsigned apenet_slurm_nodes(const struct apenet_slurm_config *c, const struct apenet_deduce_blame *b,

@@ -303,13 +303,19 @@ static const char *first_line(struct sup_slurm *q, char *buf, size_t len)
 
 /* ---- one job, step by step ---- */
 
+/* The job at the head of the queue is over (it is always a committed one). */
+static void pop(struct sup_slurm *q)
+{
+	memmove(q->q, q->q + 1, (q->n - 1) * sizeof(*q->q));
+	q->n--;
+	q->committed--;
+}
+
 static void job_done(struct sup *s, int outcome, const char *detail)
 {
 	struct sup_slurm *q = &s->sl;
 	record(s, &q->q[0], outcome, detail);
-	memmove(q->q, q->q + 1, (q->n - 1) * sizeof(*q->q));
-	q->n--;
-	q->committed--;
+	pop(q);
 	q->step = STEP_IDLE;
 }
 
@@ -366,9 +372,7 @@ static void next_job(struct sup *s)
 			}
 			if (!in_set(held, n, j->node)) {
 				/* it never held it (left alone, no name, failed): nothing to undo */
-				memmove(q->q, q->q + 1, (q->n - 1) * sizeof(*q->q));
-				q->n--;
-				q->committed--;
+				pop(q);
 				continue;
 			}
 			if (other) {
